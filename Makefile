@@ -1,0 +1,140 @@
+# warpcast - one Makefile for the library, the program, tests, fuzzers, bench.
+#
+#   make              build build/warpcast
+#   make test         unit + golden + fuzz-replay tests (installs deps first)
+#   make demo         build and predict the bundled example
+#   make bench        reported speed figures (not timed tests)
+#   make deps         install missing Debian packages (as root) or print how
+#   make fuzz         libFuzzer binaries (clang)
+#   make SAN=address,undefined test     sanitizer build (in build-san/)
+#   make CI=1 ...     adds -Werror
+#   make bless        regenerate golden expectations after a deliberate change
+
+CC      ?= cc
+SAN     ?=
+BUILD   ?= build$(if $(SAN),-san)
+PKGS    := gsl libzstd
+DEB_PKGS := libgsl-dev libzstd-dev libpfm4-dev pkg-config zstd
+
+WARN := -Wall -Wextra -Wshadow -Wconversion -Wstrict-prototypes \
+        -Wmissing-prototypes -Wformat=2 -Wvla
+OPT  ?= -O2 -g
+CFLAGS_ALL := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(OPT) $(WARN) \
+              $(if $(CI),-Werror) -MMD -MP \
+              -Icommon -Imodel -Idetailed -Isampler -Icalib \
+              -DWC_DATA_DIR='"$(abspath data)"' \
+              $(shell pkg-config --cflags $(PKGS) 2>/dev/null) $(CFLAGS)
+PFM_LIB := $(if $(wildcard /usr/include/perfmon/pfmlib.h),-lpfm,)
+PFM_DEF := $(if $(wildcard /usr/include/perfmon/pfmlib.h),-DWC_HAVE_PFM=1,)
+CFLAGS_ALL += $(PFM_DEF)
+LDLIBS_ALL := $(shell pkg-config --libs $(PKGS) 2>/dev/null) $(PFM_LIB) -lpthread -lm $(LDLIBS)
+ifneq ($(SAN),)
+CFLAGS_ALL += -fsanitize=$(SAN) -fno-omit-frame-pointer -fno-sanitize-recover=all
+LDFLAGS += -fsanitize=$(SAN)
+endif
+
+LIB_SRC := $(wildcard common/*.c model/*.c detailed/*.c sampler/*.c calib/*.c)
+CLI_SRC := $(wildcard cli/*.c)
+LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
+CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/%.o)
+LIB     := $(BUILD)/libwarpcast.a
+PROG    := $(BUILD)/warpcast
+
+UNIT_SRC  := $(wildcard tests/unit/test_*.c)
+UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+FUZZ_SRC  := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_REPLAY := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/tests/replay_%)
+BENCH_SRC := $(wildcard tests/bench/bench_*.c)
+BENCH_BIN := $(BENCH_SRC:tests/bench/%.c=$(BUILD)/tests/%)
+
+.PHONY: all test demo bench deps clean fuzz bless unit golden fuzz-replay check-deps hwkit-compile
+all: $(PROG)
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -c $< -o $@
+
+$(LIB): $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(PROG): $(CLI_OBJ) $(LIB)
+	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(LIB) $(LDLIBS_ALL)
+
+$(BUILD)/tests/test_%: tests/unit/test_%.c $(LIB) tests/unit/check.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -Itests/unit $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS_ALL)
+
+$(BUILD)/tests/replay_%: tests/fuzz/%.c tests/fuzz/replay.c $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) $(LDFLAGS) -o $@ $< tests/fuzz/replay.c $(LIB) $(LDLIBS_ALL)
+
+$(BUILD)/tests/bench_%: tests/bench/bench_%.c $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS_ALL)
+
+# ---- dependencies -----------------------------------------------------------
+deps:
+	@missing=""; for p in $(DEB_PKGS); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -z "$$missing" ]; then exit 0; fi; \
+	if [ "$$(id -u)" = 0 ]; then \
+	  echo "installing:$$missing"; \
+	  (apt-get install -y --no-install-recommends $$missing || \
+	   (apt-get update && apt-get install -y --no-install-recommends $$missing)) >/dev/null || exit 1; \
+	else \
+	  echo "missing Debian packages:$$missing"; \
+	  echo "run: sudo apt-get install -y$$missing"; exit 1; \
+	fi
+
+# ---- tests --------------------------------------------------------------------
+unit: $(UNIT_BIN)
+	@fail=0; for t in $(UNIT_BIN); do \
+	  if ! $$t; then echo "FAIL $$t"; fail=1; fi; \
+	done; exit $$fail
+
+golden: $(PROG)
+	@WARPCAST=$(PROG) tests/golden/run.sh
+
+fuzz-replay: $(FUZZ_REPLAY)
+	@fail=0; for r in $(FUZZ_REPLAY); do \
+	  n=$${r##*/replay_fuzz_}; \
+	  if ! $$r tests/fuzz/corpus/$$n; then echo "FAIL $$r"; fail=1; fi; \
+	done; exit $$fail
+
+hwkit-compile:
+	@if command -v nvcc >/dev/null 2>&1 && [ -f calib/hw/Makefile ]; then \
+	  $(MAKE) --no-print-directory -C calib/hw compile-check; \
+	else echo "hwkit: nvcc not found, compile check skipped"; fi
+
+test: deps
+	@$(MAKE) --no-print-directory all unit golden fuzz-replay hwkit-compile
+	@echo "all tests passed"
+
+bless: $(PROG)
+	@WARPCAST=$(PROG) tests/golden/run.sh --bless
+
+# ---- demo / bench / fuzz --------------------------------------------------------
+demo: deps
+	@$(MAKE) --no-print-directory all
+	@$(PROG) synth --kind mixed --out $(BUILD)/demo-trace >/dev/null
+	$(PROG) info $(BUILD)/demo-trace
+	$(PROG) predict $(BUILD)/demo-trace
+	$(PROG) ubench data/ubench/listing1-r10-r12.sass
+
+bench: $(PROG) $(BENCH_BIN)
+	@for b in $(BENCH_BIN); do $$b || exit 1; done
+
+fuzz:
+	@mkdir -p $(BUILD)/fuzz
+	@for f in $(FUZZ_SRC); do n=$$(basename $$f .c); \
+	  clang -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -Icommon -Imodel -Idetailed \
+	    -DWC_DATA_DIR='"$(abspath data)"' $$(pkg-config --cflags $(PKGS)) $(PFM_DEF) \
+	    -o $(BUILD)/fuzz/$$n $$f $(LIB_SRC) $(LDLIBS_ALL) || exit 1; \
+	  echo "built $(BUILD)/fuzz/$$n (run: $(BUILD)/fuzz/$$n tests/fuzz/corpus/$${n#fuzz_})"; done
+
+clean:
+	rm -rf build build-san
+
+-include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d)
