@@ -339,7 +339,7 @@ void wc_trace_close(wc_trace *t);
 size_t wc_trace_nkernels(const wc_trace *t);
 const wc_kernel_info *wc_trace_kernel(const wc_trace *t, size_t k);
 /* Unknown opcodes met so far: name and count (i < n). */
-size_t wc_trace_unknown_ops(const wc_trace *t, const char **names,
+size_t wc_trace_unknown_ops(const wc_trace *t, const char *const **names,
                             const uint64_t **counts);
 
 /* Stream the CTAs of kernel k in trace order.  Any number of CTAs handed

@@ -1,0 +1,83 @@
+/*
+ * cli/cli.h - private header of the warpcast program.
+ *
+ * Owns: command dispatch, common options, output formatting (text, JSON,
+ * CSV) and progress.  Only cli/ prints and exits; the library layers return
+ * wc_diag errors which cli_fail() turns into "FILE:LINE:COL: error: ..." and
+ * the exit status of ARCHITECTURE.md (0 ok, 1 usage, 2 bad input, 3 internal).
+ */
+#ifndef WC_CLI_H
+#define WC_CLI_H
+
+#include <stdio.h>
+#include "wc.h"
+
+enum { CLI_FMT_TEXT, CLI_FMT_JSON, CLI_FMT_CSV };
+
+#define CLI_MAX_SETS 64
+
+typedef struct cli_common {
+    const char *gpu;            /* --gpu NAME|FILE, NULL = from the trace      */
+    const char *sets[CLI_MAX_SETS];
+    int nsets;
+    int format;                 /* CLI_FMT_*                                  */
+    const char *out;            /* --out FILE, NULL = stdout                   */
+    unsigned long long seed;    /* --seed N                                   */
+    int quiet;
+} cli_common;
+
+/* Try to consume a common option at argv[*i] (and its value).  Returns 1 when
+ * consumed, 0 when not a common option; exits with status 1 on a bad value. */
+int cli_common_opt(cli_common *c, int argc, char **argv, int *i,
+                   const char *cmd);
+void cli_common_init(cli_common *c);
+/* Load the GPU config: --gpu, else the trace's binary version, else
+ * fallback; then apply --set.  Exits on error. */
+void cli_load_gpu(const cli_common *c, int binary_version,
+                  const char *fallback, wc_gpu *g);
+/* Open --out (or stdout).  Exits on error. */
+FILE *cli_open_out(const cli_common *c);
+void cli_close_out(const cli_common *c, FILE *f);
+
+/* Print d and exit with its code. */
+_Noreturn void cli_fail(const wc_diag *d);
+/* Print "warpcast CMD: MSG" + hint and exit 1. */
+_Noreturn void cli_usage_error(const char *cmd, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+/* Whether progress may be printed on stderr. */
+int cli_progress_ok(const cli_common *c);
+
+/* ---- a small JSON writer ----------------------------------------------- */
+typedef struct cli_json {
+    FILE *f;
+    int depth;
+    int first[64]; /* per depth: no element written yet   */
+    int pretty;
+} cli_json;
+void json_begin(cli_json *j, FILE *f, int pretty);
+void json_obj(cli_json *j, const char *key);   /* key NULL inside arrays */
+void json_obj_end(cli_json *j);
+void json_arr(cli_json *j, const char *key);
+void json_arr_end(cli_json *j);
+void json_str(cli_json *j, const char *key, const char *v);
+void json_int(cli_json *j, const char *key, long long v);
+void json_uint(cli_json *j, const char *key, unsigned long long v);
+void json_num(cli_json *j, const char *key, double v);
+void json_bool(cli_json *j, const char *key, int v);
+void json_null(cli_json *j, const char *key);
+void json_end(cli_json *j); /* newline */
+/* Write s as a JSON string literal (with quotes). */
+void json_write_string(FILE *f, const char *s);
+
+/* ---- commands ---------------------------------------------------------- */
+int cmd_info(int argc, char **argv);
+int cmd_gpus(int argc, char **argv);
+int cmd_predict(int argc, char **argv);
+int cmd_ubench(int argc, char **argv);
+int cmd_calibrate(int argc, char **argv);
+int cmd_synth(int argc, char **argv);
+
+#endif

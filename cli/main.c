@@ -1,0 +1,210 @@
+/*
+ * cli/main.c - the warpcast program: command dispatch, common options,
+ * error reporting and exit statuses.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+#ifndef WC_VERSION
+#define WC_VERSION "0.1.0"
+#endif
+
+static const char usage_text[] =
+    "usage: warpcast COMMAND [OPTIONS] ...\n"
+    "\n"
+    "Predict how many cycles CUDA kernels take on an NVIDIA GPU.\n"
+    "\n"
+    "commands:\n"
+    "  predict [OPTIONS] TRACE       predict kernel cycles (interval, detailed or hybrid)\n"
+    "  ubench  [OPTIONS] FILE.sass   run the detailed model on a hand-written microbenchmark\n"
+    "  info    [OPTIONS] TRACE       what a trace holds: kernels, launch, mix\n"
+    "  calibrate [OPTIONS]           fit model parameters to measured cycles\n"
+    "  gpus    [--keys]              list bundled GPU configs (or every config key)\n"
+    "  synth   [OPTIONS] --out DIR   write a synthetic Accel-Sim trace (examples, tests)\n"
+    "\n"
+    "TRACE is a directory holding kernelslist.g, a kernelslist.g file, or one kernel\n"
+    "trace (.traceg or .traceg.zst).\n"
+    "\n"
+    "common options:\n"
+    "  --gpu NAME|FILE     GPU config (default: from the trace's -binary version)\n"
+    "  --set KEY=VALUE     override a config key (repeatable; the what-if knob)\n"
+    "  --format text|json|csv   output format (default text)\n"
+    "  --out FILE          write the output to FILE\n"
+    "  --seed N            random seed (sampling); same seed, same output\n"
+    "  --quiet             no progress or warnings on stderr\n"
+    "\n"
+    "exit status: 0 success, 1 usage error, 2 bad input file, 3 internal error.\n"
+    "Run 'warpcast COMMAND --help' for the options of a command.\n";
+
+_Noreturn void cli_fail(const wc_diag *d)
+{
+    char buf[2600];
+    wc_diag_format(d, buf, sizeof buf);
+    fflush(stdout);
+    fprintf(stderr, "%s\n", buf);
+    int code = d->code;
+    if (code != WC_EUSAGE && code != WC_EINPUT && code != WC_EINTERNAL)
+        code = WC_EINTERNAL;
+    exit(code);
+}
+
+_Noreturn void cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "warpcast%s%s: ", cmd ? " " : "", cmd ? cmd : "");
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\nTry 'warpcast %s%s--help'.\n", cmd ? cmd : "",
+            cmd ? " " : "");
+    exit(WC_EUSAGE);
+}
+
+void cli_common_init(cli_common *c)
+{
+    memset(c, 0, sizeof *c);
+    c->format = CLI_FMT_TEXT;
+}
+
+static const char *need_value(int argc, char **argv, int *i, const char *cmd)
+{
+    const char *a = argv[*i];
+    const char *eq = strchr(a, '=');
+    if (a[0] == '-' && a[1] == '-' && eq)
+        return eq + 1;
+    if (*i + 1 >= argc)
+        cli_usage_error(cmd, "option '%s' needs a value", a);
+    return argv[++*i];
+}
+
+static int opt_is(const char *arg, const char *name)
+{
+    size_t n = strlen(name);
+    return strncmp(arg, name, n) == 0 && (arg[n] == 0 || arg[n] == '=');
+}
+
+int cli_common_opt(cli_common *c, int argc, char **argv, int *i,
+                   const char *cmd)
+{
+    const char *a = argv[*i];
+    if (opt_is(a, "--gpu")) {
+        c->gpu = need_value(argc, argv, i, cmd);
+    } else if (opt_is(a, "--set")) {
+        if (c->nsets >= CLI_MAX_SETS)
+            cli_usage_error(cmd, "too many --set options (at most %d)",
+                            CLI_MAX_SETS);
+        c->sets[c->nsets++] = need_value(argc, argv, i, cmd);
+    } else if (opt_is(a, "--format")) {
+        const char *v = need_value(argc, argv, i, cmd);
+        if (!strcmp(v, "text"))
+            c->format = CLI_FMT_TEXT;
+        else if (!strcmp(v, "json"))
+            c->format = CLI_FMT_JSON;
+        else if (!strcmp(v, "csv"))
+            c->format = CLI_FMT_CSV;
+        else
+            cli_usage_error(cmd, "unknown format '%s' (text, json or csv)", v);
+    } else if (opt_is(a, "--out")) {
+        c->out = need_value(argc, argv, i, cmd);
+    } else if (opt_is(a, "--seed")) {
+        const char *v = need_value(argc, argv, i, cmd);
+        char *end;
+        c->seed = strtoull(v, &end, 0);
+        if (*v == 0 || *end != 0 || *v == '-')
+            cli_usage_error(cmd, "--seed needs a non-negative integer, not '%s'", v);
+    } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
+        c->quiet = 1;
+    } else {
+        return 0;
+    }
+    return 1;
+}
+
+void cli_load_gpu(const cli_common *c, int binary_version,
+                  const char *fallback, wc_gpu *g)
+{
+    wc_diag d;
+    memset(&d, 0, sizeof d);
+    const char *name = c->gpu;
+    if (!name)
+        name = wc_gpu_for_binary(binary_version);
+    if (!name)
+        name = fallback;
+    if (!name) {
+        fprintf(stderr,
+                "warpcast: no GPU config for binary version %d; pass --gpu NAME "
+                "(see 'warpcast gpus')\n",
+                binary_version);
+        exit(WC_EUSAGE);
+    }
+    if (wc_gpu_load(name, g, &d) != 0)
+        cli_fail(&d);
+    for (int i = 0; i < c->nsets; i++)
+        if (wc_gpu_set(g, c->sets[i], &d) != 0)
+            cli_fail(&d);
+}
+
+FILE *cli_open_out(const cli_common *c)
+{
+    if (!c->out || !strcmp(c->out, "-"))
+        return stdout;
+    FILE *f = fopen(c->out, "w");
+    if (!f) {
+        fprintf(stderr, "warpcast: cannot write '%s'\n", c->out);
+        exit(WC_EUSAGE);
+    }
+    return f;
+}
+
+void cli_close_out(const cli_common *c, FILE *f)
+{
+    if (f != stdout) {
+        if (fclose(f) != 0) {
+            fprintf(stderr, "warpcast: error writing '%s'\n", c->out);
+            exit(WC_EINTERNAL);
+        }
+    } else if (fflush(f) != 0) {
+        exit(WC_EINTERNAL);
+    }
+}
+
+int cli_progress_ok(const cli_common *c)
+{
+    return !c->quiet && isatty(2);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fputs(usage_text, stderr);
+        return WC_EUSAGE;
+    }
+    const char *cmd = argv[1];
+    if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
+        fputs(usage_text, stdout);
+        return 0;
+    }
+    if (!strcmp(cmd, "--version")) {
+        printf("warpcast %s\n", WC_VERSION);
+        return 0;
+    }
+    static const struct {
+        const char *name;
+        int (*fn)(int, char **);
+    } cmds[] = {
+        {"predict", cmd_predict}, {"ubench", cmd_ubench},
+        {"info", cmd_info},       {"calibrate", cmd_calibrate},
+        {"gpus", cmd_gpus},       {"synth", cmd_synth},
+    };
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
+        if (!strcmp(cmd, cmds[i].name))
+            return cmds[i].fn(argc - 1, argv + 1);
+    fprintf(stderr, "warpcast: unknown command '%s'\n\n", cmd);
+    fputs(usage_text, stderr);
+    return WC_EUSAGE;
+}
