@@ -14,6 +14,7 @@
  * The optional source line column is detected per line from the shape of
  * the first tokens, so the reader does not depend on "-enable lineinfo".
  */
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -30,9 +31,10 @@ typedef struct lcur {
     wc_diag *d;
 } lcur;
 
+/* Separators: space, tab, CR and any other control byte. */
 static inline int is_sp(char c)
 {
-    return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+    return (unsigned char)c <= ' ';
 }
 
 /* Next token: *t and its length (0 at end of line). */
@@ -190,20 +192,71 @@ static int shape_ok(const char *s, size_t len, unsigned skip)
     return looks_opcode(t, n);
 }
 
-static int has_sub(const char *s, const char *sub)
+static int third_is_count(const lcur *c)
 {
-    return strstr(s, sub) != NULL;
+    lcur k = *c;
+    const char *t;
+    next_tok(&k, &t);
+    next_tok(&k, &t);
+    size_t n = next_tok(&k, &t);
+    return (n == 1 && t[0] >= '0' && t[0] <= '9') ||
+           (n == 2 && t[0] >= '0' && t[0] <= '9' && t[1] >= '0' &&
+            t[1] <= '9');
 }
 
+/*
+ * Opcode lookup through a small per-thread cache: traces repeat a few
+ * dozen opcodes millions of times.
+ */
+#define OPC_SLOTS 128
+typedef struct opc_slot {
+    char name[24];
+    uint8_t len;
+    uint16_t op;
+} opc_slot;
+static _Thread_local opc_slot opc_cache[OPC_SLOTS];
+
+static unsigned op_lookup_cached(const char *t, size_t n)
+{
+    size_t bl = 0;
+    uint32_t h = 2166136261u;
+    while (bl < n && t[bl] != '.') {
+        h = (h ^ (unsigned char)t[bl]) * 16777619u;
+        bl++;
+    }
+    if (bl == 0 || bl >= sizeof opc_cache[0].name)
+        return wc_op_lookup(t, n);
+    opc_slot *e = &opc_cache[h & (OPC_SLOTS - 1)];
+    if (e->len == bl && memcmp(e->name, t, bl) == 0)
+        return e->op;
+    unsigned op = wc_op_lookup(t, bl);
+    memcpy(e->name, t, bl);
+    e->len = (uint8_t)bl;
+    e->op = (uint16_t)op;
+    return op;
+}
+
+/* Base name (up to the first '.') of an opcode and its length. */
+static size_t base_len(const char *op)
+{
+    size_t n = 0;
+    while (op[n] && op[n] != '.')
+        n++;
+    return n;
+}
+
+/* Hopper warpgroup MMA: HGMMA, IGMMA, QGMMA, BGMMA ... */
+static int is_gmma(const char *op)
+{
+    size_t n = base_len(op);
+    return n >= 4 && memcmp(op + n - 4, "GMMA", 4) == 0;
+}
+
+/* Tensor-memory-accelerator and bulk copies: UTMA*, UBLK*. */
 static int is_tma(const char *op)
 {
-    static const char *const tma[] = {"UTMALDG", "UTMASTG", "UTMAPF",
-                                      "UTMAREDG", "UBLKCP", "UBLKPF",
-                                      "UBLKRED"};
-    for (size_t i = 0; i < sizeof tma / sizeof tma[0]; i++)
-        if (has_sub(op, tma[i]))
-            return 1;
-    return 0;
+    return op[0] == 'U' && (memcmp(op, "UTMA", 4) == 0 ||
+                            memcmp(op, "UBLK", 4) == 0);
 }
 
 /*
@@ -251,6 +304,7 @@ static int parse_addrs(lcur *c, wc_inst *in)
     uint64_t mode;
     if (parse_udec(t, n, 2, &mode) != 0)
         return tok_err(c, t, n, "address mode 0, 1 or 2");
+    memset(in->addr, 0, sizeof in->addr);
     uint32_t m = in->mask;
     unsigned act = (unsigned)__builtin_popcount(m);
     uint64_t a, prev = 0;
@@ -334,13 +388,24 @@ int wc_trace_parse_line(const char *s, size_t len, int ver, wc_inst *in,
         return wc_diag_set(d, WC_EINPUT, file, line, 0,
                            "unsupported tracer version %d (3 to 6 are read)",
                            ver);
-    memset(in, 0, sizeof *in);
-    in->depbar_sb = -1;
-    in->ctrl.wbar = in->ctrl.rbar = -1;
+    /* Fixed-size copy of a cleared record (cheaper than memset of the
+     * whole struct); opcode[] is written below, addr[] only when addresses
+     * are present (WC_IF_HAS_ADDR). */
+    static const wc_inst blank = {
+        .depbar_sb = -1,
+        .ctrl = {.wbar = -1, .rbar = -1},
+        .dst = {WC_REG_NONE, WC_REG_NONE, WC_REG_NONE, WC_REG_NONE},
+        .src = {WC_REG_NONE, WC_REG_NONE, WC_REG_NONE, WC_REG_NONE,
+                WC_REG_NONE, WC_REG_NONE, WC_REG_NONE, WC_REG_NONE},
+    };
+    memcpy(in, &blank, offsetof(wc_inst, opcode));
+    in->opcode[0] = '\0';
     in->line = line > 0 && line <= (long)UINT32_MAX ? (uint32_t)line : 0;
 
-    /* optional source line column */
-    if (!shape_ok(s, len, 0) && shape_ok(s, len, 1)) {
+    /* Optional source line column.  Fast path: the third token is a one-
+     * or two-digit count (the tracer prints masks with 8 digits), so there
+     * is no line column; otherwise decide from the shape of the line. */
+    if (!third_is_count(&c) && !shape_ok(s, len, 0) && shape_ok(s, len, 1)) {
         n = next_tok(&c, &t);
         if (parse_udec(t, n, UINT64_MAX, &v) != 0)
             return tok_err(&c, t, n, "decimal source line number");
@@ -372,7 +437,7 @@ int wc_trace_parse_line(const char *s, size_t len, int ver, wc_inst *in,
                            (int)(n > 60 ? 60 : n), t, WC_OPCODE_LEN - 1);
     memcpy(in->opcode, t, n);
     in->opcode[n] = '\0';
-    in->op = (uint16_t)wc_op_lookup(t, n);
+    in->op = (uint16_t)op_lookup_cached(t, n);
 
     n = next_tok(&c, &t);
     uint64_t nsrc;
@@ -384,7 +449,7 @@ int wc_trace_parse_line(const char *s, size_t len, int ver, wc_inst *in,
     in->nsrc = (uint8_t)(nsrc < WC_MAX_SRC ? nsrc : WC_MAX_SRC);
 
     /* Hopper GMMA: newer tracers add a commit-group flag before width. */
-    if (has_sub(in->opcode, "GMMA") && gmma_flag(&c, ver)) {
+    if (is_gmma(in->opcode) && gmma_flag(&c, ver)) {
         n = next_tok(&c, &t);
         if (parse_udec(t, n, 1, &v) != 0)
             return tok_err(&c, t, n, "GMMA commit-group flag 0 or 1");

@@ -253,6 +253,9 @@ static inline const wc_opinfo *wc_inst_info(const wc_inst *in)
 }
 /* Number of distinct 32-byte sectors the active lanes touch. */
 unsigned wc_inst_sectors(const wc_inst *in);
+/* Latency class of this instance: the table's, refined by modifiers
+ * (IMAD.WIDE -> imadwide).  Use this rather than wc_inst_info()->lat. */
+int wc_inst_latclass(const wc_inst *in);
 
 /* ------------------------------------------------------------------------ */
 /* GPU configuration (common/keys.def)                                       */
@@ -307,6 +310,16 @@ void wc_free_names(char **names, size_t n);
 /* Latency / initiation interval of a latency class in g. */
 long wc_gpu_lat(const wc_gpu *g, int latclass);
 long wc_gpu_ii(const wc_gpu *g, int latclass);
+/* Parse .cfg text held in memory (tests, fuzzing) over defaults; name is
+ * used in diagnostics and includes resolve relative to its directory. */
+int wc_gpu_parse(const char *name, const char *text, size_t len, wc_gpu *g,
+                 wc_diag *d);
+/* The value of key k in g as it would be written in a .cfg ("84", "1.8e3",
+ * "ampere"; strings quoted when needed). */
+int wc_gpu_value_str(const wc_gpu *g, const wc_key_desc *k, char *buf,
+                     size_t n);
+/* The key table as a Markdown table (malloc'd, free with free()). */
+int wc_keys_markdown(char **out);
 
 /* ------------------------------------------------------------------------ */
 /* Traces                                                                    */
@@ -341,6 +354,8 @@ const wc_kernel_info *wc_trace_kernel(const wc_trace *t, size_t k);
 /* Unknown opcodes met so far: name and count (i < n). */
 size_t wc_trace_unknown_ops(const wc_trace *t, const char *const **names,
                             const uint64_t **counts);
+/* MemcpyHtoD lines of the kernelslist.g: count, and *bytes their total. */
+size_t wc_trace_memcpy(const wc_trace *t, uint64_t *bytes);
 
 /* Stream the CTAs of kernel k in trace order.  Any number of CTAs handed
  * out may be alive at once; memory is bounded by the number alive, not by

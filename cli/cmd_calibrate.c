@@ -1,0 +1,177 @@
+/*
+ * cli/cmd_calibrate.c - `warpcast calibrate`: fit config parameters to
+ * measured cycles (calib/, GSL trust-region least squares) and write the
+ * result as an overlay config.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cal.h"
+#include "cli.h"
+
+static const char calibrate_help[] =
+    "usage: warpcast calibrate --measured FILE --fit KEY[,KEY...] [OPTIONS]\n"
+    "\n"
+    "Fits the chosen config keys so the model reproduces measured cycles\n"
+    "(trust-region Levenberg-Marquardt on relative residuals) and reports\n"
+    "fitted values with standard errors, correlations, residuals, MAPE before\n"
+    "and after, and held-out error.\n"
+    "\n"
+    "options:\n"
+    "  --measured FILE   measurements (repeatable): a CSV `trace,cycles` or\n"
+    "                    `ubench,cycles` (paths relative to the CSV), an Nsight\n"
+    "                    Compute CSV export, or key=value lines (empty kernels)\n"
+    "  --fit K1,K2,...   config keys to fit (repeatable)\n"
+    "  --model interval|detailed|hybrid|launch   model evaluated (default interval)\n"
+    "  --loss linear|huber|cauchy   robust loss (default linear)\n"
+    "  --loss-scale X    relative residual where a robust loss bends (0.05)\n"
+    "  --loo             leave-one-out refits (over-fitting check)\n"
+    "  --holdout F       hold out a fraction F of the rows (chosen by --seed)\n"
+    "  --select KEY=VAL  key=value files: keep lines with KEY=VAL\n"
+    "  --ncu-metric NAME Nsight Compute column to use\n"
+    "  --ncu-trace PATH  trace whose kernels the Nsight Compute rows describe\n"
+    "  --threads N       threads for the finite-difference Jacobian\n"
+    "  --max-iter N      iteration limit (100)\n"
+    "  --out FILE.cfg    write the fitted overlay config (includes the base)\n"
+    "  --report FILE     write the report there instead of stdout\n"
+    "  --gpu NAME|FILE   base config (required)\n"
+    "  --set KEY=VALUE   override a base key (repeatable)\n"
+    "  --format text|json   --seed N   --quiet\n";
+
+#define MAX_LIST 256
+
+static int split_fit(const char *v, const char **fit, size_t *n)
+{
+    char *dup = strdup(v);
+    if (!dup)
+        return -1;
+    for (char *tok = strtok(dup, ","); tok; tok = strtok(NULL, ",")) {
+        if (*n >= MAX_LIST)
+            return -1;
+        fit[(*n)++] = tok;
+    }
+    return 0; /* dup stays alive: fit[] points into it until exit */
+}
+
+int cmd_calibrate(int argc, char **argv)
+{
+    cli_common c;
+    cli_common_init(&c);
+    const char *measured[MAX_LIST], *fit[MAX_LIST];
+    size_t nmeasured = 0, nfit = 0;
+    cal_options o;
+    cal_options_init(&o);
+    const char *report = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            fputs(calibrate_help, stdout);
+            return 0;
+        }
+        if (cli_common_opt(&c, argc, argv, &i, "calibrate"))
+            continue;
+        static const char *const vopts[] = {
+            "--measured", "--fit", "--model", "--loss", "--loss-scale",
+            "--holdout", "--select", "--ncu-metric", "--ncu-trace",
+            "--threads", "--max-iter", "--report", NULL};
+        int isv = 0;
+        for (int k = 0; vopts[k]; k++)
+            isv |= !strcmp(a, vopts[k]);
+        if (isv && i + 1 >= argc)
+            cli_usage_error("calibrate", "option '%s' needs a value", a);
+        const char *v = isv ? argv[++i] : NULL;
+        char *end = NULL;
+        if (!strcmp(a, "--measured")) {
+            if (nmeasured >= MAX_LIST)
+                cli_usage_error("calibrate", "too many --measured files");
+            measured[nmeasured++] = v;
+        } else if (!strcmp(a, "--fit")) {
+            if (split_fit(v, fit, &nfit) != 0)
+                cli_usage_error("calibrate", "too many --fit keys");
+        } else if (!strcmp(a, "--model")) {
+            if (cal_model_parse(v, &o.model) != 0)
+                cli_usage_error("calibrate", "unknown model '%s'", v);
+        } else if (!strcmp(a, "--loss")) {
+            if (cal_loss_parse(v, &o.loss) != 0)
+                cli_usage_error("calibrate", "unknown loss '%s' (linear, huber or cauchy)", v);
+        } else if (!strcmp(a, "--loss-scale")) {
+            o.loss_scale = strtod(v, &end);
+            if (!*v || *end || !(o.loss_scale > 0))
+                cli_usage_error("calibrate", "--loss-scale needs a positive number");
+        } else if (!strcmp(a, "--holdout")) {
+            o.holdout = strtod(v, &end);
+            if (!*v || *end || !(o.holdout >= 0 && o.holdout < 1))
+                cli_usage_error("calibrate", "--holdout needs a fraction in [0, 1)");
+        } else if (!strcmp(a, "--select")) {
+            o.read.select = v;
+        } else if (!strcmp(a, "--ncu-metric")) {
+            o.read.ncu_metric = v;
+        } else if (!strcmp(a, "--ncu-trace")) {
+            o.read.ncu_trace = v;
+        } else if (!strcmp(a, "--threads")) {
+            long x = strtol(v, &end, 10);
+            if (!*v || *end || x < 0 || x > 1024)
+                cli_usage_error("calibrate", "--threads needs 0..1024");
+            o.threads = (int)x;
+        } else if (!strcmp(a, "--max-iter")) {
+            long x = strtol(v, &end, 10);
+            if (!*v || *end || x < 1 || x > 100000)
+                cli_usage_error("calibrate", "--max-iter needs 1..100000");
+            o.max_iter = (int)x;
+        } else if (!strcmp(a, "--report")) {
+            report = v;
+        } else if (!strcmp(a, "--loo")) {
+            o.loo = 1;
+        } else {
+            cli_usage_error("calibrate", "unexpected argument '%s'", a);
+        }
+    }
+    if (!nmeasured)
+        cli_usage_error("calibrate", "missing --measured FILE");
+    if (!nfit)
+        cli_usage_error("calibrate", "missing --fit KEY[,KEY...]");
+    if (!c.gpu)
+        cli_usage_error("calibrate", "missing --gpu NAME|FILE (the base config)");
+    if (nfit > CAL_MAX_PARAMS)
+        cli_usage_error("calibrate", "at most %d keys can be fitted at once",
+                        CAL_MAX_PARAMS);
+    o.gpu = c.gpu;
+    o.sets = c.sets;
+    o.nsets = (size_t)c.nsets;
+    o.measured = measured;
+    o.nmeasured = nmeasured;
+    o.fit = fit;
+    o.nfit = nfit;
+    o.seed = c.seed;
+    o.out_cfg = c.out;
+
+    wc_diag d;
+    memset(&d, 0, sizeof d);
+    cal_report *rep = calloc(1, sizeof *rep);
+    if (!rep) {
+        wc_diag_set(&d, WC_EINTERNAL, "", 0, 0, "out of memory");
+        cli_fail(&d);
+    }
+    if (cal_run(&o, rep, &d) != 0)
+        cli_fail(&d);
+    FILE *f = stdout;
+    if (report && strcmp(report, "-") != 0) {
+        f = fopen(report, "w");
+        if (!f) {
+            fprintf(stderr, "warpcast calibrate: cannot write '%s'\n", report);
+            return WC_EUSAGE;
+        }
+    }
+    if (c.format == CLI_FMT_JSON)
+        cal_report_json(rep, f);
+    else
+        cal_report_text(rep, f);
+    if (f != stdout)
+        fclose(f);
+    else
+        fflush(stdout);
+    cal_report_free(rep);
+    free(rep);
+    return 0;
+}

@@ -1,0 +1,518 @@
+/*
+ * cli/cmd_predict.c - `warpcast predict TRACE`: the main job.
+ *
+ * Runs the interval model, the detailed model, or (default) the hybrid
+ * sampler over every kernel of a trace and prints cycles, warp
+ * instructions, IPC, the 95% interval (hybrid) and a stall / CPI breakdown.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "dm.h"
+#include "im.h"
+#include "smp.h"
+
+enum { MODE_INTERVAL, MODE_DETAILED, MODE_HYBRID };
+static const char *const mode_names[] = {"interval", "detailed", "hybrid"};
+
+static const char predict_help[] =
+    "usage: warpcast predict [OPTIONS] TRACE\n"
+    "\n"
+    "Predicts the cycles of every kernel of TRACE.\n"
+    "\n"
+    "options:\n"
+    "  --mode interval|detailed|hybrid   model (default hybrid: the interval\n"
+    "                    model corrected by sampled detailed regions, with a 95%\n"
+    "                    confidence interval)\n"
+    "  --sample-period K hybrid: simulate every K-th region in detail\n"
+    "  --budget SECONDS  hybrid: choose the period to fit this host time\n"
+    "  --no-stratify     hybrid: one stratum per kernel\n"
+    "  --no-reuse        hybrid: simulate identical launches again\n"
+    "  --self-profile    report host time (and cycles) per warp instruction\n"
+    "  --per-warp        interval: per-warp cycles and IPC\n"
+    "  --timeline FILE   detailed: write issue events as Chrome trace-event\n"
+    "                    JSON (opens in Perfetto)\n"
+    "  --kernel N        only the kernel with -kernel id N (repeatable)\n"
+    "  --gpu NAME|FILE   GPU config (default from the trace's -binary version)\n"
+    "  --set KEY=VALUE   override a config key (repeatable): what-if studies\n"
+    "  --format text|json|csv   --out FILE   --seed N   --quiet\n";
+
+typedef struct kout {
+    int id;
+    const char *name;
+    uint64_t cycles, warp_insts;
+    double ipc;
+    int has_ci;
+    double ci[2];
+    const char *how;
+    size_t regions, sampled;
+    double host_s;
+    /* breakdown: names and values */
+    int nstall;
+    const char *stall_name[32];
+    double stall[32];
+    const char *stall_key; /* "stalls" (detailed) or "cpi_stack" (interval) */
+    /* self profile */
+    double cost_s[2];      /* seconds per warp instruction: interval, detailed */
+    double cost_cyc[2];
+    uint64_t cost_insts[2];
+    int have_cyc;
+    /* per warp (interval) */
+    im_result *pw;
+} kout;
+
+typedef struct progress_ctx {
+    int enabled;
+    double t0, last;
+    size_t nk;
+} progress_ctx;
+
+static void on_progress(void *ctx, const smp_progress *p)
+{
+    progress_ctx *pc = ctx;
+    double now = wc_now();
+    if (!pc->enabled || now - pc->t0 < 1.0)
+        return;
+    pc->last = now;
+    fprintf(stderr, "\r[kernel %zu/%zu] %-8s regions %zu/%zu  estimate %.0f cycles   ",
+            p->kernel + 1, pc->nk, p->phase, p->regions_done, p->regions_total,
+            p->estimate_cycles);
+    fflush(stderr);
+}
+
+static void progress_kernel(progress_ctx *pc, size_t k, const char *mode)
+{
+    double now = wc_now();
+    if (!pc->enabled || now - pc->t0 < 1.0)
+        return;
+    fprintf(stderr, "\r[kernel %zu/%zu] %s ...                                 ",
+            k + 1, pc->nk, mode);
+    fflush(stderr);
+    pc->last = now;
+}
+
+static void progress_clear(progress_ctx *pc)
+{
+    if (pc->enabled && pc->last > 0) {
+        fprintf(stderr, "\r%70s\r", "");
+        fflush(stderr);
+    }
+}
+
+static void write_json(FILE *f, const wc_gpu *g, int mode, const kout *ko,
+                       size_t n, double host_s, int self_profile)
+{
+    cli_json j;
+    json_begin(&j, f, 0);
+    json_obj(&j, NULL);
+    json_str(&j, "gpu", g->name);
+    json_str(&j, "mode", mode_names[mode]);
+    json_arr(&j, "kernels");
+    uint64_t total = 0;
+    for (size_t i = 0; i < n; i++) {
+        const kout *k = &ko[i];
+        total += k->cycles;
+        json_obj(&j, NULL);
+        json_int(&j, "id", k->id);
+        json_str(&j, "name", k->name);
+        json_uint(&j, "cycles", k->cycles);
+        json_uint(&j, "warp_instructions", k->warp_insts);
+        json_num(&j, "ipc", (double)(long long)(k->ipc * 1e4 + 0.5) / 1e4);
+        if (k->has_ci) {
+            json_arr(&j, "ci95");
+            json_num(&j, NULL, (double)(long long)(k->ci[0] + 0.5));
+            json_num(&j, NULL, (double)(long long)(k->ci[1] + 0.5));
+            json_arr_end(&j);
+        }
+        if (k->how) {
+            json_str(&j, "estimate", k->how);
+            json_uint(&j, "regions", k->regions);
+            json_uint(&j, "sampled_regions", k->sampled);
+        }
+        if (k->nstall) {
+            json_obj(&j, k->stall_key);
+            for (int s = 0; s < k->nstall; s++)
+                json_num(&j, k->stall_name[s],
+                         (double)(long long)(k->stall[s] + 0.5));
+            json_obj_end(&j);
+        }
+        if (k->pw && k->pw->nwarps) {
+            json_arr(&j, "warps");
+            for (size_t w = 0; w < k->pw->nwarps; w++) {
+                json_obj(&j, NULL);
+                json_uint(&j, "cta", k->pw->warp_cta[w]);
+                json_uint(&j, "warp", k->pw->warp_id[w]);
+                json_uint(&j, "sm", k->pw->warp_sm[w]);
+                json_uint(&j, "subcore", k->pw->warp_subcore[w]);
+                json_uint(&j, "instructions", k->pw->warp_insts_of[w]);
+                json_num(&j, "cycles", (double)(long long)(k->pw->warp_cycles[w] + 0.5));
+                json_num(&j, "ipc", (double)(long long)(k->pw->warp_ipc[w] * 1e4 + 0.5) / 1e4);
+                json_obj_end(&j);
+            }
+            json_arr_end(&j);
+        }
+        if (self_profile) {
+            json_obj(&j, "self_profile");
+            static const char *const mn[2] = {"interval", "detailed"};
+            for (int m = 0; m < 2; m++) {
+                if (!k->cost_insts[m])
+                    continue;
+                json_obj(&j, mn[m]);
+                json_uint(&j, "warp_instructions", k->cost_insts[m]);
+                json_num(&j, "ns_per_warp_inst", k->cost_s[m] * 1e9);
+                if (k->have_cyc)
+                    json_num(&j, "host_cycles_per_warp_inst", k->cost_cyc[m]);
+                json_obj_end(&j);
+            }
+            json_obj_end(&j);
+        }
+        json_obj_end(&j);
+    }
+    json_arr_end(&j);
+    json_uint(&j, "total_cycles", total);
+    json_num(&j, "host_seconds", host_s);
+    json_obj_end(&j);
+    json_end(&j);
+}
+
+static void write_text(FILE *f, const wc_gpu *g, int mode, const kout *ko,
+                       size_t n, int self_profile)
+{
+    fprintf(f, "gpu %s, mode %s\n", g->name, mode_names[mode]);
+    fprintf(f, "%4s  %-40s %14s %14s %8s  %s\n", "id", "kernel", "cycles",
+            "warp insts", "IPC", mode == MODE_HYBRID ? "95% interval" : "");
+    uint64_t total = 0;
+    for (size_t i = 0; i < n; i++) {
+        const kout *k = &ko[i];
+        total += k->cycles;
+        char name[41];
+        snprintf(name, sizeof name, "%s", k->name);
+        fprintf(f, "%4d  %-40s %14llu %14llu %8.3f", k->id, name,
+                (unsigned long long)k->cycles,
+                (unsigned long long)k->warp_insts, k->ipc);
+        if (k->has_ci)
+            fprintf(f, "  [%.0f, %.0f]", k->ci[0], k->ci[1]);
+        else if (k->how)
+            fprintf(f, "  (%s)", k->how);
+        fprintf(f, "\n");
+        if (k->nstall) {
+            double sum = 0;
+            for (int s = 0; s < k->nstall; s++)
+                sum += k->stall[s];
+            fprintf(f, "      %s:", !strcmp(k->stall_key, "stalls")
+                                        ? "no-issue cycles"
+                                        : "CPI stack");
+            for (int s = 0; s < k->nstall; s++)
+                if (k->stall[s] > 0 && sum > 0)
+                    fprintf(f, " %s %.1f%%", k->stall_name[s],
+                            100.0 * k->stall[s] / sum);
+            fprintf(f, "\n");
+        }
+        if (self_profile) {
+            static const char *const mn[2] = {"interval", "detailed"};
+            for (int m = 0; m < 2; m++)
+                if (k->cost_insts[m]) {
+                    fprintf(f, "      host cost %s: %.1f ns", mn[m],
+                            k->cost_s[m] * 1e9);
+                    if (k->have_cyc)
+                        fprintf(f, ", %.0f cycles", k->cost_cyc[m]);
+                    fprintf(f, " per warp instruction (%llu simulated)\n",
+                            (unsigned long long)k->cost_insts[m]);
+                }
+        }
+    }
+    fprintf(f, "total cycles %llu\n", (unsigned long long)total);
+}
+
+static void write_csv(FILE *f, const kout *ko, size_t n)
+{
+    fprintf(f, "id,name,cycles,warp_instructions,ipc,ci95_lo,ci95_hi\n");
+    for (size_t i = 0; i < n; i++) {
+        const kout *k = &ko[i];
+        fprintf(f, "%d,%s,%llu,%llu,%.4f,", k->id, k->name,
+                (unsigned long long)k->cycles,
+                (unsigned long long)k->warp_insts, k->ipc);
+        if (k->has_ci)
+            fprintf(f, "%.0f,%.0f\n", k->ci[0], k->ci[1]);
+        else
+            fprintf(f, ",\n");
+    }
+}
+
+static long parse_long(const char *opt, const char *v)
+{
+    char *end;
+    long x = strtol(v, &end, 0);
+    if (!*v || *end || x < 0)
+        cli_usage_error("predict", "%s needs a non-negative integer, not '%s'",
+                        opt, v);
+    return x;
+}
+
+#define MAX_KSEL 256
+
+int cmd_predict(int argc, char **argv)
+{
+    cli_common c;
+    cli_common_init(&c);
+    const char *path = NULL, *timeline = NULL;
+    int mode = MODE_HYBRID, self_profile = 0, per_warp = 0;
+    int stratify = 1, reuse = 1;
+    long period = 0;
+    double budget = 0;
+    long ksel[MAX_KSEL];
+    int nksel = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            fputs(predict_help, stdout);
+            return 0;
+        }
+        if (cli_common_opt(&c, argc, argv, &i, "predict"))
+            continue;
+        int has_val = !strcmp(a, "--mode") || !strcmp(a, "--sample-period") ||
+                      !strcmp(a, "--budget") || !strcmp(a, "--timeline") ||
+                      !strcmp(a, "--kernel");
+        if (has_val && i + 1 >= argc)
+            cli_usage_error("predict", "option '%s' needs a value", a);
+        if (!strcmp(a, "--mode")) {
+            const char *v = argv[++i];
+            if (!strcmp(v, "interval"))
+                mode = MODE_INTERVAL;
+            else if (!strcmp(v, "detailed"))
+                mode = MODE_DETAILED;
+            else if (!strcmp(v, "hybrid"))
+                mode = MODE_HYBRID;
+            else
+                cli_usage_error("predict",
+                                "unknown mode '%s' (interval, detailed or hybrid)", v);
+        } else if (!strcmp(a, "--sample-period")) {
+            period = parse_long(a, argv[++i]);
+            if (period < 1)
+                cli_usage_error("predict", "--sample-period must be at least 1");
+        } else if (!strcmp(a, "--budget")) {
+            char *end;
+            const char *v = argv[++i];
+            budget = strtod(v, &end);
+            if (!*v || *end || !(budget > 0))
+                cli_usage_error("predict", "--budget needs a positive number of seconds, not '%s'", v);
+        } else if (!strcmp(a, "--timeline")) {
+            timeline = argv[++i];
+        } else if (!strcmp(a, "--kernel")) {
+            if (nksel >= MAX_KSEL)
+                cli_usage_error("predict", "too many --kernel options");
+            ksel[nksel++] = parse_long(a, argv[++i]);
+        } else if (!strcmp(a, "--self-profile")) {
+            self_profile = 1;
+        } else if (!strcmp(a, "--per-warp")) {
+            per_warp = 1;
+        } else if (!strcmp(a, "--no-stratify")) {
+            stratify = 0;
+        } else if (!strcmp(a, "--no-reuse")) {
+            reuse = 0;
+        } else if (a[0] == '-' && a[1]) {
+            cli_usage_error("predict", "unknown option '%s'", a);
+        } else {
+            if (path)
+                cli_usage_error("predict", "more than one TRACE given");
+            path = a;
+        }
+    }
+    if (!path)
+        cli_usage_error("predict", "missing TRACE");
+    if (timeline && mode != MODE_DETAILED)
+        cli_usage_error("predict", "--timeline needs --mode detailed");
+    if (per_warp && mode != MODE_INTERVAL)
+        cli_usage_error("predict", "--per-warp needs --mode interval");
+    if ((period || budget > 0) && mode != MODE_HYBRID)
+        cli_usage_error("predict", "--sample-period and --budget need --mode hybrid");
+
+    double t0 = wc_now();
+    wc_diag d;
+    memset(&d, 0, sizeof d);
+    wc_trace *t = NULL;
+    if (wc_trace_open(path, &t, &d) != 0)
+        cli_fail(&d);
+    size_t nk = wc_trace_nkernels(t);
+    if (nk == 0) {
+        wc_diag_set(&d, WC_EINPUT, path, 0, 0, "the trace holds no kernel");
+        cli_fail(&d);
+    }
+    wc_gpu *g = malloc(sizeof *g);
+    kout *ko = calloc(nk, sizeof *ko);
+    if (!g || !ko) {
+        wc_diag_set(&d, WC_EINTERNAL, "", 0, 0, "out of memory");
+        cli_fail(&d);
+    }
+    cli_load_gpu(&c, wc_trace_kernel(t, 0)->binary_version, NULL, g);
+
+    progress_ctx pc = {cli_progress_ok(&c), t0, 0, nk};
+    smp_ctx *sctx = NULL;
+    if (mode == MODE_HYBRID) {
+        smp_options so;
+        smp_options_default(&so);
+        so.seed = c.seed;
+        if (period)
+            so.period = period;
+        so.budget_s = budget;
+        so.stratify = stratify;
+        so.reuse = reuse;
+        so.self_profile = self_profile;
+        so.progress = on_progress;
+        so.progress_ctx = &pc;
+        if (smp_ctx_create(&so, &sctx, &d) != 0)
+            cli_fail(&d);
+    }
+    dm_event *tl = NULL;
+    size_t ntl = 0;
+    uint64_t tl_offset = 0;
+    size_t nout = 0;
+    for (size_t k = 0; k < nk; k++) {
+        const wc_kernel_info *ki = wc_trace_kernel(t, k);
+        if (nksel) {
+            int want = 0;
+            for (int s = 0; s < nksel; s++)
+                want |= ki->id == ksel[s];
+            if (!want)
+                continue;
+        }
+        kout *o = &ko[nout++];
+        o->id = ki->id;
+        o->name = ki->name;
+        progress_kernel(&pc, k, mode_names[mode]);
+        if (mode == MODE_INTERVAL) {
+            im_options io;
+            im_options_default(&io);
+            io.per_warp = per_warp;
+            io.seed = c.seed;
+            im_result *r = calloc(1, sizeof *r);
+            double k0 = wc_now();
+            if (!r || im_run_kernel(t, k, g, &io, r, &d) != 0)
+                cli_fail(&d);
+            o->host_s = wc_now() - k0;
+            o->cycles = r->cycles;
+            o->warp_insts = r->warp_insts;
+            o->ipc = r->cycles ? (double)r->warp_insts / (double)r->cycles : 0;
+            o->stall_key = "cpi_stack";
+            for (int s = 0; s < IM_CPI_COUNT && s < 32; s++) {
+                o->stall_name[s] = im_cpi_name(s);
+                o->stall[s] = r->cpi[s] * (double)r->warp_insts;
+            }
+            o->nstall = IM_CPI_COUNT;
+            o->cost_insts[0] = r->warp_insts;
+            o->cost_s[0] = r->warp_insts ? o->host_s / (double)r->warp_insts : 0;
+            if (per_warp)
+                o->pw = r;
+            else {
+                im_result_free(r);
+                free(r);
+            }
+        } else if (mode == MODE_DETAILED) {
+            dm_options dopt;
+            dm_options_default(&dopt);
+            dopt.timeline = timeline != NULL;
+            dopt.seed = c.seed;
+            dm_result r;
+            memset(&r, 0, sizeof r);
+            double k0 = wc_now();
+            if (dm_run_kernel(t, k, g, &dopt, &r, &d) != 0)
+                cli_fail(&d);
+            o->host_s = wc_now() - k0;
+            o->cycles = r.cycles;
+            o->warp_insts = r.warp_insts;
+            o->ipc = r.cycles ? (double)r.warp_insts / (double)r.cycles : 0;
+            o->stall_key = "stalls";
+            for (int s = 0; s < DM_STALL_COUNT && s < 32; s++) {
+                o->stall_name[s] = dm_stall_name(s);
+                o->stall[s] = (double)r.stall[s];
+            }
+            o->nstall = DM_STALL_COUNT;
+            o->cost_insts[1] = r.warp_insts;
+            o->cost_s[1] = r.warp_insts ? o->host_s / (double)r.warp_insts : 0;
+            if (timeline && r.nevents) {
+                dm_event *nt = realloc(tl, (ntl + r.nevents) * sizeof *tl);
+                if (!nt) {
+                    wc_diag_set(&d, WC_EINTERNAL, "", 0, 0, "out of memory");
+                    cli_fail(&d);
+                }
+                tl = nt;
+                for (size_t e = 0; e < r.nevents; e++) {
+                    tl[ntl] = r.events[e];
+                    tl[ntl].cycle += tl_offset;
+                    tl[ntl].done += tl_offset;
+                    ntl++;
+                }
+            }
+            tl_offset += r.cycles;
+            dm_result_free(&r);
+        } else {
+            smp_kernel_result r;
+            memset(&r, 0, sizeof r);
+            if (smp_ctx_run(sctx, t, k, g, &r, &d) != 0)
+                cli_fail(&d);
+            o->cycles = r.cycles;
+            o->warp_insts = r.warp_insts;
+            o->ipc = r.cycles ? (double)r.warp_insts / (double)r.cycles : 0;
+            o->has_ci = r.has_ci;
+            o->ci[0] = r.ci95[0];
+            o->ci[1] = r.ci95[1];
+            o->how = smp_how_name(r.how);
+            o->regions = r.regions;
+            o->sampled = r.sampled;
+            o->host_s = r.host_seconds;
+            for (int m = 0; m < 2; m++) {
+                o->cost_insts[m] = r.host[m].warp_insts;
+                if (r.host[m].warp_insts) {
+                    o->cost_s[m] = r.host[m].seconds / (double)r.host[m].warp_insts;
+                    o->cost_cyc[m] = r.host[m].cycles / (double)r.host[m].warp_insts;
+                }
+                o->have_cyc |= r.host[m].have_cycles;
+            }
+        }
+    }
+    progress_clear(&pc);
+    double host_s = wc_now() - t0;
+
+    if (timeline) {
+        FILE *tf = fopen(timeline, "w");
+        if (!tf) {
+            fprintf(stderr, "warpcast predict: cannot write '%s'\n", timeline);
+            return WC_EUSAGE;
+        }
+        if (dm_write_chrome_trace(tl, ntl, tf, &d) != 0)
+            cli_fail(&d);
+        if (fclose(tf) != 0) {
+            fprintf(stderr, "warpcast predict: error writing '%s'\n", timeline);
+            return WC_EINTERNAL;
+        }
+    }
+    FILE *f = cli_open_out(&c);
+    if (c.format == CLI_FMT_JSON)
+        write_json(f, g, mode, ko, nout, host_s, self_profile);
+    else if (c.format == CLI_FMT_CSV)
+        write_csv(f, ko, nout);
+    else
+        write_text(f, g, mode, ko, nout, self_profile);
+    if (!c.quiet) {
+        const char *const *names = NULL;
+        const uint64_t *counts = NULL;
+        size_t nu = wc_trace_unknown_ops(t, &names, &counts);
+        for (size_t i = 0; i < nu; i++)
+            fprintf(stderr, "warning: unknown opcode '%s' (%llu times)\n",
+                    names[i], (unsigned long long)counts[i]);
+    }
+    cli_close_out(&c, f);
+    for (size_t i = 0; i < nout; i++)
+        if (ko[i].pw) {
+            im_result_free(ko[i].pw);
+            free(ko[i].pw);
+        }
+    free(tl);
+    free(ko);
+    free(g);
+    smp_ctx_free(sctx);
+    wc_trace_close(t);
+    return 0;
+}

@@ -1,0 +1,1371 @@
+/*
+ * common/trace.c - Accel-Sim trace readers: kernelslist.g, kernel headers,
+ * streaming of thread blocks and per-warp instruction streams, the join of
+ * control bits from cuobjdump listings, and hand-written .sass ubenches
+ * presented as a one-CTA kernel.
+ *
+ * Streaming design (memory bounded by live CTAs/warps, not trace size):
+ *
+ *   kernel text (plain file, or zstd decompressed once to an unlinked
+ *   temporary file)                       shared fd, refcounted (tsrc)
+ *        |
+ *   wc_kreader: sequential line scan  --  #BEGIN_TB / thread block /
+ *        |      (memchr, 1 MiB buffer)     warp = W / insts = N / #END_TB
+ *        |      records per warp: byte range, first line, N
+ *        v
+ *   wc_cta: per warp a small buffer filled with pread() over its own byte
+ *           range; lines are parsed (trace_line.c) only when asked for.
+ *
+ * The scan checks the structure (counts, nesting); the per-line syntax is
+ * checked when the line is read, with file:line:col diagnostics.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "trace_int.h"
+
+#define HEAD_MAX (1u << 20)           /* kernel header must fit in here   */
+#define SCAN_BUF (1u << 20)           /* kreader scan buffer              */
+#define WARP_BUF (8u << 10)           /* per warp stream buffer           */
+#define LINE_MAX_BYTES (16u << 20)    /* longest accepted line            */
+#define MAX_CTA_WARPS 1024u
+
+/* ---- types ------------------------------------------------------------ */
+
+typedef struct tsrc { /* an open kernel text, shared by readers and CTAs */
+    int fd;
+    uint64_t size;
+    unsigned refs;
+} tsrc;
+
+typedef struct kent {
+    wc_kernel_info info;
+    int kind;          /* WCT_PLAIN, WCT_ZSTD, or KIND_UBENCH              */
+    uint64_t data_off; /* first byte after the header                      */
+    long data_line;    /* line number of that byte                         */
+    tsrc *src;         /* open while a reader or CTA of it is alive        */
+} kent;
+
+#define KIND_UBENCH 100
+
+struct wc_trace {
+    kent *k;
+    size_t nk, capk;
+    wc_sass *sass;   /* merged cuobjdump listings of the directory, or NULL */
+    wc_ubench *ub;   /* for a .sass microbenchmark                          */
+    uint64_t ncopy, copy_bytes;
+    char **unk_name;
+    uint64_t *unk_count;
+    size_t nunk, capunk;
+    pthread_mutex_t mu;
+};
+
+typedef struct lbuf { /* line reader over [off, limit) of an fd */
+    char *buf;
+    size_t cap, beg, end;
+    uint64_t off;   /* file offset of buf[0]       */
+    uint64_t limit; /* read nothing at or past it  */
+    int eof;
+} lbuf;
+
+typedef struct wstream {
+    unsigned id;
+    uint64_t n, done;
+    uint64_t off0, end; /* byte range of the instruction lines */
+    long line0, line;   /* line number of off0 / of the next line */
+    lbuf b;
+} wstream;
+
+struct wc_cta {
+    wc_trace *t;
+    kent *k;
+    tsrc *src;
+    unsigned idx[3];
+    unsigned nwarps;
+    wstream *w;
+};
+
+struct wc_kreader {
+    wc_trace *t;
+    kent *k;
+    tsrc *src;
+    lbuf b;
+    long line;       /* line number of the next line the scan reads */
+    int ub_done;     /* ubench: the one CTA was handed out          */
+    wstream *scratch; /* warp records of the CTA being scanned      */
+    unsigned cap_scratch;
+};
+
+/* ---- small helpers ------------------------------------------------------ */
+
+static int oom(wc_diag *d)
+{
+    return wc_diag_set(d, WC_EINTERNAL, "", 0, 0, "out of memory");
+}
+
+static int is_blank(char c)
+{
+    return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+/* Trim [*p, *p+*n) of surrounding white space. */
+static void trim(const char **p, size_t *n)
+{
+    while (*n > 0 && is_blank(**p))
+        (*p)++, (*n)--;
+    while (*n > 0 && is_blank((*p)[*n - 1]))
+        (*n)--;
+}
+
+static int starts(const char *p, size_t n, const char *pre)
+{
+    size_t k = strlen(pre);
+    return n >= k && memcmp(p, pre, k) == 0;
+}
+
+static int ends(const char *s, const char *suf)
+{
+    size_t a = strlen(s), b = strlen(suf);
+    return a >= b && strcmp(s + a - b, suf) == 0;
+}
+
+static int exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* Unsigned decimal of exactly n bytes. */
+static int num_u(const char *p, size_t n, uint64_t max, uint64_t *v)
+{
+    uint64_t x = 0;
+    if (n == 0 || n > 20)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        unsigned c = (unsigned)(unsigned char)p[i] - '0';
+        if (c > 9 || x > (UINT64_MAX - c) / 10)
+            return -1;
+        x = x * 10 + c;
+    }
+    if (x > max)
+        return -1;
+    *v = x;
+    return 0;
+}
+
+static int num_i(const char *p, size_t n, int64_t lo, int64_t hi, int64_t *v)
+{
+    int neg = n > 0 && p[0] == '-';
+    uint64_t x;
+    if (num_u(p + neg, n - (size_t)neg, (uint64_t)INT64_MAX, &x) != 0)
+        return -1;
+    int64_t y = neg ? -(int64_t)x : (int64_t)x;
+    if (y < lo || y > hi)
+        return -1;
+    *v = y;
+    return 0;
+}
+
+static int num_hex(const char *p, size_t n, uint64_t *v)
+{
+    if (n > 2 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
+        p += 2, n -= 2;
+    while (n > 16 && *p == '0')
+        p++, n--;
+    if (n == 0 || n > 16)
+        return -1;
+    uint64_t x = 0;
+    for (size_t i = 0; i < n; i++) {
+        char c = p[i];
+        unsigned h;
+        if (c >= '0' && c <= '9')
+            h = (unsigned)(c - '0');
+        else if (c >= 'a' && c <= 'f')
+            h = (unsigned)(c - 'a' + 10);
+        else if (c >= 'A' && c <= 'F')
+            h = (unsigned)(c - 'A' + 10);
+        else
+            return -1;
+        x = x << 4 | h;
+    }
+    *v = x;
+    return 0;
+}
+
+/* "a,b,c" (optionally in parentheses, spaces allowed) of unsigned ints. */
+static int num_3(const char *p, size_t n, unsigned v[3])
+{
+    trim(&p, &n);
+    if (n >= 2 && p[0] == '(' && p[n - 1] == ')')
+        p++, n -= 2;
+    for (int i = 0; i < 3; i++) {
+        const char *c = memchr(p, ',', n);
+        size_t len = i < 2 ? (c ? (size_t)(c - p) : n + 1) : n;
+        if (len > n)
+            return -1;
+        const char *q = p;
+        size_t m = len;
+        trim(&q, &m);
+        uint64_t x;
+        if (num_u(q, m, UINT32_MAX, &x) != 0)
+            return -1;
+        v[i] = (unsigned)x;
+        if (i < 2) {
+            p += len + 1;
+            n -= len + 1;
+        }
+    }
+    return 0;
+}
+
+/* ---- line reader over an fd ------------------------------------------------ */
+
+static void lb_init(lbuf *b, uint64_t off, uint64_t limit)
+{
+    b->beg = b->end = 0;
+    b->off = off;
+    b->limit = limit;
+    b->eof = off >= limit;
+}
+
+/*
+ * Next line of b: *line and *n (without the newline), *loff its offset.
+ * Returns 1, 0 at the end, or a WC_E* code (d filled, file = path).
+ */
+static int lb_getline(lbuf *b, int fd, size_t initcap, const char *path,
+                      long lineno, const char **line, size_t *n,
+                      uint64_t *loff, wc_diag *d)
+{
+    for (;;) {
+        char *nl = b->end > b->beg
+                       ? memchr(b->buf + b->beg, '\n', b->end - b->beg)
+                       : NULL;
+        if (nl || (b->eof && b->end > b->beg)) {
+            size_t e = nl ? (size_t)(nl - b->buf) : b->end;
+            *line = b->buf + b->beg;
+            *n = e - b->beg;
+            *loff = b->off + b->beg;
+            b->beg = nl ? e + 1 : e;
+            return 1;
+        }
+        if (b->eof)
+            return 0;
+        /* refill: keep the partial line, grow when it fills the buffer */
+        if (b->beg > 0) {
+            memmove(b->buf, b->buf + b->beg, b->end - b->beg);
+            b->off += b->beg;
+            b->end -= b->beg;
+            b->beg = 0;
+        }
+        if (!b->buf || b->end == b->cap) {
+            size_t nc = b->cap ? b->cap * 2 : initcap;
+            uint64_t rest = b->limit - b->off;
+            if (!b->cap && rest + 1 < nc)
+                nc = (size_t)rest + 1; /* small ranges get small buffers */
+            if (nc > LINE_MAX_BYTES + 1)
+                return wc_diag_set(d, WC_EINPUT, path, lineno, 1,
+                                   "line longer than %u bytes",
+                                   LINE_MAX_BYTES);
+            char *nb = realloc(b->buf, nc);
+            if (!nb)
+                return oom(d);
+            b->buf = nb;
+            b->cap = nc;
+        }
+        uint64_t pos = b->off + b->end;
+        size_t want = b->cap - b->end;
+        if (b->limit - pos < want)
+            want = (size_t)(b->limit - pos);
+        ssize_t r = want ? pread(fd, b->buf + b->end, want, (off_t)pos) : 0;
+        if (r < 0) {
+            if (errno == EINTR)
+                continue;
+            return wc_diag_set(d, WC_EINPUT, path, lineno, 0,
+                               "read error: %s", strerror(errno));
+        }
+        if (r == 0)
+            b->eof = 1;
+        b->end += (size_t)r;
+    }
+}
+
+static void lb_free(lbuf *b)
+{
+    free(b->buf);
+    b->buf = NULL;
+    b->cap = 0;
+}
+
+/* ---- sources -------------------------------------------------------------- */
+
+static int src_get(wc_trace *t, kent *k, tsrc **out, wc_diag *d)
+{
+    int rc = 0;
+    pthread_mutex_lock(&t->mu);
+    if (!k->src) {
+        tsrc *s = calloc(1, sizeof *s);
+        if (!s) {
+            rc = oom(d);
+            goto out;
+        }
+        rc = wct_open(k->info.path, k->kind, &s->fd, &s->size, d);
+        if (rc != 0) {
+            free(s);
+            goto out;
+        }
+        k->src = s;
+    }
+    k->src->refs++;
+    *out = k->src;
+out:
+    pthread_mutex_unlock(&t->mu);
+    return rc;
+}
+
+static void src_put(wc_trace *t, kent *k, tsrc *s)
+{
+    if (!s)
+        return;
+    pthread_mutex_lock(&t->mu);
+    if (--s->refs == 0) {
+        close(s->fd);
+        free(s);
+        k->src = NULL;
+    }
+    pthread_mutex_unlock(&t->mu);
+}
+
+/* ---- kernel headers ---------------------------------------------------------- */
+
+static int hdr_err(const char *path, long line, const char *l, const char *at,
+                   wc_diag *d, const char *what)
+{
+    return wc_diag_set(d, WC_EINPUT, path, line, (long)(at - l) + 1, "%s",
+                       what);
+}
+
+/* One "-key = value" header line. */
+static int header_line(kent *k, const char *l, size_t n, long line,
+                       unsigned *seen, wc_diag *d)
+{
+    const char *path = k->info.path;
+    const char *eq = memchr(l, '=', n);
+    if (!eq)
+        return hdr_err(path, line, l, l, d,
+                       "kernel header line without '=' (expected "
+                       "'-key = value')");
+    const char *key = l + 1, *val = eq + 1;
+    size_t kn = (size_t)(eq - key), vn = n - (size_t)(val - l);
+    trim(&key, &kn);
+    /* the value column, for messages, is where the value starts */
+    while (vn > 0 && is_blank(*val))
+        val++, vn--;
+    trim(&val, &vn);
+    uint64_t u;
+    int64_t i;
+    wc_kernel_info *ki = &k->info;
+#define KEY(s) (kn == sizeof(s) - 1 && memcmp(key, s, kn) == 0)
+    if (KEY("kernel name")) {
+        size_t m = vn < sizeof ki->name - 1 ? vn : sizeof ki->name - 1;
+        memcpy(ki->name, val, m);
+        ki->name[m] = '\0';
+        *seen |= 1;
+    } else if (KEY("kernel id")) {
+        if (num_i(val, vn, 0, INT32_MAX, &i) != 0)
+            return hdr_err(path, line, l, val, d, "bad kernel id");
+        ki->id = (int)i;
+    } else if (KEY("grid dim")) {
+        if (num_3(val, vn, ki->grid) != 0)
+            return hdr_err(path, line, l, val, d,
+                           "bad grid dim (expected (x,y,z))");
+        *seen |= 2;
+    } else if (KEY("block dim")) {
+        if (num_3(val, vn, ki->block) != 0)
+            return hdr_err(path, line, l, val, d,
+                           "bad block dim (expected (x,y,z))");
+        *seen |= 4;
+    } else if (KEY("shmem")) {
+        if (num_i(val, vn, 0, INT32_MAX, &i) != 0)
+            return hdr_err(path, line, l, val, d, "bad shmem size");
+        ki->shmem = (long)i;
+    } else if (KEY("nregs")) {
+        if (num_i(val, vn, 0, 65536, &i) != 0)
+            return hdr_err(path, line, l, val, d, "bad register count");
+        ki->nregs = (long)i;
+    } else if (KEY("binary version")) {
+        if (num_i(val, vn, 0, 10000, &i) != 0)
+            return hdr_err(path, line, l, val, d, "bad binary version");
+        ki->binary_version = (int)i;
+    } else if (KEY("cuda stream id")) {
+        if (num_u(val, vn, UINT64_MAX, &u) != 0)
+            return hdr_err(path, line, l, val, d, "bad cuda stream id");
+        ki->stream = u > INT32_MAX ? INT32_MAX : (int)u;
+    } else if (KEY("shmem base_addr")) {
+        if (num_hex(val, vn, &ki->shmem_base) != 0)
+            return hdr_err(path, line, l, val, d, "bad hex shmem base_addr");
+    } else if (KEY("local mem base_addr")) {
+        if (num_hex(val, vn, &ki->local_base) != 0)
+            return hdr_err(path, line, l, val, d,
+                           "bad hex local mem base_addr");
+    } else if (KEY("accelsim tracer version")) {
+        if (num_i(val, vn, 0, 1000, &i) != 0 || i < 3 || i > 6)
+            return hdr_err(path, line, l, val, d,
+                           "unsupported accelsim tracer version (3 to 6 "
+                           "are read)");
+        ki->tracer_version = (int)i;
+        *seen |= 8;
+    } else if (KEY("enable lineinfo")) {
+        if (num_u(val, vn, 1, &u) != 0)
+            return hdr_err(path, line, l, val, d,
+                           "bad enable lineinfo (expected 0 or 1)");
+        /* the line column is detected per line (trace_line.c) */
+    }
+    /* other keys (nvbit version, newer tracer fields) carry nothing we use */
+#undef KEY
+    return 0;
+}
+
+/* Parse the header at the head of kernel file k->info.path. */
+static int read_header(kent *k, wc_diag *d)
+{
+    char *buf;
+    size_t len;
+    int whole;
+    const char *path = k->info.path;
+    int rc = wct_head(path, k->kind, HEAD_MAX, &buf, &len, &whole, d);
+    if (rc != 0)
+        return rc;
+    unsigned seen = 0;
+    long line = 0;
+    size_t pos = 0;
+    int found = 0;
+    while (pos < len) {
+        const char *l = buf + pos;
+        const char *nl = memchr(l, '\n', len - pos);
+        if (!nl && !whole)
+            break; /* incomplete last line of the prefix */
+        size_t n = nl ? (size_t)(nl - l) : len - pos;
+        line++;
+        const char *tl = l;
+        size_t tn = n;
+        trim(&tl, &tn);
+        if (tn == 0) {
+            /* blank */
+        } else if (tl[0] == '#') {
+            k->data_off = pos;
+            k->data_line = line;
+            found = 1;
+            break;
+        } else if (tl[0] == '-') {
+            if ((rc = header_line(k, tl, tn, line, &seen, d)) != 0)
+                goto out;
+        } else {
+            rc = wc_diag_set(d, WC_EINPUT, path, line, (long)(tl - l) + 1,
+                             "unexpected line in the kernel header: "
+                             "'%.*s'",
+                             (int)(tn > 40 ? 40 : tn), tl);
+            goto out;
+        }
+        pos += n + (nl ? 1 : 0);
+    }
+    if (!found) {
+        if (!whole) {
+            rc = wc_diag_set(d, WC_EINPUT, path, line, 0,
+                             "kernel header not terminated by a '#' line "
+                             "within %u bytes",
+                             HEAD_MAX);
+            goto out;
+        }
+        k->data_off = len; /* header only: a kernel without blocks */
+        k->data_line = line + 1;
+    }
+    static const char *const need[] = {"-kernel name", "-grid dim",
+                                       "-block dim",
+                                       "-accelsim tracer version"};
+    for (unsigned b = 0; b < 4; b++)
+        if (!(seen & (1u << b))) {
+            rc = wc_diag_set(d, WC_EINPUT, path, found ? k->data_line : 0, 0,
+                             "kernel header lacks '%s = ...'", need[b]);
+            goto out;
+        }
+    wc_kernel_info *ki = &k->info;
+    ki->ctas = (uint64_t)ki->grid[0] * ki->grid[1] * ki->grid[2];
+    uint64_t thr = (uint64_t)ki->block[0] * ki->block[1] * ki->block[2];
+    ki->warps_per_cta = (thr + WC_WARP_SIZE - 1) / WC_WARP_SIZE;
+out:
+    free(buf);
+    return rc;
+}
+
+/* ---- building the kernel list ------------------------------------------------- */
+
+static kent *add_kernel(wc_trace *t, wc_diag *d)
+{
+    if (t->nk == t->capk) {
+        size_t nc = t->capk ? t->capk * 2 : 8;
+        kent *nk = realloc(t->k, nc * sizeof *nk);
+        if (!nk) {
+            oom(d);
+            return NULL;
+        }
+        t->k = nk;
+        t->capk = nc;
+    }
+    kent *k = &t->k[t->nk++];
+    memset(k, 0, sizeof *k);
+    return k;
+}
+
+static int set_path(char *dst, size_t n, const char *dir, const char *name,
+                    size_t nlen)
+{
+    int w;
+    if (name[0] == '/' || !dir || !*dir)
+        w = snprintf(dst, n, "%.*s", (int)nlen, name);
+    else
+        w = snprintf(dst, n, "%s/%.*s", dir, (int)nlen, name);
+    return w < 0 || (size_t)w >= n ? -1 : 0;
+}
+
+/* Open a kernel trace file (plain or zstd) named path; errors at kernelslist
+ * line `line` when kl != NULL. */
+static int add_kernel_file(wc_trace *t, const char *path, const char *kl,
+                           long line, wc_diag *d)
+{
+    char p[1024];
+    if (snprintf(p, sizeof p, "%s", path) >= (int)sizeof p)
+        return wc_diag_set(d, WC_EINPUT, kl ? kl : path, line, kl ? 1 : 0,
+                           "path too long");
+    if (ends(p, ".xz")) {
+        /* decompressed beside it?  then read that */
+        char alt[1040];
+        size_t al = strlen(p) - 3;
+        memcpy(alt, p, al);
+        alt[al] = '\0';
+        if (exists(alt)) {
+            p[al] = '\0';
+        } else if (memcpy(alt + al, ".zst", 5), exists(alt) && al + 4 < sizeof p) {
+            memcpy(p, alt, al + 5);
+        } else {
+            return wc_diag_set(d, WC_EINPUT, kl ? kl : path, line,
+                               kl ? 1 : 0,
+                               "xz-compressed traces are not supported; "
+                               "decompress with unxz");
+        }
+    }
+    if (!exists(p)) {
+        char z[1040];
+        size_t pl = strlen(p);
+        memcpy(z, p, pl);
+        memcpy(z + pl, ".zst", 5);
+        if (!exists(z) || pl + 4 >= sizeof p)
+            return wc_diag_set(d, WC_EINPUT, kl ? kl : path, line,
+                               kl ? 1 : 0,
+                               "kernel trace '%s' not found (nor '%s.zst')",
+                               p, p);
+        memcpy(p, z, pl + 5);
+    }
+    int kind = wct_sniff(p);
+    if (kind < 0)
+        return wc_diag_set(d, WC_EINPUT, kl ? kl : path, line, kl ? 1 : 0,
+                           "cannot read kernel trace '%s': %s", p,
+                           strerror(errno));
+    if (kind == WCT_XZ)
+        return wc_diag_set(d, WC_EINPUT, kl ? kl : p, line, kl ? 1 : 0,
+                           "xz-compressed traces are not supported; "
+                           "decompress with unxz");
+    kent *k = add_kernel(t, d);
+    if (!k)
+        return WC_EINTERNAL;
+    k->kind = kind;
+    snprintf(k->info.path, sizeof k->info.path, "%s", p);
+    k->info.id = (int)t->nk;
+    int rc = read_header(k, d);
+    if (rc != 0)
+        t->nk--;
+    return rc;
+}
+
+/* kernelslist.g: MemcpyHtoD lines and kernel trace file names. */
+static int read_kernelslist(wc_trace *t, const char *kl, const char *dir,
+                            wc_diag *d)
+{
+    char *buf;
+    size_t len;
+    int rc = wc_read_file(kl, &buf, &len, d);
+    if (rc != 0)
+        return rc;
+    long line = 0;
+    size_t pos = 0;
+    while (pos < len && rc == 0) {
+        const char *l = buf + pos;
+        const char *nl = memchr(l, '\n', len - pos);
+        size_t n = nl ? (size_t)(nl - l) : len - pos;
+        pos += n + (nl ? 1 : 0);
+        line++;
+        const char *s = l;
+        size_t sn = n;
+        trim(&s, &sn);
+        if (sn == 0 || s[0] == '#')
+            continue;
+        if (memchr(s, '\0', sn)) {
+            rc = wc_diag_set(d, WC_EINPUT, kl, line, 1,
+                             "NUL byte in kernelslist");
+        } else if (starts(s, sn, "MemcpyHtoD")) {
+            /* MemcpyHtoD,0xADDR,BYTES */
+            const char *f = s + 10, *e = s + sn;
+            const char *c1 = f < e && *f == ',' ? f : NULL;
+            const char *c2 = c1 ? memchr(c1 + 1, ',', (size_t)(e - c1 - 1))
+                                : NULL;
+            uint64_t addr, bytes;
+            if (!c1 || !c2)
+                rc = wc_diag_set(d, WC_EINPUT, kl, line,
+                                 (long)(f - l) + 1,
+                                 "expected 'MemcpyHtoD,0xADDR,BYTES'");
+            else if (num_hex(c1 + 1, (size_t)(c2 - c1 - 1), &addr) != 0)
+                rc = wc_diag_set(d, WC_EINPUT, kl, line,
+                                 (long)(c1 + 1 - l) + 1,
+                                 "bad hex address in MemcpyHtoD");
+            else if (num_u(c2 + 1, (size_t)(e - c2 - 1), UINT64_MAX,
+                           &bytes) != 0)
+                rc = wc_diag_set(d, WC_EINPUT, kl, line,
+                                 (long)(c2 + 1 - l) + 1,
+                                 "bad byte count in MemcpyHtoD");
+            else {
+                t->ncopy++;
+                t->copy_bytes += bytes;
+            }
+        } else if (starts(s, sn, "Memcpy")) {
+            /* other copies (DtoH ...) do not affect kernels */
+        } else if (memchr(s, ',', sn) || memchr(s, ' ', sn) ||
+                   memchr(s, '\t', sn)) {
+            rc = wc_diag_set(d, WC_EINPUT, kl, line, (long)(s - l) + 1,
+                             "unrecognised kernelslist line '%.*s' "
+                             "(expected MemcpyHtoD,... or a kernel trace "
+                             "file name)",
+                             (int)(sn > 40 ? 40 : sn), s);
+        } else {
+            char p[1024];
+            if (set_path(p, sizeof p, dir, s, sn) != 0)
+                rc = wc_diag_set(d, WC_EINPUT, kl, line, 1,
+                                 "kernel trace path too long");
+            else
+                rc = add_kernel_file(t, p, kl, line, d);
+        }
+    }
+    free(buf);
+    return rc;
+}
+
+/* ---- control-bit join --------------------------------------------------------- */
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Load and merge every cuobjdump listing (*.sass) in dir; others are
+ * ignored (a hand-written ubench is not a listing). */
+static void load_sass_dir(wc_trace *t, const char *dir)
+{
+    DIR *dh = opendir(dir && *dir ? dir : ".");
+    if (!dh)
+        return;
+    char **names = NULL;
+    size_t nn = 0, cap = 0;
+    struct dirent *e;
+    while ((e = readdir(dh)) != NULL) {
+        if (!ends(e->d_name, ".sass"))
+            continue;
+        if (nn == cap) {
+            size_t nc = cap ? cap * 2 : 8;
+            char **nv = realloc(names, nc * sizeof *nv);
+            if (!nv)
+                break;
+            names = nv;
+            cap = nc;
+        }
+        if ((names[nn] = strdup(e->d_name)) != NULL)
+            nn++;
+    }
+    closedir(dh);
+    if (nn)
+        qsort(names, nn, sizeof *names, cmp_str);
+    for (size_t i = 0; i < nn; i++) {
+        char p[1024];
+        wc_diag d;
+        wc_sass *s = NULL;
+        memset(&d, 0, sizeof d);
+        if (set_path(p, sizeof p, dir, names[i], strlen(names[i])) == 0 &&
+            wc_sass_load(p, &s, &d) == 0 && s) {
+            if (wc_sass_nkernels(s) == 0)
+                wc_sass_free(s);
+            else if (!t->sass)
+                t->sass = s;
+            else
+                wc_sass_merge(t->sass, s);
+        }
+        free(names[i]);
+    }
+    free(names);
+    for (size_t k = 0; k < t->nk; k++)
+        t->k[k].info.has_ctrl =
+            t->sass && wc_sass_has_kernel(t->sass, t->k[k].info.name);
+}
+
+/* ---- hand-written microbenchmark ------------------------------------------------ */
+
+static int open_ubench(wc_trace *t, const char *path, wc_diag *d)
+{
+    int rc = wc_ubench_load(path, &t->ub, d);
+    if (rc != 0)
+        return rc;
+    kent *k = add_kernel(t, d);
+    if (!k)
+        return WC_EINTERNAL;
+    k->kind = KIND_UBENCH;
+    wc_kernel_info *ki = &k->info;
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    size_t bl = strlen(base);
+    if (ends(base, ".sass"))
+        bl -= 5;
+    snprintf(ki->name, sizeof ki->name, "%.*s", (int)bl, base);
+    snprintf(ki->path, sizeof ki->path, "%s", path);
+    ki->id = 1;
+    ki->grid[0] = ki->grid[1] = ki->grid[2] = 1;
+    ki->block[0] = t->ub->cta_threads ? t->ub->cta_threads
+                                      : WC_WARP_SIZE * t->ub->nwarps;
+    ki->block[1] = ki->block[2] = 1;
+    ki->ctas = 1;
+    ki->warps_per_cta = t->ub->nwarps;
+    int all = 1;
+    for (unsigned w = 0; w < t->ub->nwarps; w++)
+        for (size_t i = 0; i < t->ub->ninsts[w]; i++)
+            all &= t->ub->code[w][i].ctrl.valid != 0;
+    ki->has_ctrl = all;
+    return 0;
+}
+
+/* ---- open / close --------------------------------------------------------------- */
+
+/* First non-blank byte of a plain file starts a kernel header ('-')? */
+static int looks_kernel(const char *path)
+{
+    char *buf;
+    size_t len;
+    int whole;
+    wc_diag d;
+    if (wct_head(path, WCT_PLAIN, 4096, &buf, &len, &whole, &d) != 0)
+        return 0;
+    size_t i = 0;
+    while (i < len && is_blank(buf[i]))
+        i++;
+    int r = i < len && buf[i] == '-';
+    free(buf);
+    return r;
+}
+
+int wc_trace_open(const char *path, wc_trace **out, wc_diag *d)
+{
+    *out = NULL;
+    if (!path || !*path)
+        return wc_diag_set(d, WC_EUSAGE, "", 0, 0, "no trace path given");
+    wc_trace *t = calloc(1, sizeof *t);
+    if (!t)
+        return oom(d);
+    pthread_mutex_init(&t->mu, NULL);
+    int rc = 0;
+    char dir[1024];
+    struct stat st;
+    if (strlen(path) >= sizeof dir - 32) {
+        rc = wc_diag_set(d, WC_EINPUT, path, 0, 0, "path too long");
+        goto fail;
+    }
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        char kl[1024];
+        snprintf(dir, sizeof dir, "%s", path);
+        snprintf(kl, sizeof kl, "%s/kernelslist.g", path);
+        if (!exists(kl)) {
+            rc = wc_diag_set(d, WC_EINPUT, path, 0, 0,
+                             "directory holds no kernelslist.g");
+            goto fail;
+        }
+        rc = read_kernelslist(t, kl, dir, d);
+    } else {
+        const char *sl = strrchr(path, '/');
+        if (sl)
+            snprintf(dir, sizeof dir, "%.*s", (int)(sl - path), path);
+        else
+            snprintf(dir, sizeof dir, ".");
+        if (sl == path)
+            snprintf(dir, sizeof dir, "/");
+        if (ends(path, ".sass")) {
+            rc = open_ubench(t, path, d);
+            if (rc == 0)
+                *out = t;
+            else
+                goto fail;
+            return 0;
+        }
+        int kind = exists(path) ? wct_sniff(path) : WCT_PLAIN;
+        if (kind == WCT_XZ) {
+            rc = wc_diag_set(d, WC_EINPUT, path, 0, 0,
+                             "xz-compressed traces are not supported; "
+                             "decompress with unxz");
+        } else if (kind == WCT_ZSTD || ends(path, ".traceg") ||
+                   ends(path, ".zst") || !exists(path) ||
+                   looks_kernel(path)) {
+            rc = add_kernel_file(t, path, NULL, 0, d);
+        } else {
+            rc = read_kernelslist(t, path, dir, d);
+        }
+    }
+    if (rc != 0)
+        goto fail;
+    load_sass_dir(t, dir);
+    *out = t;
+    return 0;
+fail:
+    wc_trace_close(t);
+    return rc;
+}
+
+void wc_trace_close(wc_trace *t)
+{
+    if (!t)
+        return;
+    for (size_t k = 0; k < t->nk; k++)
+        if (t->k[k].src) { /* readers left open: release anyway */
+            close(t->k[k].src->fd);
+            free(t->k[k].src);
+        }
+    free(t->k);
+    wc_sass_free(t->sass);
+    wc_ubench_free(t->ub);
+    for (size_t i = 0; i < t->nunk; i++)
+        free(t->unk_name[i]);
+    free(t->unk_name);
+    free(t->unk_count);
+    pthread_mutex_destroy(&t->mu);
+    free(t);
+}
+
+size_t wc_trace_nkernels(const wc_trace *t)
+{
+    return t ? t->nk : 0;
+}
+
+const wc_kernel_info *wc_trace_kernel(const wc_trace *t, size_t k)
+{
+    return t && k < t->nk ? &t->k[k].info : NULL;
+}
+
+size_t wc_trace_memcpy(const wc_trace *t, uint64_t *bytes)
+{
+    if (bytes)
+        *bytes = t ? t->copy_bytes : 0;
+    return t ? (size_t)t->ncopy : 0;
+}
+
+size_t wc_trace_unknown_ops(const wc_trace *t, const char *const **names,
+                            const uint64_t **counts)
+{
+    if (names)
+        *names = t ? (const char *const *)t->unk_name : NULL;
+    if (counts)
+        *counts = t ? t->unk_count : NULL;
+    return t ? t->nunk : 0;
+}
+
+static void count_unknown(wc_trace *t, const char *opcode)
+{
+    size_t n = strcspn(opcode, ".");
+    pthread_mutex_lock(&t->mu);
+    for (size_t i = 0; i < t->nunk; i++)
+        if (strlen(t->unk_name[i]) == n &&
+            memcmp(t->unk_name[i], opcode, n) == 0) {
+            t->unk_count[i]++;
+            goto out;
+        }
+    if (t->nunk == t->capunk) {
+        size_t nc = t->capunk ? t->capunk * 2 : 8;
+        char **nn = realloc(t->unk_name, nc * sizeof *nn);
+        if (!nn)
+            goto out;
+        t->unk_name = nn;
+        uint64_t *ncnt = realloc(t->unk_count, nc * sizeof *ncnt);
+        if (!ncnt)
+            goto out;
+        t->unk_count = ncnt;
+        t->capunk = nc;
+    }
+    char *s = malloc(n + 1);
+    if (!s)
+        goto out;
+    memcpy(s, opcode, n);
+    s[n] = '\0';
+    t->unk_name[t->nunk] = s;
+    t->unk_count[t->nunk++] = 1;
+out:
+    pthread_mutex_unlock(&t->mu);
+}
+
+/* ---- kernel reader: the TB scan ------------------------------------------------- */
+
+int wc_kreader_open(wc_trace *t, size_t k, wc_kreader **out, wc_diag *d)
+{
+    *out = NULL;
+    if (!t || k >= t->nk)
+        return wc_diag_set(d, WC_EUSAGE, "", 0, 0, "no kernel %zu in trace",
+                           k);
+    wc_kreader *r = calloc(1, sizeof *r);
+    if (!r)
+        return oom(d);
+    r->t = t;
+    r->k = &t->k[k];
+    if (r->k->kind != KIND_UBENCH) {
+        int rc = src_get(t, r->k, &r->src, d);
+        if (rc != 0) {
+            free(r);
+            return rc;
+        }
+        lb_init(&r->b, r->k->data_off, r->src->size);
+        r->line = r->k->data_line;
+    }
+    *out = r;
+    return 0;
+}
+
+void wc_kreader_close(wc_kreader *r)
+{
+    if (!r)
+        return;
+    lb_free(&r->b);
+    free(r->scratch);
+    src_put(r->t, r->k, r->src);
+    free(r);
+}
+
+static int scan_err(wc_kreader *r, long line, long col, wc_diag *d,
+                    const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 5, 6)))
+#endif
+    ;
+
+static int scan_err(wc_kreader *r, long line, long col, wc_diag *d,
+                    const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return wc_diag_set(d, WC_EINPUT, r->k->info.path, line, col, "%s", msg);
+}
+
+#define CUT(n) ((int)((n) > 40 ? 40 : (n)))
+
+/* Does trimmed line s/n open a structural element (not an instruction)? */
+static int is_struct(const char *s, size_t n)
+{
+    return s[0] == '#' || starts(s, n, "warp") || starts(s, n, "insts") ||
+           starts(s, n, "thread block");
+}
+
+/* "key = value": key of lower-case words (newer tracer fields). */
+static int is_keyval(const char *s, size_t n)
+{
+    size_t i = 0;
+    while (i < n && ((s[i] >= 'a' && s[i] <= 'z') || s[i] == ' ' ||
+                     s[i] == '_'))
+        i++;
+    return i > 0 && i < n && s[i] == '=' && s[0] != ' ';
+}
+
+/* Value after "key =" in a trimmed line, and its 1-based column. */
+static int after_eq(const char *l, const char *s, size_t n, const char **v,
+                    size_t *vn, long *col)
+{
+    const char *eq = memchr(s, '=', n);
+    if (!eq)
+        return -1;
+    *v = eq + 1;
+    *vn = n - (size_t)(eq + 1 - s);
+    while (*vn > 0 && is_blank(**v))
+        (*v)++, (*vn)--;
+    *col = (long)(*v - l) + 1;
+    return 0;
+}
+
+/*
+ * Scan one thread block.  With rec, fill r->scratch (warp records) and
+ * idx; *got = 1 for a block, 0 at the end of the trace.
+ *
+ *   OUT --#BEGIN_TB--> IN --warp = W--> (insts = N, N lines) --> IN
+ *    ^                  |
+ *    +----#END_TB-------+
+ */
+static int scan_cta(wc_kreader *r, int rec, unsigned idx[3], unsigned *nw,
+                    int *got, wc_diag *d)
+{
+    const char *path = r->k->info.path;
+    const char *l;
+    size_t n;
+    uint64_t loff;
+    int in_tb = 0, have_idx = 0;
+    long tb_line = 0;
+    *got = 0;
+    *nw = 0;
+    for (;;) {
+        long lno = r->line;
+        int g = lb_getline(&r->b, r->src->fd, SCAN_BUF, path, lno, &l, &n,
+                           &loff, d);
+        if (g < 0 || g > 1)
+            return g;
+        if (g == 0)
+            break;
+        r->line++;
+        const char *s = l;
+        size_t sn = n;
+        trim(&s, &sn);
+        if (sn == 0)
+            continue;
+        long col = (long)(s - l) + 1;
+        if (!in_tb) {
+            if (starts(s, sn, "#BEGIN_TB")) {
+                in_tb = 1;
+                tb_line = lno;
+            } else if (starts(s, sn, "#END_TB")) {
+                return scan_err(r, lno, col, d,
+                                "#END_TB without #BEGIN_TB");
+            } else if (s[0] != '#') {
+                return scan_err(r, lno, col, d,
+                                "expected #BEGIN_TB, found '%.*s'", CUT(sn), s);
+            }
+            continue;
+        }
+        if (starts(s, sn, "#END_TB")) {
+            if (!have_idx)
+                return scan_err(r, lno, col, d,
+                                "thread block has no 'thread block = "
+                                "x,y,z' line");
+            *got = 1;
+            return 0;
+        }
+        if (starts(s, sn, "#BEGIN_TB"))
+            return scan_err(r, lno, col, d,
+                            "#BEGIN_TB inside a thread block (missing "
+                            "#END_TB)");
+        if (s[0] == '#')
+            continue;
+        const char *v;
+        size_t vn;
+        long vcol;
+        if (starts(s, sn, "thread block") &&
+            after_eq(l, s, sn, &v, &vn, &vcol) == 0) {
+            if (num_3(v, vn, idx) != 0)
+                return scan_err(r, lno, vcol, d,
+                                "bad thread block index '%.*s' (expected "
+                                "x,y,z)",
+                                CUT(vn), v);
+            have_idx = 1;
+            continue;
+        }
+        if (starts(s, sn, "insts"))
+            return scan_err(r, lno, col, d,
+                            "'insts =' without a preceding 'warp ='");
+        if (!starts(s, sn, "warp") || after_eq(l, s, sn, &v, &vn, &vcol)) {
+            if (is_keyval(s, sn))
+                continue; /* newer tracer fields */
+            return scan_err(r, lno, col, d,
+                            "unexpected line in thread block: '%.*s' (more "
+                            "instruction lines than 'insts =' says?)",
+                            CUT(sn), s);
+        }
+        uint64_t wid;
+        if (num_u(v, vn, UINT32_MAX, &wid) != 0)
+            return scan_err(r, lno, vcol, d, "bad warp id '%.*s'", CUT(vn), v);
+        /* insts = N on the next non-blank line */
+        long ilno;
+        for (;;) {
+            ilno = r->line;
+            g = lb_getline(&r->b, r->src->fd, SCAN_BUF, path, ilno, &l, &n,
+                           &loff, d);
+            if (g < 0 || g > 1)
+                return g;
+            if (g == 0)
+                return scan_err(r, ilno, 0, d,
+                                "end of file after 'warp =', expected "
+                                "'insts = N'");
+            r->line++;
+            s = l;
+            sn = n;
+            trim(&s, &sn);
+            if (sn)
+                break;
+        }
+        col = (long)(s - l) + 1;
+        uint64_t ninst;
+        if (!starts(s, sn, "insts") || after_eq(l, s, sn, &v, &vn, &vcol))
+            return scan_err(r, ilno, col, d,
+                            "expected 'insts = N', found '%.*s'", CUT(sn), s);
+        if (num_u(v, vn, UINT64_MAX, &ninst) != 0)
+            return scan_err(r, ilno, vcol, d, "bad instruction count '%.*s'",
+                            CUT(vn), v);
+        uint64_t off0 = loff + n + 1, end = off0;
+        long line0 = r->line;
+        for (uint64_t i = 0; i < ninst;) {
+            long xl = r->line;
+            g = lb_getline(&r->b, r->src->fd, SCAN_BUF, path, xl, &l, &n,
+                           &loff, d);
+            if (g < 0 || g > 1)
+                return g;
+            const char *q = l;
+            size_t qn = n;
+            if (g == 1) {
+                r->line++;
+                trim(&q, &qn);
+                if (qn == 0)
+                    continue;
+            }
+            if (g == 0 || is_struct(q, qn)) {
+                char msg[160];
+                snprintf(msg, sizeof msg,
+                         "insts = %llu but warp %llu has only %llu "
+                         "instruction lines",
+                         (unsigned long long)ninst, (unsigned long long)wid,
+                         (unsigned long long)i);
+                return wc_diag_set(d, WC_EINPUT, path, ilno, vcol, "%s",
+                                   msg);
+            }
+            end = loff + n + 1;
+            i++;
+        }
+        if (end > r->src->size)
+            end = r->src->size;
+        if (*nw >= MAX_CTA_WARPS)
+            return scan_err(r, lno, col, d,
+                            "more than 1024 warps in one thread block");
+        if (rec) {
+            if (*nw == r->cap_scratch) {
+                unsigned nc = r->cap_scratch ? r->cap_scratch * 2 : 8;
+                wstream *ns = realloc(r->scratch, nc * sizeof *ns);
+                if (!ns)
+                    return oom(d);
+                r->scratch = ns;
+                r->cap_scratch = nc;
+            }
+            wstream *w = &r->scratch[*nw];
+            memset(w, 0, sizeof *w);
+            w->id = (unsigned)wid;
+            w->n = ninst;
+            w->off0 = off0;
+            w->end = ninst ? end : off0;
+            w->line0 = w->line = line0;
+            lb_init(&w->b, w->off0, w->end);
+        }
+        (*nw)++;
+    }
+    if (in_tb)
+        return wc_diag_set(d, WC_EINPUT, path, tb_line, 1,
+                           "thread block not closed by #END_TB (file ends)");
+    return 0;
+}
+
+int wc_kreader_next(wc_kreader *r, wc_cta **cta, wc_diag *d)
+{
+    *cta = NULL;
+    wc_cta *c = calloc(1, sizeof *c);
+    if (!c)
+        return oom(d);
+    c->t = r->t;
+    c->k = r->k;
+    if (r->k->kind == KIND_UBENCH) {
+        if (r->ub_done) {
+            free(c);
+            return 0;
+        }
+        r->ub_done = 1;
+        const wc_ubench *u = r->t->ub;
+        c->nwarps = u->nwarps;
+        c->w = calloc(u->nwarps ? u->nwarps : 1, sizeof *c->w);
+        if (!c->w) {
+            free(c);
+            return oom(d);
+        }
+        for (unsigned w = 0; w < u->nwarps; w++) {
+            c->w[w].id = u->warp_id ? u->warp_id[w] : w;
+            c->w[w].n = u->ninsts[w];
+        }
+        *cta = c;
+        return 0;
+    }
+    unsigned nw;
+    int got;
+    int rc = scan_cta(r, 1, c->idx, &nw, &got, d);
+    if (rc != 0 || !got) {
+        free(c);
+        return rc;
+    }
+    c->w = malloc((nw ? nw : 1) * sizeof *c->w);
+    if (!c->w) {
+        free(c);
+        return oom(d);
+    }
+    if (nw)
+        memcpy(c->w, r->scratch, nw * sizeof *c->w);
+    c->nwarps = nw;
+    c->src = r->src;
+    pthread_mutex_lock(&r->t->mu);
+    r->src->refs++;
+    pthread_mutex_unlock(&r->t->mu);
+    *cta = c;
+    return 0;
+}
+
+int wc_kreader_skip(wc_kreader *r, uint64_t n, wc_diag *d)
+{
+    for (uint64_t i = 0; i < n; i++) {
+        if (r->k->kind == KIND_UBENCH) {
+            r->ub_done = 1;
+            return 0;
+        }
+        unsigned idx[3], nw;
+        int got;
+        int rc = scan_cta(r, 0, idx, &nw, &got, d);
+        if (rc != 0)
+            return rc;
+        if (!got)
+            return 0;
+    }
+    return 0;
+}
+
+/* ---- CTAs and warp streams ------------------------------------------------------ */
+
+void wc_cta_free(wc_cta *c)
+{
+    if (!c)
+        return;
+    for (unsigned w = 0; w < c->nwarps; w++)
+        lb_free(&c->w[w].b);
+    free(c->w);
+    src_put(c->t, c->k, c->src);
+    free(c);
+}
+
+void wc_cta_index(const wc_cta *c, unsigned xyz[3])
+{
+    xyz[0] = c->idx[0];
+    xyz[1] = c->idx[1];
+    xyz[2] = c->idx[2];
+}
+
+unsigned wc_cta_nwarps(const wc_cta *c)
+{
+    return c->nwarps;
+}
+
+unsigned wc_cta_warp_id(const wc_cta *c, unsigned w)
+{
+    return w < c->nwarps ? c->w[w].id : 0;
+}
+
+uint64_t wc_cta_warp_len(const wc_cta *c, unsigned w)
+{
+    return w < c->nwarps ? c->w[w].n : 0;
+}
+
+/* Copy control bits, reuse and constant-operand info from the listing. */
+static void join_ctrl(const wc_trace *t, const kent *k, wc_inst *in)
+{
+    const wc_inst *si = wc_sass_find(t->sass, k->info.name, in->pc);
+    if (!si)
+        return;
+    in->ctrl = si->ctrl;
+    in->iflags = (uint8_t)(in->iflags |
+                           (si->iflags & (WC_IF_CONSTOP | WC_IF_UADDR |
+                                          WC_IF_CLOCK)));
+    in->const_addr = si->const_addr;
+    if (si->depbar_sb >= 0) {
+        in->depbar_sb = si->depbar_sb;
+        in->depbar_le = si->depbar_le;
+        in->depbar_ids = si->depbar_ids;
+    }
+}
+
+int wc_cta_next(wc_cta *c, unsigned w, wc_inst *in, wc_diag *d)
+{
+    if (w >= c->nwarps) {
+        wc_diag_set(d, WC_EUSAGE, "", 0, 0, "no warp stream %u in CTA", w);
+        return -WC_EUSAGE;
+    }
+    wstream *s = &c->w[w];
+    if (s->done >= s->n) {
+        lb_free(&s->b); /* keep memory to the live streams */
+        return 0;
+    }
+    if (c->k->kind == KIND_UBENCH) {
+        *in = c->t->ub->code[w][s->done++];
+        if (in->op == WC_OP_UNKNOWN)
+            count_unknown(c->t, in->opcode);
+        return 1;
+    }
+    const char *path = c->k->info.path;
+    for (;;) {
+        const char *l;
+        size_t n;
+        uint64_t loff;
+        long lno = s->line;
+        int g = lb_getline(&s->b, c->src->fd, WARP_BUF, path, lno, &l, &n,
+                           &loff, d);
+        if (g < 0 || g > 1)
+            return -g;
+        if (g == 0) {
+            wc_diag_set(d, WC_EINPUT, path, lno, 0,
+                        "warp %u ends after %llu of its %llu instructions "
+                        "(file changed while read?)",
+                        s->id, (unsigned long long)s->done,
+                        (unsigned long long)s->n);
+            return -WC_EINPUT;
+        }
+        s->line++;
+        size_t i = 0;
+        while (i < n && is_blank(l[i]))
+            i++;
+        if (i == n)
+            continue;
+        int rc = wc_trace_parse_line(l, n, c->k->info.tracer_version, in,
+                                     path, lno, d);
+        if (rc != 0)
+            return -rc;
+        break;
+    }
+    s->done++;
+    if (c->k->info.has_ctrl)
+        join_ctrl(c->t, c->k, in);
+    if (in->op == WC_OP_UNKNOWN)
+        count_unknown(c->t, in->opcode);
+    return 1;
+}
+
+int wc_cta_rewind(wc_cta *c, unsigned w, wc_diag *d)
+{
+    if (w >= c->nwarps)
+        return wc_diag_set(d, WC_EUSAGE, "", 0, 0, "no warp stream %u in CTA",
+                           w);
+    wstream *s = &c->w[w];
+    s->done = 0;
+    s->line = s->line0;
+    lb_init(&s->b, s->off0, s->end);
+    return 0;
+}

@@ -1,0 +1,164 @@
+/*
+ * detailed/alloc.c - the Allocate stage, the register file read ports and
+ * the register file cache (seed 000 5.1.1, 5.3, 5.3.1).
+ *
+ * Register r lives in bank r % rf_banks; each bank has rf_read_ports read
+ * ports of 1024 bits (one warp register per cycle).  A fixed-latency
+ * instruction in Allocate in cycle c must reserve, for every register it
+ * reads from the RF (operands found in the RFC need none; a register read
+ * twice by one instruction is read once; multi-register operands read each
+ * of their registers from its own bank), a free read slot of its bank within
+ * cycles c+1 .. c+rf_read_window.  It takes the earliest free slots; if any
+ * bank lacks slots it stays in Allocate, which stalls Control and Issue.
+ * Its result is written rf lat cycles after issue through the result queue:
+ * the write slot is marked so a variable-latency write-back that cycle waits.
+ *
+ * RFC (one entry per bank and operand slot 0..2, tagged with warp and
+ * register): operand slot i of an instruction hits when the entry of its
+ * bank and slot holds the same warp and register.  After the read the entry
+ * is kept / allocated when the reuse bit of slot i is set and invalidated
+ * otherwise, hit or not (Listing 4).
+ */
+#include <string.h>
+
+#include "dm_int.h"
+
+uint8_t dm_dst_banks(const dm_params *p, const wc_inst *in)
+{
+    uint8_t m = 0;
+    for (unsigned i = 0; i < in->ndst; i++) {
+        wc_reg r = in->dst[i];
+        if (!WC_REG_IS_R(r) || r == WC_RZ)
+            continue;
+        unsigned n = in->dst_nregs[i] ? in->dst_nregs[i] : 1;
+        for (unsigned k = 0; k < n; k++)
+            m = (uint8_t)(m | (1u << dm_bank(p, (unsigned)r + k)));
+    }
+    return m;
+}
+
+unsigned dm_rfc_access(const dm_params *p, dm_sub *s, unsigned warp,
+                       const wc_inst *in, uint8_t *hit,
+                       uint8_t nbank[DM_MAX_BANKS], int commit)
+{
+    unsigned op = 0, nread = 0;
+    uint16_t read[WC_MAX_SRC * 4];
+    memset(nbank, 0, DM_MAX_BANKS);
+    for (unsigned i = 0; i < in->nsrc; i++) {
+        wc_reg r = in->src[i];
+        if (!WC_REG_IS_R(r))
+            continue;
+        unsigned slot = op++;
+        int all = r != WC_RZ;
+        if (r == WC_RZ) {
+            if (hit && slot < 8)
+                hit[slot] = 0;
+            continue;
+        }
+        unsigned n = in->src_nregs[i] ? in->src_nregs[i] : 1;
+        for (unsigned k = 0; k < n; k++) {
+            unsigned reg = (unsigned)r + k;
+            if (reg >= WC_RZ)
+                break;
+            unsigned b = dm_bank(p, reg);
+            int h = 0;
+            dm_rfce *e = NULL;
+            if (p->rfc && slot < DM_RFC_SLOTS) {
+                e = &s->rfc[b][slot];
+                h = e->warp == warp && e->reg == reg;
+            }
+            if (!h) {
+                all = 0;
+                unsigned j;
+                for (j = 0; j < nread && read[j] != reg; j++)
+                    ;
+                if (j == nread && nread < WC_MAX_SRC * 4) {
+                    read[nread++] = (uint16_t)reg;
+                    nbank[b]++;
+                }
+            }
+            if (commit && e) {
+                if ((in->ctrl.reuse >> slot) & 1u) {
+                    e->warp = warp;
+                    e->reg = (uint16_t)reg;
+                } else {
+                    e->warp = DM_NO_WARP;
+                }
+            }
+        }
+        if (hit && slot < 8)
+            hit[slot] = (uint8_t)all;
+    }
+    return op;
+}
+
+/* Reserve need[b] read slots of each bank in cycles c+1..c+window; all or
+ * nothing. */
+static int reserve(const dm_params *p, dm_sub *s, const uint8_t *need,
+                   uint64_t c)
+{
+    for (unsigned b = 0; b < p->banks; b++) {
+        unsigned freeslots = 0;
+        if (!need[b])
+            continue;
+        for (unsigned k = 1; k <= p->read_window; k++)
+            freeslots += s->rd[b][(c + k) % DM_CAL] < p->read_ports;
+        if (freeslots < need[b])
+            return 0;
+    }
+    for (unsigned b = 0; b < p->banks; b++) {
+        unsigned left = need[b];
+        for (unsigned k = 1; k <= p->read_window && left; k++) {
+            uint8_t *x = &s->rd[b][(c + k) % DM_CAL];
+            if (*x < p->read_ports) {
+                (*x)++;
+                left--;
+            }
+        }
+    }
+    return 1;
+}
+
+void dm_release_slot(dm_warp *w, uint32_t idx)
+{
+    w->ring[idx % DM_RING].busy = 0;
+    while (w->head != w->iss && !w->ring[w->head % DM_RING].busy)
+        w->head++;
+}
+
+void dm_alloc_tick(dm_sm *sm, dm_sub *s, uint64_t c)
+{
+    const dm_params *p = sm->p;
+    if (s->alloc.warp == DM_NO_WARP)
+        return;
+    unsigned wi = s->alloc.warp;
+    dm_warp *w = &sm->warps[wi];
+    dm_slot *sl = &w->ring[s->alloc.slot % DM_RING];
+    const wc_inst *in = &sl->in;
+    uint8_t need[DM_MAX_BANKS], hit[8] = {0};
+    unsigned n = dm_rfc_access(p, s, wi, in, hit, need, 0);
+    if (!reserve(p, s, need, c))
+        return; /* hold: Control and Issue stall behind us */
+    dm_rfc_access(p, s, wi, in, NULL, need, 1);
+    if (sl->ev) {
+        dm_event *e = &sm->gpu->ev[sl->ev - 1];
+        e->nsrc = (uint8_t)(n > 8 ? 8 : n);
+        memcpy(e->rfc_hit, hit, e->nsrc);
+    }
+    /* result queue: the write happens lat cycles after issue (shifted by
+     * the cycles this instruction was held) */
+    uint8_t wb = dm_dst_banks(p, in);
+    if (wb) {
+        long lat = dm_inst_lat(p, in, sl->lc);
+        uint64_t when = c + (uint64_t)(lat > 2 ? lat - 2 : 1);
+        for (unsigned b = 0; b < p->banks; b++)
+            if ((wb >> b) & 1u) {
+                uint8_t *x = &s->wr[b][when % DM_CAL];
+                if (*x < 255)
+                    (*x)++;
+            }
+    }
+    dm_release_slot(w, s->alloc.slot);
+    s->alloc.warp = DM_NO_WARP;
+    sm->last_progress = c;
+}

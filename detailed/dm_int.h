@@ -1,0 +1,381 @@
+/*
+ * detailed/dm_int.h - private header of the detailed (cycle-level) layer.
+ *
+ * Shared only by detailed/*.c.  Owns the data structures of the SM model
+ * (seed 000 sections 4-6) and THE BOUNDARY between the sub-core pipeline
+ * (dm_*.c, owner H4a) and the memory subsystem (mem_*.c, owner H4b).
+ *
+ * The memory boundary is detailed/mem.h (H4b wrote it first; this layer
+ * follows it).
+ *
+ * ------------------------------------------------------------------------
+ * One SM, one sub-core shown (x4, subcores_per_sm).  Every stage has one
+ * tick; the SM ticks memory first, then each sub-core back to front
+ * (write-back first, fetch last), so a stage sees the room the later stages
+ * freed this cycle.  Queues are bounded, sizes from the config.
+ *
+ *            shared by the 4 sub-cores                       per sub-core
+ *   +--------------------+   arbiter     +---------------+
+ *   | L1 icache (SM)     |<--------------| L0 icache     |<-- stream buffer
+ *   +--------------------+   1 req/cy    | (icache.c)    |    (icache_sb_lines)
+ *                                        +-------+-------+
+ *                                                | 1 instr / cycle
+ *                                        FETCH (fetch.c) greedy on the last
+ *                                                | issued warp, else youngest
+ *                                        DECODE   with ibuffer room
+ *                                                v
+ *                          per warp: INSTRUCTION BUFFER (ibuffer_entries = 3)
+ *                                                |
+ *   L0 FL const cache <- tag check --  ISSUE (issue.c) CGGTY | GTO | LRR | RBA
+ *   (mem: const_probe)                 eligibility: stall counter, yield,
+ *                                      SB0-5 wait mask, DEPBAR.LE, unit
+ *                                      input latch, mem queue room, barrier,
+ *                                      scoreboard (dep_mode)
+ *                                                | 1 instr / cycle
+ *                                        CONTROL (control.c) SB increments
+ *                                                | (visible next cycle), clock read
+ *                     fixed latency  +-----------+-----------+ variable latency
+ *                                    v                       v
+ *            ALLOCATE (alloc.c) reserve the RF      memory: pushed at issue    
+ *            read ports of the next 3 cycles        other (MUFU, DFMA, conv):
+ *            (RFC first); hold and stall             vq -> RF read when ports
+ *            upward when it cannot                   free (fixed first)
+ *                                    |                       |
+ *            RF: 2 banks x 1 read port (1024 bit), RFC 2 banks x 3 slots
+ *                                    v                       v
+ *            EXECUTE (exec.c) fixed latency units    memory events WAR / RAW  
+ *            result queue: fixed writes never wait   var WB waits for a free
+ *                                    |               write port (fixed first)
+ *                                    +-----------+-----------+
+ *                                                v
+ *                                  WRITE-BACK: 1 write port per bank,
+ *                                  SB decrements (WAR at read, RAW at WB)
+ * ------------------------------------------------------------------------
+ *
+ * Cycle conventions (the numbers the tests assert depend on them):
+ *   - An instruction issued in cycle t sits in Control in cycle t+1 (its
+ *     clock value, CS2R SR_CLOCKLO, is t+1) and in Allocate from t+2.
+ *   - Allocate in cycle c reserves read slots in cycles c+1..c+3.
+ *   - SB increments done in Control (t+1) are seen by issue from t+2.
+ *   - A stall counter S set by an instruction issued at t lets the warp
+ *     issue again at t+S (S = 0 behaves as 1).
+ */
+#ifndef DM_INT_H
+#define DM_INT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "dm.h"
+#include "wc.h"
+
+/* ======================================================================== */
+/* Memory subsystem: detailed/mem.h (owner H4b) is the boundary.            */
+/* ======================================================================== */
+/*
+ * The core uses: dm_l2_create/free (one per GPU), dm_mem_create/free (one
+ * per SM), and per SM cycle c, in this order:
+ *     dm_mem_tick(m, c); dm_mem_poll(m, c, ...)  -> WAR / RAW events
+ *     sub-core stages back to front; at issue (cycle t) of a memory
+ *     instruction: dm_mem_can_accept(m, sc) then dm_mem_push(m, sc, in,
+ *     warp slot, tag, t); for a fixed-latency instruction with a constant
+ *     operand: dm_mem_const_probe (ready cycle; issue waits, switching warp
+ *     after const_miss_switch cycles).
+ * Event cycles are the first cycle a waiting instruction may issue.  A RAW
+ * event whose destination bank write port is taken by a fixed-latency
+ * result that cycle is delayed (seed 000 5.3: the load loses).
+ */
+#include "mem.h"
+
+/* ======================================================================== */
+/* Core model (owner H4a)                                                   */
+/* ======================================================================== */
+
+#define DM_RING 8          /* per-warp instruction slots (ibuffer + pipe)   */
+#define DM_MAX_SUBCORES 8
+#define DM_MAX_BANKS 8
+#define DM_RFC_SLOTS 3     /* operand slots cached per bank (seed 000 5.3.1) */
+#define DM_CAL 256         /* calendar rings (cycles); latencies must be less */
+#define DM_SB 6            /* dependence counters SB0..SB5                  */
+#define DM_SBL_MAX 48      /* scoreboard-mode pending entries per warp      */
+#define DM_NO_WARP 0xffffffffu
+
+enum { DM_POL_CGGTY, DM_POL_GTO, DM_POL_LRR, DM_POL_RBA };
+enum { DM_ASSIGN_RR, DM_ASSIGN_SRR, DM_ASSIGN_SHUFFLE };
+enum { DM_DEP_AUTO, DM_DEP_CTRL, DM_DEP_SCOREBOARD };
+
+/* Per-run parameters, read once from the wc_gpu (all timing from data/). */
+typedef struct dm_params {
+    unsigned nsub, ibuf, banks, read_ports, write_ports, read_window;
+    int rfc;
+    int policy, assign, dep;
+    unsigned icache_line, inst_bytes, l0i_lines, l0i_assoc, l1i_lines,
+        l1i_assoc, sb_lines, l1i_lat, l1i_miss_lat;
+    int icache_perfect;
+    unsigned const_switch;
+    unsigned quirk_above, quirk_cycles, exit_yield_stall;
+    unsigned vq_entries;
+    unsigned sb_consumers;
+    uint64_t watchdog;
+    long lat[WC_LAT_COUNT], ii[WC_LAT_COUNT];
+    long tensor_k16, tensor_int, tensor_fp64;
+    int fp64_shared;
+    long max_warps, max_ctas, regs_per_sm, reg_unit, reg_per_cta, shmem_per_sm,
+        shmem_unit, warp_unit;
+} dm_params;
+
+/* One fetched instruction in a warp's ring. */
+typedef struct dm_slot {
+    wc_inst in;
+    uint64_t ready;   /* cycle it is decoded and in the ibuffer              */
+    uint8_t busy;     /* 1 until it leaves Control (var) / Allocate (fixed)  */
+    uint8_t lc;       /* latency class                                       */
+    uint8_t varlat;   /* 1 variable latency                                  */
+    uint8_t ismem;    /* 1 handled by the memory subsystem                   */
+    uint8_t nounit;   /* NOP, DEPBAR...: no execution unit                   */
+    size_t ev;        /* timeline index + 1, 0 = none                        */
+} dm_slot;
+
+/* Scoreboard-mode pending entry (dep_mode scoreboard, seed 000 Table 7). */
+typedef struct dm_sbe {
+    uint16_t reg;     /* first register                                      */
+    uint8_t n;        /* registers                                           */
+    uint8_t write;    /* 1 pending write (RAW/WAW), 0 pending read (WAR)     */
+    uint64_t tag;     /* in-flight id, 0 for fixed-latency writes            */
+    uint64_t ready;   /* cycle the entry clears, UINT64_MAX until known      */
+} dm_sbe;
+
+typedef struct dm_warp {
+    int live;                /* slot holds a warp                            */
+    int done;                /* finished: nothing left, nothing in flight    */
+    int at_bar;              /* waiting at a CTA barrier                     */
+    int sbmode;              /* scoreboard dependence tracking               */
+    unsigned sub;            /* sub-core                                     */
+    unsigned cta;            /* SM CTA slot                                  */
+    unsigned id;             /* warp id in its CTA (ubench: .warp N)         */
+    unsigned uidx;           /* ubench warp index                            */
+    uint64_t age;            /* launch sequence: larger = younger            */
+    /* instruction source: ubench array or trace stream */
+    const wc_inst *code;
+    size_t ncode, pos;
+    wc_cta *tcta;
+    unsigned stream;
+    int src_end;             /* no more instructions to fetch                */
+    wc_inst la;              /* look-ahead: next instruction to fetch        */
+    int la_valid;
+    uint64_t pcbase;         /* kernel code base (distinct kernels, lines)   */
+    /* ibuffer ring */
+    dm_slot ring[DM_RING];
+    uint32_t head;           /* oldest busy slot                             */
+    uint32_t iss;            /* next to issue                                */
+    uint32_t tail;           /* next free                                    */
+    /* control bits state */
+    uint64_t stall_until;    /* may issue from this cycle                    */
+    uint64_t yield_at;       /* may not issue in this cycle (yield)          */
+    uint8_t sb[DM_SB];       /* dependence counters (visible)                */
+    int prev_exit;           /* previous issued instruction was EXIT         */
+    /* bookkeeping */
+    unsigned outstanding;    /* variable-latency instructions in flight      */
+    uint64_t insts;
+    uint64_t *clocks;        /* ubench clock values                          */
+    size_t nclocks, capclocks;
+    dm_sbe sbl[DM_SBL_MAX];  /* scoreboard mode                              */
+    unsigned nsbl;
+} dm_warp;
+
+/* A latch between stages: the warp and ring slot of its instruction. */
+typedef struct dm_latch {
+    unsigned warp;           /* DM_NO_WARP when empty                        */
+    uint32_t slot;           /* ring index                                   */
+    uint64_t issue;          /* issue cycle                                  */
+    uint64_t tag;            /* in-flight id (variable latency)              */
+    int seen;                /* Control actions done                         */
+} dm_latch;
+
+/* Non-memory variable-latency instruction (MUFU, DFMA, conversions...). */
+typedef struct dm_vop {
+    unsigned warp;
+    uint64_t tag;
+    uint8_t lc;
+    long lat;
+    uint8_t nbank[DM_MAX_BANKS]; /* read slots still needed per bank        */
+    uint8_t wbanks;              /* destination banks (mask)                */
+    uint64_t issue;
+} dm_vop;
+
+/* Pending variable-latency write-back (memory or vop). */
+typedef struct dm_wb {
+    uint64_t tag;
+    uint8_t banks;     /* bit mask of banks written                          */
+    uint64_t cycle;    /* earliest write cycle                               */
+} dm_wb;
+
+/* In-flight variable-latency instruction record, indexed by tag. */
+typedef struct dm_fl {
+    unsigned warp;
+    int8_t rbar, wbar;
+    uint8_t banks;     /* destination banks                                  */
+    uint8_t hasdst;    /* a RAW event will come                              */
+    uint8_t war_done, raw_done;
+    uint8_t used;
+} dm_fl;
+
+/* Register file cache entry (seed 000 5.3.1): one per bank and slot. */
+typedef struct dm_rfce {
+    unsigned warp;     /* DM_NO_WARP = invalid                               */
+    uint16_t reg;
+} dm_rfce;
+
+typedef struct dm_icache dm_icache;
+typedef struct dm_l1i dm_l1i;
+
+typedef struct dm_sub {
+    unsigned idx;
+    unsigned *warps;         /* SM warp slots on this sub-core               */
+    unsigned nwarps;
+    unsigned last_issued;    /* warp slot of the last issue, DM_NO_WARP      */
+    unsigned lrr_next;
+    unsigned const_warp;     /* warp blocking issue on a const miss          */
+    unsigned const_cycles;
+    dm_latch ctrl;           /* Control latch                                */
+    dm_latch alloc;          /* Allocate latch                               */
+    int pend_warp;           /* SB increments of Control, visible next cycle */
+    int8_t pend_sb[2];
+    dm_vop *vq;
+    unsigned vq_n, vq_cap;
+    dm_wb *wbq;
+    unsigned wbq_n, wbq_cap;
+    uint8_t rd[DM_MAX_BANKS][DM_CAL];  /* reserved read slots per cycle     */
+    uint8_t wr[DM_MAX_BANKS][DM_CAL];  /* writes per cycle                  */
+    dm_rfce rfc[DM_MAX_BANKS][DM_RFC_SLOTS];
+    uint64_t unit_free[WC_LAT_COUNT];  /* input latch free from this cycle  */
+    dm_icache *l0i;
+    uint64_t stall[DM_STALL_COUNT];
+    uint64_t issued;
+} dm_sub;
+
+typedef struct dm_cta_slot {
+    int live;
+    wc_cta *cta;             /* trace CTA (NULL for ubench)                 */
+    uint64_t num;            /* CTA number in the run                       */
+    unsigned nwarps, done, at_bar;
+    unsigned *slots;         /* SM warp slots of its warps                  */
+    long regs, shmem;
+} dm_cta_slot;
+
+typedef struct dm_gpu dm_gpu;
+
+typedef struct dm_sm {
+    unsigned id;
+    dm_gpu *gpu;
+    const dm_params *p;
+    const wc_gpu *g;
+    dm_sub sub[DM_MAX_SUBCORES];
+    dm_warp *warps;          /* max_warps_per_sm slots                       */
+    unsigned nslots;
+    dm_cta_slot *ctas;
+    unsigned nctas;
+    unsigned live_ctas, live_warps;
+    long regs_used, shmem_used;
+    uint64_t warps_assigned; /* W of the assignment hash (seed 001)          */
+    uint8_t shuf[DM_MAX_SUBCORES];
+    uint64_t fp64_free;      /* shared FP64 unit (fp64_shared)               */
+    dm_mem *mem;
+    dm_l1i *l1i;
+    dm_fl *fl;               /* in-flight var-lat records, by tag            */
+    uint32_t capfl;
+    uint32_t *flfree;
+    uint32_t nflfree;
+    dm_mem_event evbuf[64];
+    uint64_t last_progress;
+} dm_sm;
+
+struct dm_gpu {
+    const wc_gpu *g;
+    dm_params p;
+    dm_options o;
+    dm_sm *sms;
+    unsigned nsms;
+    dm_l2 *l2;
+    uint64_t seq;            /* warp launch sequence                         */
+    wc_rng rng;
+    int ubench;
+    dm_event *ev;            /* timeline                                     */
+    size_t nev, capev;
+    uint64_t insts, ctas_done, cta_launched;
+    wc_diag *d;
+    int err;                 /* first error (WC_E*), 0 none                  */
+};
+
+/* ---- params.c ---- */
+int dm_params_load(const wc_gpu *g, dm_params *p, wc_diag *d);
+long dm_inst_lat(const dm_params *p, const wc_inst *in, unsigned lc);
+long dm_inst_ii(const dm_params *p, const wc_inst *in, unsigned lc);
+
+/* ---- icache.c: L0 per sub-core + stream buffer, L1 per SM ---- */
+dm_l1i *dm_l1i_create(const dm_params *p);
+void dm_l1i_free(dm_l1i *c);
+dm_icache *dm_icache_create(const dm_params *p, dm_l1i *l1);
+void dm_icache_free(dm_icache *c);
+/* 1 when the line is present in cycle c; 0 on a miss (requests and
+ * stream-buffer prefetches are started as needed).  probe_only: no side
+ * effects. */
+int dm_icache_access(dm_icache *c, uint64_t line, uint64_t cycle,
+                     int probe_only);
+
+/* ---- sm.c ---- */
+int dm_sm_init(dm_gpu *gpu, dm_sm *sm, unsigned id);
+void dm_sm_fini(dm_sm *sm);
+void dm_sm_tick(dm_sm *sm, uint64_t c);
+int dm_sm_busy(const dm_sm *sm);
+void dm_sm_dump(const dm_sm *sm, char *buf, size_t n);
+/* Can the SM take a CTA of nwarps warps, nregs registers per thread and
+ * shmem bytes now? */
+int dm_sm_fits(const dm_sm *sm, unsigned nwarps, long nregs, long shmem);
+/* Launch a CTA: either the warps of a trace CTA or of a microbenchmark. */
+int dm_sm_launch(dm_sm *sm, wc_cta *cta, const wc_ubench *u, uint64_t num,
+                 long nregs, long shmem, uint64_t pcbase, int has_ctrl,
+                 wc_diag *d);
+uint64_t dm_fl_alloc(dm_sm *sm);
+void dm_fl_release(dm_sm *sm, uint64_t tag);
+void dm_warp_check_done(dm_sm *sm, unsigned wi);
+void dm_fail(dm_gpu *gpu, int code, const char *what);
+
+/* ---- stage ticks (one file each), back to front ---- */
+void dm_mem_events(dm_sm *sm, uint64_t c);                  /* exec.c    */
+void dm_writeback_tick(dm_sm *sm, dm_sub *s, uint64_t c);   /* exec.c    */
+void dm_vq_tick(dm_sm *sm, dm_sub *s, uint64_t c);          /* exec.c    */
+void dm_alloc_tick(dm_sm *sm, dm_sub *s, uint64_t c);       /* alloc.c   */
+void dm_control_tick(dm_sm *sm, dm_sub *s, uint64_t c);     /* control.c */
+void dm_issue_tick(dm_sm *sm, dm_sub *s, uint64_t c);       /* issue.c   */
+void dm_fetch_tick(dm_sm *sm, dm_sub *s, uint64_t c);       /* fetch.c   */
+/* Read the next instruction of w's stream into its look-ahead (fetch.c). */
+int dm_warp_next(dm_sm *sm, dm_warp *w);
+
+/* ---- register file (alloc.c) ---- */
+static inline unsigned dm_bank(const dm_params *p, unsigned reg)
+{
+    return reg % p->banks;
+}
+/* Banks written by the destination registers of in (mask). */
+uint8_t dm_dst_banks(const dm_params *p, const wc_inst *in);
+/* RFC lookup for the regular sources of in read by warp: per-operand hit
+ * flags (hit may be NULL) and per-bank register reads still needed.  When
+ * commit is set the RFC is updated (allocation by reuse bits, invalidation
+ * of the slots read).  Returns the number of regular source operands. */
+unsigned dm_rfc_access(const dm_params *p, dm_sub *s, unsigned warp,
+                       const wc_inst *in, uint8_t *hit,
+                       uint8_t nbank[DM_MAX_BANKS], int commit);
+
+/* ---- scoreboard mode (scoreboard.c) ---- */
+int dm_sb_ready(const dm_params *p, dm_warp *w, const wc_inst *in,
+                uint64_t c);
+void dm_sb_issue(dm_warp *w, const wc_inst *in, int varlat, uint64_t tag,
+                 uint64_t fixed_ready);
+void dm_sb_release(dm_warp *w, uint64_t tag, int write, uint64_t c);
+
+/* ---- timeline (run.c) ---- */
+size_t dm_event_add(dm_gpu *gpu, uint64_t cycle, const dm_sm *sm,
+                    unsigned sub, const dm_warp *w, const wc_inst *in);
+
+#endif /* DM_INT_H */

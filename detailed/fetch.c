@@ -1,0 +1,111 @@
+/*
+ * detailed/fetch.c - Fetch and Decode of one sub-core (seed 000 5.2).
+ *
+ * One instruction per cycle per sub-core.  The fetch scheduler follows the
+ * warp that issued last (greedy, like the issue scheduler) unless that
+ * warp's instruction buffer plus its fetches in flight already hold
+ * ibuffer_entries instructions; then it takes the youngest warp with room.
+ * A fetch that misses in the L0 icache waits for the fill; meanwhile the
+ * slot goes to the youngest warp whose next line is present.  A fetched
+ * instruction is decoded the next cycle and can issue the cycle after that
+ * (two stages from fetch to issue).
+ */
+#include "dm_int.h"
+
+/* Read the next instruction of w's stream into its look-ahead. */
+int dm_warp_next(dm_sm *sm, dm_warp *w)
+{
+    w->la_valid = 0;
+    if (w->src_end)
+        return 0;
+    if (w->code) {
+        if (w->pos < w->ncode) {
+            w->la = w->code[w->pos++];
+            w->la_valid = 1;
+        } else {
+            w->src_end = 1;
+        }
+        return 0;
+    }
+    int rc = wc_cta_next(w->tcta, w->stream, &w->la, sm->gpu->d);
+    if (rc > 0) {
+        w->la_valid = 1;
+        return 0;
+    }
+    w->src_end = 1;
+    if (rc < 0) {
+        sm->gpu->err = sm->gpu->d->code ? sm->gpu->d->code : WC_EINPUT;
+        return -1;
+    }
+    return 0;
+}
+
+static int wants(const dm_params *p, const dm_warp *w)
+{
+    return w->live && !w->done && w->la_valid &&
+           w->tail - w->iss < p->ibuf && w->tail - w->head < DM_RING;
+}
+
+static uint64_t line_of(const dm_params *p, const dm_warp *w)
+{
+    return (w->pcbase + w->la.pc) / p->icache_line;
+}
+
+static void classify(dm_slot *sl)
+{
+    const wc_opinfo *oi = wc_inst_info(&sl->in);
+    int lc = wc_inst_latclass(&sl->in);
+    sl->lc = (uint8_t)(lc >= 0 && lc < WC_LAT_COUNT ? lc : WC_LAT_misc);
+    sl->ismem = sl->lc == WC_LAT_mem;
+    sl->varlat = sl->ismem || (oi->flags & WC_OPF_VARLAT) != 0;
+    sl->nounit = (oi->flags & (WC_OPF_NOP | WC_OPF_DEPBAR)) != 0;
+}
+
+static void do_fetch(dm_sm *sm, dm_warp *w, uint64_t c)
+{
+    dm_slot *sl = &w->ring[w->tail % DM_RING];
+    sl->in = w->la;
+    sl->ready = c + 2; /* decode in c+1, in the ibuffer from c+2 */
+    sl->busy = 1;
+    sl->ev = 0;
+    classify(sl);
+    w->tail++;
+    dm_warp_next(sm, w);
+}
+
+void dm_fetch_tick(dm_sm *sm, dm_sub *s, uint64_t c)
+{
+    const dm_params *p = sm->p;
+    unsigned greedy = DM_NO_WARP;
+    if (s->last_issued != DM_NO_WARP && wants(p, &sm->warps[s->last_issued])) {
+        greedy = s->last_issued;
+        dm_warp *w = &sm->warps[greedy];
+        if (dm_icache_access(s->l0i, line_of(p, w), c, 0)) {
+            do_fetch(sm, w, c);
+            return;
+        }
+    }
+    /* youngest warp with room whose line is present; else start the miss
+     * of the youngest one */
+    dm_warp *best = NULL, *young = NULL;
+    for (unsigned i = 0; i < s->nwarps; i++) {
+        unsigned wi = s->warps[i];
+        if (wi == greedy)
+            continue;
+        dm_warp *w = &sm->warps[wi];
+        if (!wants(p, w))
+            continue;
+        if (!young || w->age > young->age)
+            young = w;
+        if ((!best || w->age > best->age) &&
+            dm_icache_access(s->l0i, line_of(p, w), c, 1))
+            best = w;
+    }
+    if (best) {
+        dm_icache_access(s->l0i, line_of(p, best), c, 0);
+        do_fetch(sm, best, c);
+    } else if (young && greedy == DM_NO_WARP) {
+        if (dm_icache_access(s->l0i, line_of(p, young), c, 0))
+            do_fetch(sm, young, c);
+    }
+}

@@ -1,0 +1,311 @@
+/*
+ * detailed/issue.c - the Issue stage of one sub-core (seed 000 4, 5.1;
+ * seed 001 IV-A).
+ *
+ * A warp is eligible when its oldest instruction is in the instruction
+ * buffer and: its stall counter has expired, it did not set yield in the
+ * previous cycle, the dependence counters of its wait mask are zero (and a
+ * DEPBAR.LE's condition holds), the input latch of its execution unit will
+ * be free (1 cycle for full-warp units, 2 for half-warp: ii_<class>), the
+ * sub-core memory queue has room for a memory instruction, and it is not
+ * waiting at a barrier.  The Control latch must be free (Allocate holding an
+ * instruction stalls issue).  In scoreboard mode the scoreboards replace the
+ * stall and dependence counters.
+ *
+ * Policies: CGGTY (greedy on the last issued warp, else the youngest
+ * eligible), GTO (greedy, else oldest), LRR (round robin from the last
+ * issued), RBA (fewest pending register-bank reads, ties to the oldest).
+ * A fixed-latency instruction with a constant operand looks up the L0 FL
+ * constant cache here: a miss blocks all issue for const_miss_switch
+ * cycles, then the scheduler switches to the youngest other eligible warp.
+ */
+#include <string.h>
+
+#include "dm_int.h"
+
+#define MAXW 256
+
+static int eligible(const dm_sm *sm, const dm_sub *s, const dm_warp *w,
+                    uint64_t c, int *why)
+{
+    const dm_params *p = sm->p;
+    if (!w->live || w->done) {
+        *why = DM_STALL_EXITED;
+        return 0;
+    }
+    if (w->at_bar) {
+        *why = DM_STALL_BARRIER;
+        return 0;
+    }
+    if (w->iss == w->tail || w->ring[w->iss % DM_RING].ready > c) {
+        *why = (w->src_end && !w->la_valid && w->iss == w->tail)
+                   ? DM_STALL_EXITED
+                   : DM_STALL_IBUFFER;
+        return 0;
+    }
+    const dm_slot *sl = &w->ring[w->iss % DM_RING];
+    const wc_inst *in = &sl->in;
+    if (c < w->stall_until) {
+        *why = DM_STALL_STALL_COUNTER;
+        return 0;
+    }
+    if (w->yield_at == c) {
+        *why = DM_STALL_YIELD;
+        return 0;
+    }
+    if (!w->sbmode) {
+        unsigned m = in->ctrl.valid ? in->ctrl.wait : 0;
+        for (unsigned i = 0; m; i++, m >>= 1)
+            if ((m & 1u) && w->sb[i]) {
+                *why = DM_STALL_DEP_COUNTER;
+                return 0;
+            }
+        if (in->depbar_sb >= 0 && in->depbar_sb < DM_SB) {
+            if (w->sb[in->depbar_sb] > in->depbar_le) {
+                *why = DM_STALL_DEP_COUNTER;
+                return 0;
+            }
+            for (unsigned i = 0; i < DM_SB; i++)
+                if (((in->depbar_ids >> i) & 1u) && w->sb[i]) {
+                    *why = DM_STALL_DEP_COUNTER;
+                    return 0;
+                }
+        }
+    } else if (!dm_sb_ready(p, (dm_warp *)w, in, c)) {
+        *why = DM_STALL_SCOREBOARD;
+        return 0;
+    }
+    if (sl->ismem) {
+        if (!dm_mem_can_accept(sm->mem, s->idx)) {
+            *why = DM_STALL_MEM_QUEUE;
+            return 0;
+        }
+    } else if (!sl->nounit) {
+        uint64_t f = (sl->lc == WC_LAT_fp64 && p->fp64_shared)
+                         ? sm->fp64_free
+                         : s->unit_free[sl->lc];
+        if (c < f) {
+            *why = DM_STALL_UNIT;
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* RBA score (seed 001 eq. 1 adapted): pending reads of the banks of the
+ * regular source registers in the next read window. */
+static unsigned rba_score(const dm_sm *sm, const dm_sub *s, const dm_warp *w,
+                          uint64_t c)
+{
+    const dm_params *p = sm->p;
+    const wc_inst *in = &w->ring[w->iss % DM_RING].in;
+    unsigned q[DM_MAX_BANKS], sc = 0;
+    for (unsigned b = 0; b < p->banks; b++) {
+        q[b] = 0;
+        for (unsigned k = 1; k <= p->read_window; k++)
+            q[b] += s->rd[b][(c + k) % DM_CAL];
+    }
+    for (unsigned i = 0; i < in->nsrc; i++)
+        if (WC_REG_IS_R(in->src[i]) && in->src[i] != WC_RZ)
+            sc += q[dm_bank(p, in->src[i])];
+    return sc;
+}
+
+static int const_wait(dm_sm *sm, dm_sub *s, unsigned wi, uint64_t c)
+{
+    const dm_slot *sl = &sm->warps[wi].ring[sm->warps[wi].iss % DM_RING];
+    if (sl->varlat || !(sl->in.iflags & WC_IF_CONSTOP))
+        return 0;
+    return dm_mem_const_probe(sm->mem, s->idx, sl->in.const_addr, c) > c;
+}
+
+static void do_issue(dm_sm *sm, dm_sub *s, unsigned wi, uint64_t c)
+{
+    const dm_params *p = sm->p;
+    dm_warp *w = &sm->warps[wi];
+    uint32_t idx = w->iss;
+    dm_slot *sl = &w->ring[idx % DM_RING];
+    const wc_inst *in = &sl->in;
+    const wc_opinfo *oi = wc_inst_info(in);
+    uint64_t tag = 0;
+    unsigned st = 1, y = 0;
+
+    if (!w->sbmode && in->ctrl.valid) {
+        st = in->ctrl.stall;
+        y = in->ctrl.yield;
+        if (st > p->quirk_above && !y)
+            st = p->quirk_cycles;
+        if (st == 0)
+            st = (y && (strncmp(in->opcode, "ERRBAR", 6) == 0 || w->prev_exit))
+                     ? p->exit_yield_stall
+                     : 1;
+    }
+    w->stall_until = c + st;
+    if (y)
+        w->yield_at = c + 1;
+    if (!sl->ismem && !sl->nounit) {
+        uint64_t f = c + (uint64_t)dm_inst_ii(p, in, sl->lc);
+        if (sl->lc == WC_LAT_fp64 && p->fp64_shared)
+            sm->fp64_free = f;
+        else
+            s->unit_free[sl->lc] = f;
+    }
+    if (p->timeline_on)
+        sl->ev = dm_event_add(sm->gpu, c, sm, s->idx, w, in);
+    if (sl->varlat) {
+        tag = dm_fl_alloc(sm);
+        if (tag) {
+            dm_fl *f = &sm->fl[tag];
+            int ctl = in->ctrl.valid && !w->sbmode;
+            f->warp = wi;
+            f->rbar = ctl ? in->ctrl.rbar : -1;
+            f->wbar = ctl ? in->ctrl.wbar : -1;
+            f->banks = dm_dst_banks(p, in);
+            f->hasdst = 0;
+            for (unsigned i = 0; i < in->ndst; i++)
+                if (!WC_REG_IS_ZERO(in->dst[i]))
+                    f->hasdst = 1;
+            w->outstanding++;
+        }
+        if (sl->ismem && tag) {
+            uint8_t hit[WC_MAX_SRC], nb[DM_MAX_BANKS];
+            unsigned n = dm_rfc_access(p, s, wi, in, hit, nb, 1);
+            if (sl->ev) {
+                dm_event *e = &sm->gpu->ev[sl->ev - 1];
+                e->nsrc = (uint8_t)(n > 8 ? 8 : n);
+                memcpy(e->rfc_hit, hit, e->nsrc);
+            }
+            if (dm_mem_push(sm->mem, s->idx, in, wi, tag, c) != 0)
+                dm_fail(sm->gpu, WC_EINTERNAL, "memory unit refused a push");
+        }
+    }
+    if (w->sbmode)
+        dm_sb_issue(w, in, sl->varlat, tag,
+                    c + (uint64_t)dm_inst_lat(p, in, sl->lc));
+    if ((oi->flags & WC_OPF_BAR) && !strstr(in->opcode, ".ARV")) {
+        dm_cta_slot *ct = &sm->ctas[w->cta];
+        w->at_bar = 1;
+        ct->at_bar++;
+        dm_bar_check(sm, w->cta);
+    }
+    w->prev_exit = (oi->flags & WC_OPF_EXIT) != 0;
+    s->ctrl.warp = wi;
+    s->ctrl.slot = idx;
+    s->ctrl.issue = c;
+    s->ctrl.tag = tag;
+    s->ctrl.seen = 0;
+    w->iss++;
+    w->insts++;
+    s->issued++;
+    sm->gpu->insts++;
+    s->last_issued = wi;
+    sm->last_progress = c;
+}
+
+void dm_issue_tick(dm_sm *sm, dm_sub *s, uint64_t c)
+{
+    const dm_params *p = sm->p;
+    unsigned n = s->nwarps;
+    if (n == 0) {
+        s->stall[DM_STALL_IDLE]++;
+        return;
+    }
+    if (s->ctrl.warp != DM_NO_WARP) {
+        s->stall[DM_STALL_PIPELINE]++;
+        return;
+    }
+    uint8_t ok[MAXW];
+    int why[MAXW];
+    unsigned young = DM_NO_WARP, old = DM_NO_WARP, any = 0;
+    unsigned greedy = DM_NO_WARP, yl = DM_NO_WARP;
+    for (unsigned i = 0; i < n && i < MAXW; i++) {
+        unsigned wi = s->warps[i];
+        const dm_warp *w = &sm->warps[wi];
+        why[i] = DM_STALL_IDLE;
+        ok[i] = (uint8_t)eligible(sm, s, w, c, &why[i]);
+        if (w->live && !w->done &&
+            (yl == DM_NO_WARP || w->age > sm->warps[s->warps[yl]].age))
+            yl = i;
+        if (!ok[i])
+            continue;
+        any = 1;
+        if (wi == s->last_issued)
+            greedy = i;
+        if (young == DM_NO_WARP || w->age > sm->warps[s->warps[young]].age)
+            young = i;
+        if (old == DM_NO_WARP || w->age < sm->warps[s->warps[old]].age)
+            old = i;
+    }
+    if (!any) {
+        unsigned r = DM_NO_WARP;
+        for (unsigned i = 0; i < n && i < MAXW; i++)
+            if (s->warps[i] == s->last_issued && !sm->warps[s->warps[i]].done)
+                r = i;
+        if (r == DM_NO_WARP)
+            r = yl;
+        s->stall[r == DM_NO_WARP ? DM_STALL_EXITED : why[r]]++;
+        return;
+    }
+    unsigned pick = DM_NO_WARP;
+    switch (p->policy) {
+    case DM_POL_GTO:
+        pick = greedy != DM_NO_WARP ? greedy : old;
+        break;
+    case DM_POL_LRR:
+        for (unsigned k = 0; k < n && pick == DM_NO_WARP; k++) {
+            unsigned i = (s->lrr_next + k) % n;
+            if (i < MAXW && ok[i])
+                pick = i;
+        }
+        break;
+    case DM_POL_RBA: {
+        unsigned best = ~0u;
+        for (unsigned i = 0; i < n && i < MAXW; i++) {
+            if (!ok[i])
+                continue;
+            unsigned sc = rba_score(sm, s, &sm->warps[s->warps[i]], c);
+            if (pick == DM_NO_WARP || sc < best ||
+                (sc == best && sm->warps[s->warps[i]].age <
+                                   sm->warps[s->warps[pick]].age)) {
+                best = sc;
+                pick = i;
+            }
+        }
+        break;
+    }
+    default:
+        pick = greedy != DM_NO_WARP ? greedy : young;
+        break;
+    }
+    unsigned wi = s->warps[pick];
+    if (const_wait(sm, s, wi, c)) {
+        if (s->const_warp != wi) {
+            s->const_warp = wi;
+            s->const_cycles = 0;
+        }
+        if (++s->const_cycles <= p->const_switch) {
+            s->stall[DM_STALL_CONST_MISS]++;
+            return;
+        }
+        /* switch to the youngest other eligible warp without a miss */
+        unsigned alt = DM_NO_WARP;
+        for (unsigned i = 0; i < n && i < MAXW; i++) {
+            unsigned wj = s->warps[i];
+            if (!ok[i] || wj == wi || const_wait(sm, s, wj, c))
+                continue;
+            if (alt == DM_NO_WARP ||
+                sm->warps[wj].age > sm->warps[s->warps[alt]].age)
+                alt = i;
+        }
+        if (alt == DM_NO_WARP) {
+            s->stall[DM_STALL_CONST_MISS]++;
+            return;
+        }
+        pick = alt;
+        wi = s->warps[pick];
+    } else if (s->const_warp == wi) {
+        s->const_warp = DM_NO_WARP;
+    }
+    s->lrr_next = (pick + 1) % n;
+    do_issue(sm, s, wi, c);
+}

@@ -1,0 +1,59 @@
+/*
+ * detailed/mem_coalesce.c - coalescing of a warp memory access into cache
+ * lines and sectors (seed 000 section 6: the Pending Request Table that
+ * tracks intra-warp coalescing; seed 003: the sub-core coalescer handles
+ * one distinct line per cycle).  Pure functions, no state.
+ */
+#include "mem.h"
+
+/* Add sector s of line la to out[0..*n): merge with an existing line. */
+static void add_sector(dm_line *out, unsigned *n, uint64_t la, unsigned s)
+{
+    for (unsigned i = *n; i-- > 0;) {
+        if (out[i].addr == la) {
+            out[i].sectors |= 1u << s;
+            return;
+        }
+    }
+    if (*n >= DM_MAX_LINES)
+        return;
+    out[*n].addr = la;
+    out[*n].sectors = 1u << s;
+    (*n)++;
+}
+
+unsigned dm_coalesce(const wc_inst *in, unsigned line_bytes,
+                     unsigned sector_bytes, dm_line *out)
+{
+    unsigned n = 0;
+    if (line_bytes == 0 || sector_bytes == 0 || line_bytes < sector_bytes ||
+        line_bytes / sector_bytes > 32)
+        return 0;
+    uint64_t w = in->width ? in->width : 4;
+    int has_addr = (in->iflags & WC_IF_HAS_ADDR) != 0;
+    unsigned rank = 0;
+    for (unsigned l = 0; l < WC_WARP_SIZE; l++) {
+        if (!(in->mask & (1u << l)))
+            continue;
+        uint64_t a = has_addr ? in->addr[l] : (uint64_t)rank * w;
+        rank++;
+        uint64_t last = a + w - 1 < a ? UINT64_MAX : a + w - 1;
+        uint64_t first_sec = a / sector_bytes, last_sec = last / sector_bytes;
+        for (uint64_t s = first_sec;; s++) {
+            uint64_t byte = s * sector_bytes;
+            uint64_t la = byte - byte % line_bytes;
+            add_sector(out, &n, la, (unsigned)((byte - la) / sector_bytes));
+            if (s == last_sec)
+                break;
+        }
+    }
+    return n;
+}
+
+unsigned dm_lines_sectors(const dm_line *lines, unsigned n)
+{
+    unsigned s = 0;
+    for (unsigned i = 0; i < n; i++)
+        s += (unsigned)__builtin_popcount(lines[i].sectors);
+    return s;
+}

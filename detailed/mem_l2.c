@@ -1,0 +1,124 @@
+/*
+ * detailed/mem_l2.c - the GPU-wide L2 cache and DRAM, shared by every SM's
+ * memory unit.  Contents: a sectored set-associative cache (mem_cache.c)
+ * with the L2 write policy.  Timing is approximate, not cycle exact: each
+ * level is one bandwidth server (l2_bw, dram_bw bytes per cycle for the
+ * whole GPU) that serves requests in call order; a request waits until the
+ * server is free, and its latency is the level's fixed latency plus that
+ * wait.  Throughput under load is therefore exact, latency under load a
+ * queueing estimate.  No slices, no DRAM banks / row buffers, no NoC.
+ *
+ * Latencies are expressed as extra cycles over an L1 hit (l1_latency) so the
+ * memory unit can add them to a Table 2 row.
+ */
+#include <stdlib.h>
+
+#include "mem.h"
+
+struct dm_l2 {
+    dm_cache *cache;
+    double sector_bytes, l2_bw, dram_bw;
+    long l2_extra, dram_extra; /* over an L1 hit */
+    int write_back;
+    double l2_free, dram_free; /* cycle each server is free again */
+    dm_l2_stats st;
+};
+
+dm_l2 *dm_l2_create(const wc_gpu *g)
+{
+    dm_l2 *l2 = calloc(1, sizeof *l2);
+    if (!l2)
+        return NULL;
+    dm_cache_geom geom = {g->l2_size, g->l2_assoc, g->l2_line_bytes,
+                          g->sector_bytes, (int)g->l2_write_back,
+                          (int)g->l2_write_alloc};
+    l2->cache = dm_cache_create(&geom);
+    if (!l2->cache) {
+        free(l2);
+        return NULL;
+    }
+    l2->sector_bytes = (double)g->sector_bytes;
+    l2->l2_bw = g->l2_bw;
+    l2->dram_bw = g->dram_bw;
+    l2->l2_extra = g->l2_latency > g->l1_latency ? g->l2_latency - g->l1_latency : 0;
+    l2->dram_extra =
+        g->dram_latency > g->l1_latency ? g->dram_latency - g->l1_latency : 0;
+    l2->write_back = (int)g->l2_write_back;
+    return l2;
+}
+
+void dm_l2_free(dm_l2 *l2)
+{
+    if (!l2)
+        return;
+    dm_cache_free(l2->cache);
+    free(l2);
+}
+
+/* Occupy a server for n sectors from cycle t on; returns the wait. */
+static double serve(double *free_at, double t, unsigned n, double sbytes,
+                    double bw)
+{
+    double start = *free_at > t ? *free_at : t;
+    *free_at = start + (double)n * sbytes / bw;
+    return start - t;
+}
+
+static uint64_t ceil_cycles(double x)
+{
+    if (x <= 0)
+        return 0;
+    uint64_t c = (uint64_t)x;
+    return (double)c < x ? c + 1 : c;
+}
+
+uint64_t dm_l2_access(dm_l2 *l2, uint64_t line_addr, uint32_t sectors,
+                      int is_write, uint64_t now)
+{
+    unsigned n = (unsigned)__builtin_popcount(sectors);
+    if (n == 0)
+        return 0;
+    double t = (double)now;
+    double wait = serve(&l2->l2_free, t, n, l2->sector_bytes, l2->l2_bw);
+    dm_cache_res r;
+    dm_cache_access(l2->cache, line_addr, sectors, is_write, &r);
+    unsigned nmiss = (unsigned)__builtin_popcount(r.miss);
+    l2->st.sector_hits += n - nmiss;
+    l2->st.sector_misses += nmiss;
+    if (r.evicted && r.evict_dirty) {
+        unsigned nd = (unsigned)__builtin_popcount(r.evict_dirty);
+        serve(&l2->dram_free, t + wait, nd, l2->sector_bytes, l2->dram_bw);
+        l2->st.dram_write_sectors += nd;
+    }
+    uint64_t extra;
+    if (is_write) {
+        l2->st.writes++;
+        if (!l2->write_back) {
+            serve(&l2->dram_free, t + wait, n, l2->sector_bytes, l2->dram_bw);
+            l2->st.dram_write_sectors += n;
+        }
+        extra = ceil_cycles(wait);
+    } else {
+        l2->st.reads++;
+        extra = (uint64_t)l2->l2_extra + ceil_cycles(wait);
+        if (r.ready > now + extra) /* merged with a fill in flight */
+            extra = r.ready - now;
+        if (nmiss) {
+            double dw = serve(&l2->dram_free, t + wait, nmiss,
+                              l2->sector_bytes, l2->dram_bw);
+            uint64_t dx = (uint64_t)l2->dram_extra + ceil_cycles(wait + dw);
+            l2->st.dram_read_sectors += nmiss;
+            dm_cache_set_ready(l2->cache, line_addr, r.miss, now + dx);
+            if (dx > extra)
+                extra = dx;
+        }
+    }
+    l2->st.l2_busy_until = l2->l2_free;
+    l2->st.dram_busy_until = l2->dram_free;
+    return extra;
+}
+
+void dm_l2_stats_get(const dm_l2 *l2, dm_l2_stats *st)
+{
+    *st = l2->st;
+}

@@ -1,0 +1,523 @@
+/*
+ * detailed/mem_unit.c - the memory unit of one SM: the per-sub-core memory
+ * units (latch + queue, address calculation, coalescing) and the SM-shared
+ * memory structures behind a round-robin arbiter (L1 data cache, shared
+ * memory banks, L0 VL constant cache), producing the WAR / RAW events the
+ * sub-core pipeline consumes.  Seed 000 section 5.4 (Tables 1 and 2),
+ * section 6 (a unit per sub-core and one shared by the sub-cores, PRT);
+ * seed 003 (address calculation and coalescing in separate steps).
+ *
+ * Life of a request (see the diagram in mem.h):
+ *
+ *   push(issue c) --> QUEUED --start S--> STARTED --grant L--> GRANTED --+
+ *   holds a slot      S >= c + dispatch    ready to leave at             |
+ *                     S >= address unit    S + sub_latency - dispatch    |
+ *                     free (ii per regtype, (+ extra coalescer cycles)   |
+ *                     lines x coalesce)    slot freed at L               |
+ *                     WAR event if war <= sub_latency        WAR/RAW events
+ *                                                            in the heap,
+ *                                          polled in cycle order <------+
+ *
+ * Only the head of a sub-core's queue can be granted (in order), only the
+ * oldest not-started request can start.  The arbiter grants one request per
+ * mem_shared_ii cycles (longer for requests with several lines or
+ * wavefronts), round robin over sub-cores whose head is ready, and stops
+ * while the PRT (requests granted, RAW not yet polled) is full.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mem.h"
+
+enum { PATH_NONE, PATH_GLOBAL, PATH_SHARED, PATH_CONST };
+
+typedef struct mreq {
+    wc_inst in;          /* copy: addresses, mask, width                   */
+    dm_mem_class cl;
+    uint64_t tag;
+    uint64_t issue;      /* issue cycle                                    */
+    uint64_t start;      /* S: registers read, address calculation begins  */
+    uint64_t leave;      /* earliest grant (address computed)              */
+    uint64_t war_at;     /* WAR event cycle once emitted                   */
+    uint32_t warp;
+    uint8_t path;        /* PATH_*                                         */
+    uint8_t war_done;
+    unsigned sub_lines;  /* lines the sub-core coalescer walks (global)    */
+} mreq;
+
+typedef struct msub {
+    mreq *ring;
+    unsigned head, n, nstarted;
+    uint64_t agu_free;   /* address unit free from this cycle              */
+} msub;
+
+typedef struct hev {
+    dm_mem_event e;
+    uint64_t seq;
+} hev;
+
+struct dm_mem {
+    /* configuration */
+    const wc_gpu *g;     /* Table 2 rows are read from it at push          */
+    unsigned nsub, cap, prt_cap;
+    uint64_t dispatch, sub_after;  /* sub_after = sub_latency - dispatch */
+    long sub_latency;
+    uint64_t ii_regular, ii_uniform, coalesce_cycles, shared_ii;
+    uint64_t l1_line_cycles, wf_cycles;
+    unsigned l1_line, sector, l2_line, banks, bank_bytes, cc_line;
+    int l1_write_back, l1_write_alloc;
+    /* state */
+    msub *sub;
+    uint64_t shared_free;
+    unsigned rr;
+    unsigned prt_used;
+    size_t pending;
+    uint64_t last_done;
+    dm_cache *l1;
+    dm_l2 *l2;
+    int own_l2;
+    dm_cc *cc;
+    hev *heap;
+    size_t nheap, capheap;
+    uint64_t seq;
+    dm_line scratch[DM_MAX_LINES];
+    dm_mem_stats st;
+};
+
+/* ---- event heap (min on cycle, then push order) ---------------------- */
+
+static int hev_less(const hev *a, const hev *b)
+{
+    return a->e.cycle < b->e.cycle ||
+           (a->e.cycle == b->e.cycle && a->seq < b->seq);
+}
+
+static void emit(dm_mem *m, const mreq *q, unsigned sc, uint8_t kind,
+                 uint64_t cycle)
+{
+    if (m->nheap >= m->capheap)
+        return; /* cannot happen: capacity covers every request twice */
+    hev h = {{cycle, q->tag, q->warp, (uint8_t)sc, kind}, m->seq++};
+    size_t i = m->nheap++;
+    while (i > 0) {
+        size_t p = (i - 1) / 2;
+        if (!hev_less(&h, &m->heap[p]))
+            break;
+        m->heap[i] = m->heap[p];
+        i = p;
+    }
+    m->heap[i] = h;
+}
+
+static hev heap_pop(dm_mem *m)
+{
+    hev top = m->heap[0], last = m->heap[--m->nheap];
+    size_t i = 0, n = m->nheap;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= n)
+            break;
+        if (c + 1 < n && hev_less(&m->heap[c + 1], &m->heap[c]))
+            c++;
+        if (!hev_less(&m->heap[c], &last))
+            break;
+        m->heap[i] = m->heap[c];
+        i = c;
+    }
+    if (n > 0)
+        m->heap[i] = last;
+    return top;
+}
+
+/* ---- create / free ------------------------------------------------------ */
+
+static uint64_t nonneg(long v)
+{
+    return v > 0 ? (uint64_t)v : 0;
+}
+
+dm_mem *dm_mem_create(const wc_gpu *g, dm_l2 *l2)
+{
+    dm_mem *m = calloc(1, sizeof *m);
+    if (!m)
+        return NULL;
+    m->g = g;
+    m->nsub = g->subcores_per_sm > 0 ? (unsigned)g->subcores_per_sm : 1;
+    m->cap = (unsigned)(g->mem_queue_entries + g->mem_latch_entries);
+    m->prt_cap = (unsigned)g->mem_prt_entries;
+    m->dispatch = nonneg(g->mem_dispatch_cycles);
+    m->sub_latency = g->mem_sub_latency;
+    m->sub_after = g->mem_sub_latency > g->mem_dispatch_cycles
+                       ? (uint64_t)(g->mem_sub_latency - g->mem_dispatch_cycles)
+                       : 0;
+    m->ii_regular = nonneg(g->mem_sub_ii_regular);
+    m->ii_uniform = nonneg(g->mem_sub_ii_uniform);
+    m->coalesce_cycles = nonneg(g->mem_coalesce_cycles);
+    m->shared_ii = nonneg(g->mem_shared_ii);
+    m->l1_line_cycles = nonneg(g->l1_line_cycles);
+    m->wf_cycles = nonneg(g->shmem_wavefront_cycles);
+    m->l1_line = (unsigned)g->l1_line_bytes;
+    m->sector = (unsigned)g->sector_bytes;
+    m->l2_line = (unsigned)g->l2_line_bytes;
+    m->banks = (unsigned)g->shmem_banks;
+    m->bank_bytes = (unsigned)g->shmem_bank_bytes;
+    m->cc_line = (unsigned)g->cc_line_bytes;
+    m->l1_write_back = (int)g->l1_write_back;
+    m->l1_write_alloc = (int)g->l1_write_alloc;
+    if (m->cap == 0 || m->prt_cap == 0)
+        goto fail;
+
+    m->sub = calloc(m->nsub, sizeof *m->sub);
+    if (!m->sub)
+        goto fail;
+    for (unsigned s = 0; s < m->nsub; s++)
+        if (!(m->sub[s].ring = calloc(m->cap, sizeof(mreq))))
+            goto fail;
+    m->capheap = 2 * ((size_t)m->nsub * m->cap + m->prt_cap) + 8;
+    m->heap = calloc(m->capheap, sizeof *m->heap);
+    if (!m->heap)
+        goto fail;
+    dm_cache_geom geom = {g->l1_size, g->l1_assoc, g->l1_line_bytes,
+                          g->sector_bytes, (int)g->l1_write_back,
+                          (int)g->l1_write_alloc};
+    if (!(m->l1 = dm_cache_create(&geom)))
+        goto fail;
+    if (!(m->cc = dm_cc_create(g, m->nsub)))
+        goto fail;
+    if (l2) {
+        m->l2 = l2;
+    } else {
+        if (!(m->l2 = dm_l2_create(g)))
+            goto fail;
+        m->own_l2 = 1;
+    }
+    return m;
+fail:
+    dm_mem_free(m);
+    return NULL;
+}
+
+void dm_mem_free(dm_mem *m)
+{
+    if (!m)
+        return;
+    if (m->sub)
+        for (unsigned s = 0; s < m->nsub; s++)
+            free(m->sub[s].ring);
+    free(m->sub);
+    free(m->heap);
+    dm_cache_free(m->l1);
+    dm_cc_free(m->cc);
+    if (m->own_l2)
+        dm_l2_free(m->l2);
+    free(m);
+}
+
+/* ---- push ------------------------------------------------------------------ */
+
+int dm_mem_can_accept(const dm_mem *m, unsigned sc)
+{
+    return sc < m->nsub && m->sub[sc].n < m->cap;
+}
+
+static uint8_t path_of(dm_mop mop)
+{
+    switch (mop) {
+    case DM_MOP_LDG:
+    case DM_MOP_STG:
+    case DM_MOP_LDGSTS:
+        return PATH_GLOBAL;
+    case DM_MOP_LDS:
+    case DM_MOP_STS:
+        return PATH_SHARED;
+    case DM_MOP_LDC:
+        return PATH_CONST;
+    case DM_MOP_FENCE:
+        break;
+    }
+    return PATH_NONE;
+}
+
+int dm_mem_push(dm_mem *m, unsigned sc, const wc_inst *in, uint32_t warp,
+                uint64_t tag, uint64_t issue_cycle)
+{
+    if (!dm_mem_can_accept(m, sc))
+        return -1;
+    msub *s = &m->sub[sc];
+    mreq *q = &s->ring[(s->head + s->n) % m->cap];
+    memset(q, 0, sizeof *q);
+    q->in = *in;
+    dm_mem_classify(m->g, in, &q->cl);
+    q->path = path_of(q->cl.mop);
+    if (q->path == PATH_GLOBAL)
+        q->sub_lines = dm_coalesce(in, m->l1_line, m->sector, m->scratch);
+    q->tag = tag;
+    q->warp = warp;
+    q->issue = issue_cycle;
+    s->n++;
+    m->pending++;
+    m->st.requests++;
+    return 0;
+}
+
+/* ---- sub-core address units -------------------------------------------- */
+
+/* Lines of a fully coalesced full-warp access of the row's width: the
+ * extra lines or wavefronts beyond it cost time, the ones it has are in
+ * the Table 2 latency already. */
+static unsigned nominal_units(unsigned bits, unsigned row_bytes)
+{
+    unsigned bytes = WC_WARP_SIZE * (bits / 8);
+    unsigned n = row_bytes ? (bytes + row_bytes - 1) / row_bytes : 1;
+    return n ? n : 1;
+}
+
+static void start_head(dm_mem *m, unsigned sc, uint64_t now)
+{
+    msub *s = &m->sub[sc];
+    mreq *q = &s->ring[(s->head + s->nstarted) % m->cap];
+    uint64_t ii = q->cl.rt == DM_RT_REGULAR ? m->ii_regular : m->ii_uniform;
+    uint64_t extra = 0;
+    if (q->path == PATH_GLOBAL) {
+        uint64_t walk = (uint64_t)q->sub_lines * m->coalesce_cycles;
+        if (walk > ii)
+            ii = walk;
+        unsigned nom = nominal_units(q->cl.bits, m->l1_line);
+        if (q->sub_lines > nom)
+            extra = (uint64_t)(q->sub_lines - nom) * m->coalesce_cycles;
+    }
+    q->start = now;
+    q->leave = now + m->sub_after + extra;
+    s->agu_free = now + ii;
+    s->nstarted++;
+    m->st.queue_wait_cycles += now - (q->issue + m->dispatch);
+    if (q->cl.war <= m->sub_latency) {
+        uint64_t d = q->cl.war > (long)m->dispatch
+                         ? (uint64_t)q->cl.war - m->dispatch
+                         : 0;
+        q->war_at = now + d;
+        q->war_done = 1;
+        emit(m, q, sc, DM_MEM_EV_WAR, q->war_at);
+    }
+}
+
+/* ---- SM-shared structures ------------------------------------------------ */
+
+/* Sectors of an L1 line to the L2, split by L2 line when they differ. */
+static uint64_t to_l2(dm_mem *m, uint64_t line, uint32_t sectors, int is_write,
+                      uint64_t now)
+{
+    uint64_t worst = 0;
+    while (sectors) {
+        unsigned i = (unsigned)__builtin_ctz(sectors);
+        uint64_t a = line + (uint64_t)i * m->sector;
+        uint64_t l2l = a - a % m->l2_line;
+        uint32_t mask = 0;
+        for (uint32_t rest = sectors; rest; rest &= rest - 1) {
+            unsigned j = (unsigned)__builtin_ctz(rest);
+            uint64_t b = line + (uint64_t)j * m->sector;
+            if (b - b % m->l2_line == l2l) {
+                mask |= 1u << ((b - l2l) / m->sector);
+                sectors &= ~(1u << j);
+            }
+        }
+        uint64_t e = dm_l2_access(m->l2, l2l, mask, is_write, now);
+        if (e > worst)
+            worst = e;
+    }
+    return worst;
+}
+
+/* Global / local / generic access of q at cycle now: returns the miss
+ * penalty over an L1 hit (loads) or the time to perform (stores). */
+static uint64_t global_access(dm_mem *m, const mreq *q, unsigned n,
+                              uint64_t now)
+{
+    int store = q->cl.mop == DM_MOP_STG;
+    uint64_t worst = 0;
+    for (unsigned i = 0; i < n; i++) {
+        const dm_line *l = &m->scratch[i];
+        uint64_t pen = 0;
+        if (q->cl.l2_only) {
+            pen = to_l2(m, l->addr, l->sectors, store, now);
+        } else {
+            dm_cache_res r;
+            dm_cache_access(m->l1, l->addr, l->sectors, store, &r);
+            unsigned nmiss = (unsigned)__builtin_popcount(r.miss);
+            if (store) {
+                if (!m->l1_write_back || (!r.tag_hit && !m->l1_write_alloc))
+                    pen = to_l2(m, l->addr, l->sectors, 1, now);
+            } else {
+                m->st.l1_sector_misses += nmiss;
+                m->st.l1_sector_hits +=
+                    (uint64_t)__builtin_popcount(l->sectors) - nmiss;
+                if (r.ready > now)
+                    pen = r.ready - now; /* merged with a fill in flight */
+                if (r.miss) {
+                    uint64_t p2 = to_l2(m, l->addr, r.miss, 0, now);
+                    dm_cache_set_ready(m->l1, l->addr, r.miss, now + p2);
+                    if (p2 > pen)
+                        pen = p2;
+                }
+            }
+            if (r.evicted && r.evict_dirty)
+                to_l2(m, r.evict_addr, r.evict_dirty, 1, now);
+        }
+        if (pen > worst)
+            worst = pen;
+    }
+    return worst;
+}
+
+/* now + d, never before now */
+static uint64_t after(uint64_t now, long d)
+{
+    return d > 0 ? now + (uint64_t)d : now;
+}
+
+static void grant(dm_mem *m, unsigned sc, uint64_t now)
+{
+    msub *s = &m->sub[sc];
+    mreq *q = &s->ring[s->head];
+    int has_addr = (q->in.iflags & WC_IF_HAS_ADDR) != 0;
+    uint64_t units = 0, unit_cycles = m->l1_line_cycles, pen = 0;
+    unsigned nom = 1;
+
+    switch (q->path) {
+    case PATH_GLOBAL: {
+        unsigned n = dm_coalesce(&q->in, m->l1_line, m->sector, m->scratch);
+        units = n;
+        nom = nominal_units(q->cl.bits, m->l1_line);
+        m->st.lines += n;
+        if (has_addr)
+            pen = global_access(m, q, n, now);
+        break;
+    }
+    case PATH_SHARED:
+        units = dm_shmem_wavefronts(&q->in, m->banks, m->bank_bytes);
+        unit_cycles = m->wf_cycles;
+        nom = nominal_units(q->cl.bits, m->banks * m->bank_bytes);
+        m->st.shmem_wavefronts += units;
+        break;
+    case PATH_CONST: {
+        unsigned n = dm_coalesce(&q->in, m->cc_line, m->cc_line, m->scratch);
+        units = n;
+        if (has_addr)
+            for (unsigned i = 0; i < n; i++) {
+                uint64_t p = dm_cc_access_vl(m->cc, m->scratch[i].addr, now);
+                if (p > pen)
+                    pen = p;
+            }
+        break;
+    }
+    default:
+        break;
+    }
+    uint64_t extra = units > nom ? (units - nom) * unit_cycles : 0;
+    uint64_t occ = units * unit_cycles;
+    if (occ < m->shared_ii)
+        occ = m->shared_ii;
+    m->shared_free = now + occ;
+    m->st.grants++;
+    m->st.arb_wait_cycles += now - q->leave;
+
+    /* Table 2 times are issue-relative; an unloaded request is granted at
+     * issue + sub_latency, so later phases count from the grant. */
+    if (!q->war_done) {
+        q->war_at = after(now, q->cl.war - m->sub_latency);
+        emit(m, q, sc, DM_MEM_EV_WAR, q->war_at);
+    }
+    uint64_t done;
+    if (q->cl.raw >= 0) {
+        done = after(now, q->cl.raw - m->sub_latency) + extra + pen;
+    } else if (q->path == PATH_NONE) {
+        done = now + occ;
+        if (m->last_done > done)
+            done = m->last_done; /* a fence waits for what went before */
+    } else {
+        done = now + occ + pen;
+    }
+    if (done < q->war_at)
+        done = q->war_at;
+    if (done > m->last_done)
+        m->last_done = done;
+    emit(m, q, sc, DM_MEM_EV_RAW, done);
+
+    s->head = (s->head + 1) % m->cap;
+    s->n--;
+    s->nstarted--;
+    m->prt_used++;
+}
+
+/* ---- tick / poll ------------------------------------------------------- */
+
+void dm_mem_tick(dm_mem *m, uint64_t now)
+{
+    if (now >= m->shared_free && m->prt_used < m->prt_cap) {
+        for (unsigned k = 0; k < m->nsub; k++) {
+            unsigned sc = (m->rr + k) % m->nsub;
+            msub *s = &m->sub[sc];
+            if (s->nstarted && s->ring[s->head].leave <= now) {
+                grant(m, sc, now);
+                m->rr = (sc + 1) % m->nsub;
+                break;
+            }
+        }
+    }
+    for (unsigned sc = 0; sc < m->nsub; sc++) {
+        msub *s = &m->sub[sc];
+        if (s->nstarted < s->n && now >= s->agu_free &&
+            now >= s->ring[(s->head + s->nstarted) % m->cap].issue + m->dispatch)
+            start_head(m, sc, now);
+    }
+}
+
+size_t dm_mem_poll(dm_mem *m, uint64_t now, dm_mem_event *ev, size_t max)
+{
+    size_t k = 0;
+    while (k < max && m->nheap && m->heap[0].e.cycle <= now) {
+        hev h = heap_pop(m);
+        if (h.e.kind == DM_MEM_EV_RAW) {
+            m->prt_used--;
+            m->pending--;
+        }
+        ev[k++] = h.e;
+    }
+    return k;
+}
+
+size_t dm_mem_pending(const dm_mem *m)
+{
+    return m->pending;
+}
+
+unsigned dm_mem_slots_used(const dm_mem *m, unsigned sc)
+{
+    return sc < m->nsub ? m->sub[sc].n : 0;
+}
+
+void dm_mem_stats_get(const dm_mem *m, dm_mem_stats *st)
+{
+    *st = m->st;
+    dm_cc_stats(m->cc, &st->cc_fl_hits, &st->cc_fl_misses, &st->cc_vl_hits,
+                &st->cc_vl_misses);
+}
+
+void dm_mem_dump(const dm_mem *m, char *buf, size_t n)
+{
+    int k = snprintf(buf, n,
+                     "mem: pending %zu prt %u/%u events %zu shared_free %llu "
+                     "slots",
+                     m->pending, m->prt_used, m->prt_cap, m->nheap,
+                     (unsigned long long)m->shared_free);
+    for (unsigned s = 0; s < m->nsub && k > 0 && (size_t)k < n; s++)
+        k += snprintf(buf + k, n - (size_t)k, " %u:%u/%u(started %u)", s,
+                      m->sub[s].n, m->cap, m->sub[s].nstarted);
+}
+
+uint64_t dm_mem_const_probe(dm_mem *m, unsigned sc, uint32_t const_addr,
+                            uint64_t now)
+{
+    return dm_cc_probe_fl(m->cc, sc, const_addr, now);
+}

@@ -1,0 +1,195 @@
+/*
+ * model/im_int.h - private header shared by the interval model's files.
+ *
+ *   im_kernel.c  im_run_kernel / im_run_insts: CTA stream -> result, CPI
+ *   im_warp.c    one warp's stream -> per-phase solo time, demands, stack
+ *   im_mem.c     coalescing, bank conflicts, functional L1 / L2 caches
+ *   im_sched.c   SMs as processor-sharing servers of resident CTAs
+ *
+ * Data flow of one CTA:
+ *
+ *   dispatch (im_sched: earliest free SM slot, one CTA per cta_dispatch)
+ *      |  SM s, slot q  ->  sub-core of warp w = assign(q * wpc + w)
+ *      v
+ *   for each warp: im_warp_run  (solo timeline; L1 of SM s, shared L2)
+ *      |  phase p: solo time L[w][p], components, demand D[p][resource]
+ *      v
+ *   im_cta: T_alone = sum_p max(max_w L[w][p], max_r D[p][r]) + overheads
+ *      |  queueing: memory stall x (1 + k rho/(1-rho)), GPU-wide bandwidth
+ *      v
+ *   im_sched: the CTA joins SM s; all CTAs of an SM progress at
+ *             1 / max(1, max_r sum_c D_c[r] / T_c)   (uniform slowdown)
+ */
+#ifndef IM_INT_H
+#define IM_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "im.h"
+#include "wc.h"
+
+#define IM_MAXSUB 8
+#define IM_NREG 544          /* R, UR, P, UP ids of wc.h                  */
+#define IM_MAX_PHASES 65536  /* barriers beyond this merge into the last */
+#define IM_MEMQ_MAX 64
+
+/* Resources of an SM: per sub-core issue, per sub-core pipe per latency
+ * class, per sub-core memory address unit; SM-shared memory structures and
+ * the shared FP64 unit. */
+enum {
+    IM_R_ISSUE = 0,
+    IM_R_UNIT = IM_MAXSUB,
+    IM_R_MEMSUB = IM_R_UNIT + IM_MAXSUB * WC_LAT_COUNT,
+    IM_R_SMMEM = IM_R_MEMSUB + IM_MAXSUB,
+    IM_R_FP64SM,
+    IM_NRES
+};
+#define IM_RU(s, lc) (IM_R_UNIT + (s) * WC_LAT_COUNT + (lc))
+
+/* Table 2 rows: [op][width 32/64/128][regtype regular/uniform]. */
+enum { IM_MOP_LDG, IM_MOP_STG, IM_MOP_LDS, IM_MOP_STS, IM_MOP_LDC,
+       IM_MOP_LDGSTS, IM_MOP_COUNT };
+
+/* Parameters read once per run from the config. */
+typedef struct im_par {
+    double lat[WC_LAT_COUNT], ii[WC_LAT_COUNT];
+    double raw[IM_MOP_COUNT][3][2], war[IM_MOP_COUNT][3][2];
+    double l1_lat, l2_lat, dram_lat;
+    double shared_ii, l1_line_cycles, wavefront_cycles;
+    double sub_ii_r, sub_ii_u, dispatch, sub_latency;
+    int memq;                 /* queue + latch entries per sub-core      */
+    int banks, ports, rfc;    /* register file                            */
+    int nsub, fp64_shared;
+    int use_ctrl_auto, force_ctrl, force_sb;
+    unsigned line_bytes, sector_bytes, l2_line_bytes;
+    unsigned shmem_banks, shmem_bank_bytes;
+    double l2_bw, dram_bw;    /* bytes per cycle for the modelled SMs     */
+    double queue_k, rho_max, overlap, barrier_cycles;
+    double cta_overhead, cta_warp_overhead, cta_dispatch, launch;
+    int assign;               /* 0 rr, 1 srr, 2 shuffle                   */
+} im_par;
+
+int im_par_init(im_par *p, const wc_gpu *g, long sms, wc_diag *d);
+
+/* ---- im_mem.c ------------------------------------------------------------ */
+
+typedef struct im_cache {
+    uint64_t *tag;      /* line number + 1, 0 = invalid                    */
+    uint32_t *valid;    /* sector masks                                    */
+    uint32_t *dirty;
+    uint64_t *stamp;    /* LRU                                             */
+    unsigned sets, ways, line_shift, sector_shift;
+    uint64_t now;
+} im_cache;
+
+int im_cache_init(im_cache *c, long size, long assoc, unsigned line_bytes,
+                  unsigned sector_bytes);
+void im_cache_free(im_cache *c);
+/* Access sectors of line `line` (line number).  Returns the sectors that
+ * missed.  Writes with write_alloc mark them valid + dirty; *wb_sectors
+ * gets the dirty sectors of an evicted line. */
+uint32_t im_cache_access(im_cache *c, uint64_t line, uint32_t sectors,
+                         int is_write, int write_alloc, unsigned *wb_sectors);
+
+/* Result of one memory instruction. */
+typedef struct im_macc {
+    int level;          /* 0 shared/const, 1 L1, 2 L2, 3 DRAM              */
+    unsigned lines, sectors, wavefronts;
+    unsigned l1_hit_sectors, l2_hit_sectors, dram_sectors;
+    double l2_bytes, dram_bytes;
+} im_macc;
+
+/* Global/local access through the SM's L1 (may be NULL: no L1) and the L2. */
+void im_mem_global(const im_par *p, im_cache *l1, im_cache *l2,
+                   const wc_inst *in, int is_store, int is_atomic,
+                   im_macc *a);
+/* Shared memory wavefronts. */
+unsigned im_mem_wavefronts(const im_par *p, const wc_inst *in);
+
+/* ---- im_warp.c ----------------------------------------------------------- */
+
+/* Per-CTA accumulation, filled warp by warp. */
+typedef struct im_cta_acc {
+    size_t nphases, cap;
+    double *lmax;       /* [phase] max solo time over warps                */
+    double *crit;       /* [phase][IM_CPI_COUNT] components of that warp   */
+    double *dem;        /* [phase][IM_NRES] demand                         */
+    double warp_total_max; /* max over warps of the sum of its phases      */
+    double l2_bytes, dram_bytes;
+    uint64_t insts, intervals;
+    uint64_t l1_hits, l2_hits, dram_sectors;
+} im_cta_acc;
+
+void im_cta_reset(im_cta_acc *a);
+void im_cta_free(im_cta_acc *a);
+
+/* One warp's instruction source. */
+typedef int (*im_next_fn)(void *ctx, wc_inst *in, wc_diag *d);
+
+typedef struct im_walker {
+    const im_par *p;
+    int use_ctrl;       /* this kernel: control bits drive dependences    */
+    im_cache *l1, *l2;
+    /* absolute-time state: a new warp starts after every earlier time, so
+     * nothing needs resetting between warps */
+    double base;
+    double reg_ready[IM_NREG];
+    uint8_t reg_cause[IM_NREG];
+    double reg_war[IM_NREG];
+    double sb_ready[6];
+    uint8_t sb_cause[6];
+    double unit_free[WC_LAT_COUNT];
+    double memq[IM_MEMQ_MAX];
+    double addr_free;
+    wc_reg rfc[8][4];   /* register file cache: [bank][operand slot]      */
+    wc_inst in;
+} im_walker;
+
+/* Walk one warp on sub-core `sub`; adds to acc.  *insts, *cycles get the
+ * warp's instruction count and solo time. */
+int im_warp_run(im_walker *w, int sub, im_next_fn next, void *ctx,
+                im_cta_acc *acc, uint64_t *insts, double *cycles,
+                wc_diag *d);
+
+/* ---- im_sched.c ---------------------------------------------------------- */
+
+typedef struct im_rcta {
+    double vfin;        /* virtual finish time                            */
+    double rate[IM_NRES]; /* natural demand rates D[r] / T               */
+    double l2_rate, dram_rate;
+    int slot;
+} im_rcta;
+
+typedef struct im_sm {
+    double t, v, slow;
+    int n;
+    im_rcta *c;
+    double sum[IM_NRES];
+    double busy, last_change;
+    unsigned char *slot_used;
+} im_sm;
+
+typedef struct im_sched {
+    im_sm *sm;
+    long nsm;
+    int slots;
+    double l2_rate, dram_rate; /* natural demand of resident CTAs (GPU)   */
+    double t_dispatch;         /* time of the last dispatch               */
+    double end;                /* latest completion                       */
+    long rr;
+    uint64_t dispatched;
+} im_sched;
+
+int im_sched_init(im_sched *s, long nsm, int slots);
+void im_sched_free(im_sched *s);
+/* Time of the next dispatch and the SM / slot it goes to. */
+void im_sched_pick(im_sched *s, double cta_dispatch, long *sm, int *slot,
+                   double *t);
+/* Add a CTA dispatched at t to sm/slot with solo time T and demands. */
+void im_sched_add(im_sched *s, long sm, int slot, double t, double T,
+                  const double *dem, double l2_bytes, double dram_bytes);
+/* Run every SM to completion; returns the last completion time. */
+double im_sched_drain(im_sched *s);
+
+#endif /* IM_INT_H */

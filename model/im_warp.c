@@ -1,0 +1,402 @@
+/*
+ * model/im_warp.c - one warp's stream cut into intervals.
+ *
+ * Owns: the per-warp walk.  Each instruction issues at the earliest cycle
+ * its constraints allow, alone on its sub-core:
+ *
+ *   base      previous issue + 1 (one issue slot per cycle)
+ *   stall     previous issue + its stall count          (control bits)
+ *   rf        previous issue + 1 + its register-bank read bubble
+ *   sb wait   release of every dependence counter it waits on (control bits)
+ *   scoreboard  sources ready (RAW), destinations free (WAW, WAR)  (no bits)
+ *   unit      its pipe's initiation interval since the last use
+ *   mem queue a free entry in the sub-core memory queue (seed 000 Table 1)
+ *
+ * The binding constraint names the cycles lost (dependency, memory level,
+ * unit ...).  A wait on a long-latency producer (a memory access served by
+ * L2 or DRAM) ends an interval: the distance already covered since the
+ * producer issued is subtracted automatically, because times are absolute.
+ * A CTA barrier ends a phase; the CTA keeps, per phase, the longest warp
+ * and the demand every warp puts on the sub-core and SM resources.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "im_int.h"
+
+void im_cta_reset(im_cta_acc *a)
+{
+    a->nphases = 0;
+    a->warp_total_max = 0;
+    a->l2_bytes = a->dram_bytes = 0;
+    a->insts = a->intervals = 0;
+    a->l1_hits = a->l2_hits = a->dram_sectors = 0;
+}
+
+void im_cta_free(im_cta_acc *a)
+{
+    free(a->lmax);
+    free(a->crit);
+    free(a->dem);
+    memset(a, 0, sizeof *a);
+}
+
+/* Make phase p exist (zeroed). */
+static int phase_at(im_cta_acc *a, size_t p)
+{
+    if (p < a->nphases)
+        return 0;
+    if (p >= a->cap) {
+        size_t nc = a->cap ? a->cap * 2 : 8;
+        while (nc <= p)
+            nc *= 2;
+        double *l = realloc(a->lmax, nc * sizeof *l);
+        if (!l)
+            return -1;
+        a->lmax = l;
+        double *c = realloc(a->crit, nc * IM_CPI_COUNT * sizeof *c);
+        if (!c)
+            return -1;
+        a->crit = c;
+        double *dm = realloc(a->dem, nc * IM_NRES * sizeof *dm);
+        if (!dm)
+            return -1;
+        a->dem = dm;
+        a->cap = nc;
+    }
+    for (size_t i = a->nphases; i <= p; i++) {
+        a->lmax[i] = -1;
+        memset(a->crit + i * IM_CPI_COUNT, 0, IM_CPI_COUNT * sizeof(double));
+        memset(a->dem + i * IM_NRES, 0, IM_NRES * sizeof(double));
+    }
+    a->nphases = p + 1;
+    return 0;
+}
+
+static int mop_width(unsigned width)
+{
+    return width <= 4 ? 0 : width <= 8 ? 1 : 2;
+}
+
+static int mem_kind(const wc_inst *in, const wc_opinfo *oi, int *mop)
+{
+    /* 0 not memory, 1 global-like, 2 shared, 3 constant */
+    int ld = (oi->flags & WC_OPF_LOAD) != 0, st = (oi->flags & WC_OPF_STORE) != 0;
+    int at = (oi->flags & WC_OPF_ATOMIC) != 0;
+    if (!ld && !st && !at)
+        return 0;
+    if (strncmp(oi->name, "LDGSTS", 6) == 0) {
+        *mop = IM_MOP_LDGSTS;
+        return 1;
+    }
+    switch (in->space) {
+    case WC_SPACE_SHARED:
+        *mop = st && !ld ? IM_MOP_STS : IM_MOP_LDS;
+        return 2;
+    case WC_SPACE_CONST:
+        *mop = IM_MOP_LDC;
+        return 3;
+    case WC_SPACE_NONE:
+        if (!(in->iflags & WC_IF_HAS_ADDR) && in->width == 0 &&
+            oi->unit == WC_UNIT_MEM_CONST) {
+            *mop = IM_MOP_LDC;
+            return 3;
+        }
+        break;
+    default:
+        break;
+    }
+    *mop = st && !ld && !at ? IM_MOP_STG : IM_MOP_LDG;
+    return 1;
+}
+
+/* Register-bank read bubble of a fixed-latency instruction (seed 000 5.3:
+ * n operand reads from one single-ported bank cost n - 1 cycles), with the
+ * register file cache serving reuse-cached operands. */
+static unsigned rf_bubble(im_walker *w, const wc_inst *in)
+{
+    const im_par *p = w->p;
+    unsigned cnt[8] = {0};
+    unsigned banks = (unsigned)(p->banks > 0 && p->banks <= 8 ? p->banks : 2);
+    unsigned slot = 0, best = 0;
+    for (unsigned s = 0; s < in->nsrc && s < WC_MAX_SRC; s++) {
+        wc_reg r = in->src[s];
+        if (!WC_REG_IS_R(r))
+            continue;
+        unsigned nr = in->src_nregs[s] ? in->src_nregs[s] : 1;
+        for (unsigned j = 0; j < nr; j++) {
+            wc_reg rr = (wc_reg)(r + j);
+            if (rr == WC_RZ)
+                continue;
+            unsigned b = rr % banks;
+            int hit = 0;
+            if (p->rfc && slot < 4 && in->ctrl.valid) {
+                hit = w->rfc[b][slot] == rr;
+                w->rfc[b][slot] = ((in->ctrl.reuse >> s) & 1u) ? rr
+                                                               : WC_REG_NONE;
+            }
+            if (!hit && ++cnt[b] > best)
+                best = cnt[b];
+        }
+        slot++;
+    }
+    unsigned ports = (unsigned)(p->ports > 0 ? p->ports : 1);
+    unsigned cyc = (best + ports - 1) / ports;
+    return cyc > 1 ? cyc - 1 : 0;
+}
+
+/* Table 2 row of a memory instruction. */
+static void mem_lat(const im_par *p, const wc_inst *in, int mop, double *raw,
+                    double *war)
+{
+    int wi = mop_width(in->width ? in->width : 4);
+    int rt = (in->iflags & WC_IF_UADDR) ? 1 : 0;
+    if (mop == IM_MOP_LDC && in->nsrc == 0)
+        rt = 1; /* immediate address: the 'i' row is stored as uniform */
+    *raw = p->raw[mop][wi][rt];
+    *war = p->war[mop][wi][rt];
+}
+
+#define CAUSE_NONE 255
+
+int im_warp_run(im_walker *w, int sub, im_next_fn next, void *ctx,
+                im_cta_acc *acc, uint64_t *insts, double *cycles, wc_diag *d)
+{
+    const im_par *p = w->p;
+    double comp[IM_CPI_COUNT];
+    memset(comp, 0, sizeof comp);
+    size_t phase = 0;
+    if (phase_at(acc, 0) != 0)
+        return wc_diag_set(d, WC_EINTERNAL, "", 0, 0, "out of memory");
+    double *dem = acc->dem;
+    double t0 = w->base; /* phase start */
+    double prev = w->base - 1, next_ok = w->base, extra_next = 0;
+    double maxt = w->base;
+    double total = 0;
+    uint64_t n = 0;
+    int qpos = 0;
+    int memq = p->memq > 0 ? (p->memq < IM_MEMQ_MAX ? p->memq : IM_MEMQ_MAX)
+                           : 5;
+    for (int i = 0; i < memq; i++)
+        w->memq[i] = w->base - 1;
+    for (int i = 0; i < 6; i++)
+        w->sb_ready[i] = w->base;
+    for (int i = 0; i < WC_LAT_COUNT; i++)
+        w->unit_free[i] = w->base;
+    w->addr_free = w->base;
+    for (int b = 0; b < 8; b++)
+        for (int s = 0; s < 4; s++)
+            w->rfc[b][s] = WC_REG_NONE;
+    wc_inst *in = &w->in;
+    int rc;
+    while ((rc = next(ctx, in, d)) == 1) {
+        const wc_opinfo *oi = wc_inst_info(in);
+        int lc = wc_inst_latclass(in);
+        int ctrl = w->use_ctrl && in->ctrl.valid;
+        int mop = 0;
+        int mk = mem_kind(in, oi, &mop);
+        n++;
+        /* ---- earliest issue and its binding constraint ---- */
+        double e = prev + 1;
+        int cause = CAUSE_NONE;
+#define BIND(x, c)                                                             \
+    do {                                                                       \
+        double x_ = (x);                                                       \
+        if (x_ > e) {                                                          \
+            e = x_;                                                            \
+            cause = (c);                                                       \
+        }                                                                      \
+    } while (0)
+        BIND(prev + 1 + extra_next, IM_CPI_UNIT);
+        if (ctrl) {
+            BIND(next_ok, IM_CPI_DEP);
+            for (int i = 0; i < 6; i++)
+                if ((in->ctrl.wait >> i) & 1u)
+                    BIND(w->sb_ready[i], w->sb_cause[i]);
+            if (in->depbar_sb >= 0 && in->depbar_sb < 6 && in->depbar_le == 0)
+                BIND(w->sb_ready[in->depbar_sb], w->sb_cause[in->depbar_sb]);
+        } else {
+            for (unsigned s = 0; s < in->nsrc && s < WC_MAX_SRC; s++) {
+                wc_reg r = in->src[s];
+                if (WC_REG_IS_ZERO(r) || r >= IM_NREG)
+                    continue;
+                unsigned nr = in->src_nregs[s] ? in->src_nregs[s] : 1;
+                for (unsigned j = 0; j < nr && r + j < IM_NREG; j++)
+                    BIND(w->reg_ready[r + j], w->reg_cause[r + j]);
+            }
+            for (unsigned s = 0; s < in->ndst && s < WC_MAX_DST; s++) {
+                wc_reg r = in->dst[s];
+                if (WC_REG_IS_ZERO(r) || r >= IM_NREG)
+                    continue;
+                unsigned nr = in->dst_nregs[s] ? in->dst_nregs[s] : 1;
+                for (unsigned j = 0; j < nr && r + j < IM_NREG; j++) {
+                    /* WAW only against a later-completing producer */
+                    if (w->reg_ready[r + j] > e + p->lat[lc])
+                        BIND(w->reg_ready[r + j] - p->lat[lc],
+                             w->reg_cause[r + j]);
+                    BIND(w->reg_war[r + j], IM_CPI_MEM_L1);
+                }
+            }
+        }
+        if (!mk)
+            BIND(w->unit_free[lc], IM_CPI_UNIT);
+        if (mk)
+            BIND(w->memq[qpos] + 1, IM_CPI_MEM_L1);
+#undef BIND
+        if (cause != CAUSE_NONE && cause != IM_CPI_DEP &&
+            cause != IM_CPI_UNIT)
+            acc->intervals++; /* a long-latency event cut an interval */
+        comp[IM_CPI_BASE] += 1;
+        if (cause != CAUSE_NONE)
+            comp[cause] += e - (prev + 1);
+        double t = e;
+        /* ---- demands and results ---- */
+        double *D = dem + phase * IM_NRES;
+        unsigned bubble = 0;
+        int fixed = !mk && !(oi->flags & WC_OPF_VARLAT);
+        if (fixed)
+            bubble = rf_bubble(w, in);
+        D[IM_R_ISSUE + sub] += 1 + bubble;
+        extra_next = bubble;
+        double lat = p->lat[lc], war = 0;
+        int lcause = IM_CPI_DEP;
+        if (!mk) {
+            if (lc == WC_LAT_fp64 && p->fp64_shared)
+                D[IM_R_FP64SM] += p->ii[lc];
+            else
+                D[IM_RU(sub, lc)] += p->ii[lc];
+            w->unit_free[lc] = t + p->ii[lc];
+        } else {
+            double raw;
+            mem_lat(p, in, mop, &raw, &war);
+            int uniform = (in->iflags & WC_IF_UADDR) != 0;
+            double sub_ii = uniform ? p->sub_ii_u : p->sub_ii_r;
+            /* sub-core address unit and queue (seed 000 Table 1) */
+            double S = t + p->dispatch;
+            if (w->addr_free > S)
+                S = w->addr_free;
+            w->addr_free = S + sub_ii;
+            w->memq[qpos] = S + (p->sub_latency - p->dispatch);
+            qpos = (qpos + 1) % memq;
+            D[IM_R_MEMSUB + sub] += sub_ii;
+            double smb = p->shared_ii;
+            lat = raw;
+            if (mk == 1) {
+                im_macc a;
+                int st = (oi->flags & WC_OPF_STORE) && !(oi->flags & WC_OPF_LOAD);
+                int at = (oi->flags & WC_OPF_ATOMIC) != 0;
+                im_mem_global(p, w->l1, w->l2, in, st, at, &a);
+                double lines = a.lines ? a.lines : 1;
+                if (lines * p->l1_line_cycles > smb)
+                    smb = lines * p->l1_line_cycles;
+                acc->l2_bytes += a.l2_bytes;
+                acc->dram_bytes += a.dram_bytes;
+                acc->l1_hits += a.l1_hit_sectors;
+                acc->l2_hits += a.l2_hit_sectors;
+                acc->dram_sectors += a.dram_sectors;
+                lat += (lines - 1) * p->l1_line_cycles;
+                if (at && a.level < 2)
+                    a.level = 2;
+                if (a.level == 2)
+                    lat += p->l2_lat - p->l1_lat;
+                else if (a.level == 3)
+                    lat += p->dram_lat - p->l1_lat;
+                lcause = a.level == 3   ? IM_CPI_MEM_DRAM
+                         : a.level == 2 ? IM_CPI_MEM_L2
+                                        : IM_CPI_MEM_L1;
+            } else if (mk == 2) {
+                unsigned wf = im_mem_wavefronts(p, in);
+                if (wf > 1)
+                    lat += (wf - 1) * p->wavefront_cycles;
+                if (wf * p->wavefront_cycles > smb)
+                    smb = wf * p->wavefront_cycles;
+                lcause = IM_CPI_MEM_SHARED;
+            } else {
+                lcause = IM_CPI_MEM_SHARED;
+            }
+            if (in->mask == 0) /* predicated off: no access */
+                lat = war;
+            D[IM_R_SMMEM] += smb;
+        }
+        /* results: dependence counters or register scoreboard */
+        double done = t + lat;
+        if (ctrl) {
+            int wb = in->ctrl.wbar, rb = in->ctrl.rbar;
+            if (wb >= 0 && wb < 6) {
+                if (done > w->sb_ready[wb]) {
+                    w->sb_ready[wb] = done;
+                    w->sb_cause[wb] = (uint8_t)lcause;
+                }
+            }
+            if (rb >= 0 && rb < 6 && t + war > w->sb_ready[rb]) {
+                w->sb_ready[rb] = t + war;
+                w->sb_cause[rb] = IM_CPI_MEM_L1;
+            }
+            unsigned st = in->ctrl.stall ? in->ctrl.stall : 1;
+            next_ok = t + st;
+        } else {
+            for (unsigned s = 0; s < in->ndst && s < WC_MAX_DST; s++) {
+                wc_reg r = in->dst[s];
+                if (WC_REG_IS_ZERO(r) || r >= IM_NREG)
+                    continue;
+                unsigned nr = in->dst_nregs[s] ? in->dst_nregs[s] : 1;
+                for (unsigned j = 0; j < nr && r + j < IM_NREG; j++) {
+                    w->reg_ready[r + j] = done;
+                    w->reg_cause[r + j] = (uint8_t)lcause;
+                }
+            }
+            if (mk && war > 0)
+                for (unsigned s = 0; s < in->nsrc && s < WC_MAX_SRC; s++) {
+                    wc_reg r = in->src[s];
+                    if (WC_REG_IS_ZERO(r) || r >= IM_NREG)
+                        continue;
+                    unsigned nr = in->src_nregs[s] ? in->src_nregs[s] : 1;
+                    for (unsigned j = 0; j < nr && r + j < IM_NREG; j++)
+                        if (t + war > w->reg_war[r + j])
+                            w->reg_war[r + j] = t + war;
+                }
+        }
+        prev = t;
+        if (done > maxt)
+            maxt = done;
+        /* ---- barriers end a phase ---- */
+        if ((oi->flags & WC_OPF_BAR) && in->mask != 0) {
+            double len = t + 1 - t0;
+            total += len;
+            if (len > acc->lmax[phase]) {
+                acc->lmax[phase] = len;
+                memcpy(acc->crit + phase * IM_CPI_COUNT, comp, sizeof comp);
+            }
+            memset(comp, 0, sizeof comp);
+            if (phase + 1 < IM_MAX_PHASES) {
+                if (phase_at(acc, phase + 1) != 0)
+                    return wc_diag_set(d, WC_EINTERNAL, "", 0, 0,
+                                       "out of memory");
+                dem = acc->dem;
+                phase++;
+            }
+            t0 = t + 1 + p->barrier_cycles;
+            prev = t0 - 1;
+            next_ok = t0;
+            extra_next = 0;
+        }
+    }
+    if (rc < 0)
+        return -rc;
+    double len = prev + 1 - t0;
+    if (n == 0)
+        len = 0;
+    total += len;
+    if (len > acc->lmax[phase]) {
+        acc->lmax[phase] = len;
+        memcpy(acc->crit + phase * IM_CPI_COUNT, comp, sizeof comp);
+    }
+    if (total > acc->warp_total_max)
+        acc->warp_total_max = total;
+    acc->insts += n;
+    *insts = n;
+    *cycles = total;
+    /* the next warp starts after every time this one produced */
+    w->base = (maxt > prev ? maxt : prev) + 1e6;
+    return 0;
+}

@@ -1,0 +1,258 @@
+/*
+ * sampler/smp.h - the one public header of the sampler (hybrid mode).
+ *
+ * Owns: cutting a kernel into regions (windows of consecutive CTAs that the
+ * detailed model can run on their own), choosing the regions to simulate in
+ * detail (systematic sampling with a random start, optionally stratified by
+ * the interval model's signature of each region), the ratio-estimator
+ * correction of the interval model's kernel estimate with its 95%
+ * confidence interval, budget-driven choice of the sampling period from the
+ * measured host cost of each model, and kernel-level reuse of identical
+ * launches.  docs/sampler.md explains the design and its remaining biases.
+ *
+ *   interval model over every region ──► x_r, signature_r, warp insts
+ *                  │                          │
+ *                  │               strata (k-means of signatures)
+ *                  │                          │
+ *                  │            systematic sample, period K, start ~ seed
+ *                  │                          │
+ *                  │              detailed model on sampled regions ──► y_r
+ *                  ▼                          ▼
+ *   interval kernel estimate I  ×  stratified ratio  Σ_h R_h X_h / X
+ *                               ± t(0.975, df) · standard error (fpc)
+ *
+ * Layering: the statistics and selection (smp_stats_*, smp_select) and the
+ * sampling loop (smp_estimate) work on an abstract engine (smp_engine: "run
+ * model M on region r"), so they are tested on synthetic populations;
+ * smp_run_kernel binds the engine to the interval model (model/im.h) and the
+ * detailed model (detailed/dm.h).
+ *
+ * Nothing here prints or exits; progress goes through a callback.
+ */
+#ifndef SMP_H
+#define SMP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "wc.h"
+
+/* ------------------------------------------------------------------------ */
+/* Options and results                                                       */
+/* ------------------------------------------------------------------------ */
+
+enum { SMP_INTERVAL = 0, SMP_DETAILED = 1, SMP_NMODELS = 2 };
+
+/* Progress report: at most one every ~0.2 s, plus one at the end of each
+ * kernel. */
+typedef struct smp_progress {
+    size_t kernel;          /* kernel index in the trace                    */
+    const char *phase;      /* "interval", "detailed", "done"                */
+    size_t regions_done;    /* regions handled in this phase                 */
+    size_t regions_total;   /* regions this phase will handle                */
+    double estimate_cycles; /* kernel estimate so far (0 when none yet)      */
+    double elapsed_s;       /* host seconds since the kernel started         */
+} smp_progress;
+
+typedef void (*smp_progress_fn)(void *ctx, const smp_progress *p);
+
+/* Zero or negative numeric fields mean "take the GPU config key of the same
+ * meaning" (common/keys_sampler.def: smp_period, smp_small_kernel_insts,
+ * smp_region_sms, smp_region_waves, smp_max_strata, smp_warmup_ctas). */
+typedef struct smp_options {
+    uint64_t seed;               /* random start of the systematic sample    */
+    long period;                 /* every period-th region of a stratum      */
+    double budget_s;             /* > 0: choose the period to fit this many
+                                    host seconds (overrides period)          */
+    int stratify;                /* 1: stratify by region signature          */
+    int max_strata;              /* upper bound on strata (0 = config)       */
+    int reuse;                   /* 1: simulate identical launches once      */
+    uint64_t small_kernel_insts; /* kernels below: full detailed (0 = cfg)   */
+    long region_sms;             /* SMs a region runs on (0 = config/auto)   */
+    long region_waves;           /* waves of those SMs per region (0 = cfg)  */
+    long warmup_ctas;            /* CTAs run before a region to warm caches,
+                                    cycles not counted (< 0: config key)     */
+    int self_profile;            /* measure host cycles/time per warp inst   */
+    smp_progress_fn progress;    /* may be NULL                              */
+    void *progress_ctx;
+} smp_options;
+
+void smp_options_default(smp_options *o);
+
+/* Why a result has no confidence interval, or how it was obtained. */
+enum {
+    SMP_HOW_SAMPLED = 0,   /* hybrid estimate with a CI                     */
+    SMP_HOW_FULL = 1,      /* small kernel: whole kernel in detailed mode   */
+    SMP_HOW_CENSUS = 2,    /* every region sampled: no sampling error       */
+    SMP_HOW_SMALL_N = 3,   /* a stratum with n < 2 (and n < N): no CI       */
+    SMP_HOW_REUSED = 4,    /* copied from an identical earlier launch       */
+};
+const char *smp_how_name(int how);
+
+/* Host cost of one model while simulating a kernel. */
+typedef struct smp_host_cost {
+    double seconds;       /* thread CPU seconds (CLOCK_THREAD_CPUTIME_ID)     */
+    double cycles;        /* host CPU cycles (perf_event via libpfm4), or 0   */
+    int have_cycles;      /* 1 when cycles were counted                       */
+    uint64_t warp_insts;  /* warp instructions this model simulated           */
+    size_t runs;          /* model invocations                                */
+} smp_host_cost;
+
+typedef struct smp_kernel_result {
+    uint64_t cycles;          /* hybrid estimate of the detailed model's
+                                 kernel cycles                               */
+    double estimate;          /* same, unrounded                             */
+    double ci95[2];           /* 95% interval when has_ci                    */
+    int has_ci;
+    int how;                  /* SMP_HOW_*                                   */
+    uint64_t warp_insts;      /* of the whole kernel                         */
+    double ipc;               /* warp_insts / cycles                         */
+    double interval_cycles;   /* interval model, whole kernel (I)            */
+    double ratio;             /* estimate / interval_cycles                  */
+    size_t regions;           /* N                                           */
+    size_t sampled;           /* n (detailed regions)                        */
+    size_t strata;
+    long period;              /* period used (budget mode: the one chosen)   */
+    uint64_t region_ctas;     /* CTAs per region                             */
+    long region_sms;          /* SMs per region                              */
+    double df;                /* degrees of freedom of the t quantile        */
+    long reused_from;         /* kernel index the result was copied from, -1 */
+    uint64_t detailed_warp_insts; /* warp instructions run in detail         */
+    smp_host_cost host[SMP_NMODELS];
+    double host_seconds;      /* wall seconds for this kernel                */
+} smp_kernel_result;
+
+/* ------------------------------------------------------------------------ */
+/* Running on traces                                                         */
+/* ------------------------------------------------------------------------ */
+
+/* Sampler state kept across the kernels of an application (reuse table,
+ * host-cost profile, hardware counter). */
+typedef struct smp_ctx smp_ctx;
+
+int smp_ctx_create(const smp_options *o, smp_ctx **out, wc_diag *d);
+void smp_ctx_free(smp_ctx *c); /* accepts NULL */
+
+/* Hybrid estimate of kernel k of t on g. */
+int smp_ctx_run(smp_ctx *c, wc_trace *t, size_t k, const wc_gpu *g,
+                smp_kernel_result *r, wc_diag *d);
+
+/* One kernel with a throw-away context (no reuse across calls). */
+int smp_run_kernel(wc_trace *t, size_t k, const wc_gpu *g,
+                   const smp_options *o, smp_kernel_result *r, wc_diag *d);
+
+/* Host cost per simulated warp instruction of model m so far in c:
+ * seconds (and cycles when counted; *have_cycles says).  0 when unknown. */
+double smp_ctx_cost_per_inst(const smp_ctx *c, int m, double *cycles,
+                             int *have_cycles);
+
+/* ------------------------------------------------------------------------ */
+/* Engine interface: the sampling loop over an abstract pair of models       */
+/* ------------------------------------------------------------------------ */
+
+#define SMP_SIG_DIM 8
+
+/* What one model says about one region (or the whole kernel). */
+typedef struct smp_eval {
+    double cycles;
+    uint64_t warp_insts;
+    double sig[SMP_SIG_DIM]; /* interval only: signature (e.g. CPI stack
+                                fractions); unused entries 0             */
+} smp_eval;
+
+typedef struct smp_engine {
+    void *ctx;
+    size_t nregions;
+    /* Run model m on region r (0 <= r < nregions). */
+    int (*region)(void *ctx, int m, size_t r, smp_eval *out, wc_diag *d);
+    /* Run model m on the whole kernel. */
+    int (*whole)(void *ctx, int m, smp_eval *out, wc_diag *d);
+} smp_engine;
+
+/* Resolved settings of one estimate (config keys already applied). */
+typedef struct smp_plan {
+    uint64_t seed;
+    long period;
+    double budget_s;          /* > 0: budget mode                            */
+    int stratify;
+    int max_strata;
+    uint64_t small_kernel_insts;
+    size_t kernel;            /* for progress reports                        */
+    smp_progress_fn progress;
+    void *progress_ctx;
+    /* Host-cost probe (may be NULL: then only wall time is used). */
+    struct smp_clock *clock;
+    /* Known cost per warp instruction of the detailed model (seconds),
+     * 0 when unknown: then budget mode runs a pilot sample first. */
+    double dm_cost_per_inst;
+} smp_plan;
+
+/* Sample, simulate and estimate.  Fills every field of r except
+ * region_ctas/region_sms/reused_from (left as they are). */
+int smp_estimate(const smp_engine *e, const smp_plan *p, smp_kernel_result *r,
+                 wc_diag *d);
+
+/* ------------------------------------------------------------------------ */
+/* Statistics and selection (pure functions, unit-tested)                    */
+/* ------------------------------------------------------------------------ */
+
+/* Stratified ratio estimate of the population total of y from the known x
+ * of every region and y of the sampled ones:
+ *   R_h = sum_{S_h} y / sum_{S_h} x,   Y = sum_h R_h X_h
+ *   v_h = N_h^2 (1 - n_h/N_h) s_eh^2 / n_h,  e_i = y_i - R_h x_i
+ * then scaled by `scale` (I / X: interval kernel cycles over the sum of the
+ * interval region cycles).  df by Welch-Satterthwaite; the interval is
+ * Y +- t_{0.975,df} sqrt(V).  has_ci = 0 when some stratum has n_h < 2 and
+ * n_h < N_h (flagged SMP_HOW_SMALL_N); when every stratum is a census the
+ * interval is degenerate (SMP_HOW_CENSUS). */
+typedef struct smp_estimate_out {
+    double total;     /* scaled estimate                                   */
+    double se;        /* scaled standard error                             */
+    double df;
+    double ci95[2];
+    int has_ci;
+    int how;
+    double ratio;     /* Y / X (before scaling)                            */
+} smp_estimate_out;
+
+int smp_stats_ratio(size_t N, const double *x, const double *y,
+                    const unsigned char *sampled, const int *stratum,
+                    int nstrata, double scale, smp_estimate_out *out,
+                    wc_diag *d);
+
+/* Systematic sample: for each stratum h (regions of stratum h in index
+ * order, N_h of them) a start s_h = floor(u_h * K_h) with u_h drawn from
+ * rng in stratum order, then every K_h-th region, where
+ * K_h = min(period, max(1, floor(N_h / 2))) so that a stratum of two or
+ * more regions always gets at least two.  When pow2 is set, K_h is rounded
+ * down to a power of two and the starts are drawn once for the largest
+ * period so that halving the period gives a superset (budget mode).
+ * sampled[i] is set to 1 for chosen regions (others left unchanged).
+ * Returns the number newly set. */
+size_t smp_select(size_t N, const int *stratum, int nstrata, long period,
+                  int pow2, uint64_t seed, unsigned char *sampled);
+
+/* Group regions into at most kmax strata by their signatures (deterministic
+ * k-means with farthest-point seeding from region 0).  Signature components
+ * are dimensionless (fractions, logarithms) and compared as they are; k
+ * clusters are kept only when every pair of centres is more than min_sep
+ * apart (Euclidean) and no stratum is smaller than min_size; k grows from 2
+ * until a split is rejected.  Writes stratum[i]
+ * and returns the number of strata (>= 1). */
+int smp_stratify(size_t N, const double (*sig)[SMP_SIG_DIM], int kmax,
+                 double min_sep, size_t min_size, int *stratum);
+
+/* ------------------------------------------------------------------------ */
+/* Host cost probe                                                           */
+/* ------------------------------------------------------------------------ */
+
+/* Thread CPU time, and task cycles through perf_event (libpfm4) when the
+ * hardware counter can be opened. */
+typedef struct smp_clock smp_clock;
+smp_clock *smp_clock_create(void);   /* NULL only when out of memory */
+void smp_clock_free(smp_clock *c);   /* accepts NULL */
+/* Current thread CPU seconds and (when available) cycles. */
+void smp_clock_read(smp_clock *c, double *seconds, double *cycles);
+int smp_clock_has_cycles(const smp_clock *c);
+
+#endif /* SMP_H */

@@ -1,0 +1,336 @@
+/*
+ * tests/unit/test_sampler.c - the sampler's statistics, selection,
+ * stratification and sampling loop on known synthetic populations (no
+ * models, no traces).
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "smp.h"
+
+/* One stratum, hand-computed:
+ *   x = 10 10 20 20 30 30 (X = 120), sampled 0 2 4 with y = 12 22 36
+ *   R = 70 / 60 = 7/6, Y = 140
+ *   e = 1/3, -4/3, 1;  s^2 = (1/9 + 16/9 + 1) / 2 = 13/9
+ *   V = 6^2 (1 - 3/6) (13/9) / 3 = 26/3, se = 2.943920
+ *   df = 2, t = 4.302653, half width = 12.666667 -> [127.3333, 152.6667] */
+static void test_one_stratum(void)
+{
+    double x[6] = {10, 10, 20, 20, 30, 30};
+    double y[6] = {12, 0, 22, 0, 36, 0};
+    unsigned char s[6] = {1, 0, 1, 0, 1, 0};
+    int st[6] = {0};
+    smp_estimate_out o;
+    wc_diag d;
+    CHECK_EQ_INT(smp_stats_ratio(6, x, y, s, st, 1, 1.0, &o, &d), 0);
+    CHECK_NEAR(o.ratio, 7.0 / 6.0, 1e-12);
+    CHECK_NEAR(o.total, 140, 1e-9);
+    CHECK_NEAR(o.se, sqrt(26.0 / 3.0), 1e-9);
+    CHECK_NEAR(o.df, 2, 1e-12);
+    CHECK_EQ_INT(o.has_ci, 1);
+    CHECK_EQ_INT(o.how, SMP_HOW_SAMPLED);
+    CHECK_NEAR(o.ci95[0], 127.333333, 1e-4);
+    CHECK_NEAR(o.ci95[1], 152.666667, 1e-4);
+    /* The scale (I / X) multiplies estimate and interval. */
+    CHECK_EQ_INT(smp_stats_ratio(6, x, y, s, st, 1, 2.0, &o, &d), 0);
+    CHECK_NEAR(o.total, 280, 1e-9);
+    CHECK_NEAR(o.ci95[0], 254.666667, 2e-4);
+    CHECK_NEAR(o.ci95[1], 305.333333, 2e-4);
+}
+
+/* Two strata: stratum 0 as above (V0 = 26/3, n0 = 3); stratum 1:
+ *   x = 5 5 5 5, sampled 0 1 with y = 6 8: R1 = 1.4, Y1 = 28,
+ *   e = -1, 1, s^2 = 2, V1 = 16 (1/2) 2 / 2 = 8
+ *   Y = 168, V = 50/3, se = 4.082483
+ *   df = V^2 / (V0^2/2 + V1^2/1) = 2.735230, t = 3.36402
+ *   half width = 13.7336 -> [154.2664, 181.7336] */
+static void test_two_strata(void)
+{
+    double x[10] = {10, 10, 20, 20, 30, 30, 5, 5, 5, 5};
+    double y[10] = {12, 0, 22, 0, 36, 0, 6, 8, 0, 0};
+    unsigned char s[10] = {1, 0, 1, 0, 1, 0, 1, 1, 0, 0};
+    int st[10] = {0, 0, 0, 0, 0, 0, 1, 1, 1, 1};
+    smp_estimate_out o;
+    wc_diag d;
+    CHECK_EQ_INT(smp_stats_ratio(10, x, y, s, st, 2, 1.0, &o, &d), 0);
+    CHECK_NEAR(o.total, 168, 1e-9);
+    CHECK_NEAR(o.se, sqrt(50.0 / 3.0), 1e-9);
+    CHECK_NEAR(o.df, 2.7352297593, 1e-8);
+    CHECK_NEAR(o.ci95[0], 154.2664, 1e-3);
+    CHECK_NEAR(o.ci95[1], 181.7336, 1e-3);
+}
+
+/* n < 2 in a stratum that is not a census: estimate but no interval;
+ * every stratum a census: degenerate interval. */
+static void test_small_and_census(void)
+{
+    double x[5] = {1, 2, 3, 4, 5};
+    double y[5] = {2, 0, 0, 0, 0};
+    unsigned char s[5] = {1, 0, 0, 0, 0};
+    int st[5] = {0};
+    smp_estimate_out o;
+    wc_diag d;
+    CHECK_EQ_INT(smp_stats_ratio(5, x, y, s, st, 1, 1.0, &o, &d), 0);
+    CHECK_NEAR(o.total, 30, 1e-12);
+    CHECK_EQ_INT(o.has_ci, 0);
+    CHECK_EQ_INT(o.how, SMP_HOW_SMALL_N);
+
+    double y2[5] = {2, 4, 6, 8, 11};
+    unsigned char all[5] = {1, 1, 1, 1, 1};
+    CHECK_EQ_INT(smp_stats_ratio(5, x, y2, all, st, 1, 1.0, &o, &d), 0);
+    CHECK_NEAR(o.total, 31, 1e-12);
+    CHECK_EQ_INT(o.has_ci, 1);
+    CHECK_EQ_INT(o.how, SMP_HOW_CENSUS);
+    CHECK_NEAR(o.ci95[0], 31, 1e-12);
+    CHECK_NEAR(o.ci95[1], 31, 1e-12);
+
+    /* A stratum with no sample is an error, not a silent zero. */
+    unsigned char none[5] = {0};
+    CHECK(smp_stats_ratio(5, x, y2, none, st, 1, 1.0, &o, &d) != 0);
+}
+
+static void test_select(void)
+{
+    enum { N = 100 };
+    int st[N] = {0};
+    unsigned char a[N], b[N];
+    memset(a, 0, N);
+    CHECK_EQ_INT(smp_select(N, st, 1, 10, 0, 7, a), 10);
+    /* Systematic: every 10th from one start. */
+    int first = -1, ok = 1;
+    for (int i = 0; i < N; i++)
+        if (a[i]) {
+            if (first < 0)
+                first = i;
+            ok &= (i - first) % 10 == 0;
+        }
+    CHECK(first >= 0 && first < 10);
+    CHECK(ok);
+    /* Same seed, same sample; some other seed starts elsewhere. */
+    memset(b, 0, N);
+    smp_select(N, st, 1, 10, 0, 7, b);
+    CHECK(memcmp(a, b, N) == 0);
+    int differs = 0;
+    for (uint64_t seed = 8; seed < 20 && !differs; seed++) {
+        memset(b, 0, N);
+        smp_select(N, st, 1, 10, 0, seed, b);
+        differs = memcmp(a, b, N) != 0;
+    }
+    CHECK(differs);
+    /* Power-of-two mode: halving the period gives a superset. */
+    for (uint64_t seed = 1; seed < 30; seed++) {
+        unsigned char c16[N], c8[N];
+        memset(c16, 0, N);
+        memset(c8, 0, N);
+        CHECK_EQ_INT(smp_select(N, st, 1, 16, 1, seed, c16) >= 6, 1);
+        smp_select(N, st, 1, 8, 1, seed, c8);
+        int sup = 1;
+        for (int i = 0; i < N; i++)
+            sup &= !c16[i] || c8[i];
+        CHECK(sup);
+    }
+    /* A small stratum still gets two (here: all three). */
+    int st2[N];
+    for (int i = 0; i < N; i++)
+        st2[i] = i < 97 ? 0 : 1;
+    memset(a, 0, N);
+    smp_select(N, st2, 2, 50, 0, 3, a);
+    CHECK_EQ_INT(a[97] + a[98] + a[99], 3);
+    size_t n0 = 0;
+    for (int i = 0; i < 97; i++)
+        n0 += a[i];
+    CHECK_EQ_INT(n0, 2);
+}
+
+static void test_stratify(void)
+{
+    enum { N = 60 };
+    double sig[N][SMP_SIG_DIM];
+    int st[N];
+    wc_rng rng;
+    wc_rng_seed(&rng, 5);
+    /* Two phases: memory-heavy (0.7) and compute-heavy (0.1). */
+    for (int i = 0; i < N; i++) {
+        memset(sig[i], 0, sizeof sig[i]);
+        sig[i][0] = (i % 3 == 0 ? 0.7 : 0.1) + 0.01 * wc_rng_uniform(&rng);
+        sig[i][1] = 1 - sig[i][0];
+    }
+    int k = smp_stratify(N, (const double (*)[SMP_SIG_DIM])sig, 4, 0.08, 4,
+                         st);
+    CHECK_EQ_INT(k, 2);
+    int ok = 1;
+    for (int i = 0; i < N; i++)
+        ok &= st[i] == (i % 3 == 0 ? 0 : 1);
+    CHECK(ok);
+    /* One phase with noise: one stratum. */
+    for (int i = 0; i < N; i++) {
+        sig[i][0] = 0.4 + 0.02 * wc_rng_uniform(&rng);
+        sig[i][1] = 0.5;
+    }
+    CHECK_EQ_INT(smp_stratify(N, (const double (*)[SMP_SIG_DIM])sig, 4,
+                              0.08, 4, st),
+                 1);
+    /* min_size: a phase of 3 regions does not make a stratum of its own. */
+    for (int i = 0; i < N; i++)
+        sig[i][0] = i < 3 ? 0.9 : 0.1;
+    CHECK_EQ_INT(smp_stratify(N, (const double (*)[SMP_SIG_DIM])sig, 4,
+                              0.08, 4, st),
+                 1);
+}
+
+/* ---- the sampling loop on a synthetic population ------------------------ */
+
+typedef struct pop {
+    size_t N;
+    double *x, *y;    /* interval and "detailed" cycles per region */
+    double sigv[2];   /* signature per phase */
+    double c;         /* whole kernel = c * sum of regions */
+    size_t calls[2];
+} pop;
+
+static int pop_region(void *ctx, int m, size_t r, smp_eval *out, wc_diag *d)
+{
+    (void)d;
+    pop *P = ctx;
+    P->calls[m]++;
+    out->cycles = m == SMP_INTERVAL ? P->x[r] : P->y[r];
+    out->warp_insts = 1000;
+    out->sig[0] = P->sigv[r < P->N / 2 ? 0 : 1];
+    return 0;
+}
+
+static int pop_whole(void *ctx, int m, smp_eval *out, wc_diag *d)
+{
+    (void)d;
+    pop *P = ctx;
+    double s = 0;
+    for (size_t i = 0; i < P->N; i++)
+        s += m == SMP_INTERVAL ? P->x[i] : P->y[i];
+    out->cycles = P->c * s;
+    out->warp_insts = 1000 * P->N;
+    return 0;
+}
+
+/* Two phases: x ~ 100 with y = 1.2 x, x ~ 300 with y = 0.9 x, noise on y. */
+static void pop_make(pop *P, size_t N, uint64_t seed)
+{
+    wc_rng rng;
+    wc_rng_seed(&rng, seed);
+    P->N = N;
+    P->x = malloc(N * sizeof *P->x);
+    P->y = malloc(N * sizeof *P->y);
+    for (size_t i = 0; i < N; i++) {
+        int ph = i >= N / 2;
+        P->x[i] = (ph ? 300 : 100) * (0.8 + 0.4 * wc_rng_uniform(&rng));
+        P->y[i] = P->x[i] * (ph ? 0.9 : 1.2) *
+                  (0.9 + 0.2 * wc_rng_uniform(&rng));
+    }
+    P->sigv[0] = 0.2;
+    P->sigv[1] = 0.7;
+    P->c = 0.5;
+    P->calls[0] = P->calls[1] = 0;
+}
+
+static int nprog;
+static void on_progress(void *ctx, const smp_progress *p)
+{
+    (void)ctx;
+    (void)p;
+    nprog++;
+}
+
+static void test_loop(void)
+{
+    pop P;
+    pop_make(&P, 1000, 11);
+    smp_engine e = {&P, P.N, pop_region, pop_whole};
+    smp_plan p;
+    memset(&p, 0, sizeof p);
+    p.seed = 1;
+    p.period = 20;
+    p.stratify = 1;
+    p.max_strata = 4;
+    p.progress = on_progress;
+    smp_kernel_result r1, r2;
+    wc_diag d;
+    memset(&r1, 0, sizeof r1);
+    memset(&r2, 0, sizeof r2);
+    double truth = 0;
+    pop_whole(&P, SMP_DETAILED, &(smp_eval){0}, &d);
+    for (size_t i = 0; i < P.N; i++)
+        truth += P.y[i];
+    truth *= P.c;
+
+    CHECK_EQ_INT(smp_estimate(&e, &p, &r1, &d), 0);
+    CHECK_EQ_INT(r1.strata, 2);
+    CHECK_EQ_INT(r1.sampled, 50);
+    CHECK_EQ_INT(r1.how, SMP_HOW_SAMPLED);
+    CHECK_EQ_INT(r1.has_ci, 1);
+    CHECK(fabs(r1.estimate - truth) / truth < 0.02);
+    CHECK(nprog >= 2);
+    /* Detailed regions only on the sample; no full detailed run. */
+    CHECK_EQ_INT(r1.host[SMP_DETAILED].runs, 50);
+    CHECK_EQ_INT(r1.detailed_warp_insts, 50000);
+
+    /* Same seed: the same answer, bit for bit. */
+    CHECK_EQ_INT(smp_estimate(&e, &p, &r2, &d), 0);
+    CHECK(memcmp(&r1.estimate, &r2.estimate, sizeof r1.estimate) == 0);
+    CHECK(memcmp(r1.ci95, r2.ci95, sizeof r1.ci95) == 0);
+    CHECK_EQ_INT(r1.cycles, r2.cycles);
+
+    /* Coverage over seeds, and other seeds' answers inside seed 1's CI. */
+    int cover = 0, inside = 0, runs = 200;
+    for (int s = 1; s <= runs; s++) {
+        p.seed = (uint64_t)s * 7919u;
+        smp_estimate(&e, &p, &r2, &d);
+        cover += r2.has_ci && r2.ci95[0] <= truth && truth <= r2.ci95[1];
+        inside += r1.ci95[0] <= r2.estimate && r2.estimate <= r1.ci95[1];
+    }
+    fprintf(stderr, "synthetic: coverage %d/%d, other seeds inside %d/%d\n",
+            cover, runs, inside, runs);
+    CHECK(cover >= runs * 90 / 100);
+    CHECK(inside >= runs * 75 / 100);
+
+    /* Small kernels run fully in detail: exact. */
+    p.seed = 1;
+    p.small_kernel_insts = 2000000;
+    CHECK_EQ_INT(smp_estimate(&e, &p, &r2, &d), 0);
+    CHECK_EQ_INT(r2.how, SMP_HOW_FULL);
+    CHECK_NEAR(r2.estimate, truth, 1e-6 * truth);
+    p.small_kernel_insts = 0;
+
+    /* A period giving more than half the kernel runs it fully. */
+    p.period = 1;
+    CHECK_EQ_INT(smp_estimate(&e, &p, &r2, &d), 0);
+    CHECK_EQ_INT(r2.how, SMP_HOW_FULL);
+
+    /* Budget mode: a known detailed cost picks the period that fits. */
+    p.period = 0;
+    p.budget_s = 1.0;
+    p.dm_cost_per_inst = 1e-5; /* 10 ms per region: ~100 regions fit */
+    CHECK_EQ_INT(smp_estimate(&e, &p, &r2, &d), 0);
+    CHECK(r2.sampled >= 40 && r2.sampled <= 100);
+    CHECK(r2.period >= 8 && r2.period <= 32);
+    CHECK(fabs(r2.estimate - truth) / truth < 0.03);
+    /* Budget too small for more than the pilot: the coarsest
+     * power-of-two period, 2 to 4 regions per stratum. */
+    p.dm_cost_per_inst = 10;
+    CHECK_EQ_INT(smp_estimate(&e, &p, &r2, &d), 0);
+    CHECK(r2.sampled >= 4 && r2.sampled <= 8);
+    CHECK_EQ_INT(r2.has_ci, 1);
+    free(P.x);
+    free(P.y);
+}
+
+int main(void)
+{
+    test_one_stratum();
+    test_two_strata();
+    test_small_and_census();
+    test_select();
+    test_stratify();
+    test_loop();
+    CHECK_DONE();
+}
