@@ -26,7 +26,7 @@
 /* The model backends are switched on here once their headers are in the
  * tree and this file has been written against them. */
 #ifndef CAL_HAVE_IM
-#define CAL_HAVE_IM 0
+#define CAL_HAVE_IM 1
 #endif
 #ifndef CAL_HAVE_DM
 #define CAL_HAVE_DM 0

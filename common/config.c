@@ -800,8 +800,9 @@ size_t wc_gpu_list(char ***names)
         size_t l = strlen(s);
         if (l <= 4 || strcmp(s + l - 4, ".cfg") != 0)
             continue;
-        if (s[0] == '_' || s[0] == '.' || strncmp(s, "core-", 5) == 0)
-            continue;
+        if (s[0] == '_' || s[0] == '.' || strncmp(s, "core-", 5) == 0 ||
+            strncmp(s, "mem-", 4) == 0)
+            continue; /* include-only fragments */
         char **nv = realloc(v, (n + 1) * sizeof *v);
         if (!nv)
             break;

@@ -768,9 +768,8 @@ static int parse_iline(const pctx *c, size_t p, int allow_ctrl, iline *L)
                 size_t bad = p + (size_t)(-rc) - 1;
                 char tok[48];
                 near_tok(c, p, tok, sizeof tok);
-                if (bad >= c->len)
-                    return perr(c, bad, "bad control code '%s' at end of line",
-                                tok);
+                if (bad >= e && (e >= c->len || c->s[e - 1] != ']'))
+                    return perr(c, bad, "incomplete control code '%s'", tok);
                 return perr(c, bad, "bad control code '%s' near '%c'", tok,
                             (c->s[bad] >= 0x20 && c->s[bad] < 0x7f)
                                 ? c->s[bad]
@@ -863,10 +862,16 @@ static int parse_iline(const pctx *c, size_t p, int allow_ctrl, iline *L)
     int rc = assign_operands(c, in, base, ops, nops);
     if (rc)
         return rc;
-    if (in->op != WC_OP_UNKNOWN &&
-        (wc_op_info(in->op)->flags & WC_OPF_DEPBAR) &&
-        (rc = fill_depbar(c, in, ops, nops, opcol)) != 0)
+    int depbar = in->op != WC_OP_UNKNOWN &&
+                 (wc_op_info(in->op)->flags & WC_OPF_DEPBAR);
+    if (depbar && (rc = fill_depbar(c, in, ops, nops, opcol)) != 0)
         return rc;
+    for (int i = 0; i < nops && !depbar; i++)
+        if (ops[i].kind == OP_LIST || ops[i].kind == OP_SB)
+            return perr_near(c, ops[i].col,
+                             ops[i].kind == OP_LIST
+                                 ? "counter id list outside DEPBAR"
+                                 : "dependence counter outside DEPBAR");
     return 0;
 }
 

@@ -1,7 +1,7 @@
 /*
  * detailed/dm_int.h - private header of the detailed (cycle-level) layer.
  *
- * Shared only by detailed/*.c.  Owns the data structures of the SM model
+ * Shared only by the detailed/ sources.  Owns the data structures of the SM model
  * (seed 000 sections 4-6) and THE BOUNDARY between the sub-core pipeline
  * (dm_*.c, owner H4a) and the memory subsystem (mem_*.c, owner H4b).
  *
@@ -303,6 +303,11 @@ struct dm_gpu {
     dm_event *ev;            /* timeline                                     */
     size_t nev, capev;
     uint64_t insts, ctas_done, cta_launched;
+    uint64_t **uclk;         /* ubench: clocks per warp (moved at the end)   */
+    size_t *nuclk;
+    unsigned *usub;
+    uint64_t last_done;      /* cycle the last warp finished                 */
+    uint64_t now;
     wc_diag *d;
     int err;                 /* first error (WC_E*), 0 none                  */
 };
@@ -339,6 +344,10 @@ int dm_sm_launch(dm_sm *sm, wc_cta *cta, const wc_ubench *u, uint64_t num,
 uint64_t dm_fl_alloc(dm_sm *sm);
 void dm_fl_release(dm_sm *sm, uint64_t tag);
 void dm_warp_check_done(dm_sm *sm, unsigned wi);
+/* Release the barrier of CTA slot cta when every live warp arrived. */
+void dm_bar_check(dm_sm *sm, unsigned cta);
+/* A ring slot's instruction left the pipeline front (alloc.c). */
+void dm_release_slot(dm_warp *w, uint32_t idx);
 void dm_fail(dm_gpu *gpu, int code, const char *what);
 
 /* ---- stage ticks (one file each), back to front ---- */

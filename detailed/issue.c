@@ -150,7 +150,7 @@ static void do_issue(dm_sm *sm, dm_sub *s, unsigned wi, uint64_t c)
         else
             s->unit_free[sl->lc] = f;
     }
-    if (p->timeline_on)
+    if (sm->gpu->o.timeline)
         sl->ev = dm_event_add(sm->gpu, c, sm, s->idx, w, in);
     if (sl->varlat) {
         tag = dm_fl_alloc(sm);
@@ -162,9 +162,15 @@ static void do_issue(dm_sm *sm, dm_sub *s, unsigned wi, uint64_t c)
             f->wbar = ctl ? in->ctrl.wbar : -1;
             f->banks = dm_dst_banks(p, in);
             f->hasdst = 0;
-            for (unsigned i = 0; i < in->ndst; i++)
-                if (!WC_REG_IS_ZERO(in->dst[i]))
-                    f->hasdst = 1;
+            if (sl->ismem) {
+                dm_mem_class cl;
+                dm_mem_classify(sm->g, in, &cl);
+                f->hasdst = cl.raw >= 0;
+            } else {
+                for (unsigned i = 0; i < in->ndst; i++)
+                    if (!WC_REG_IS_ZERO(in->dst[i]))
+                        f->hasdst = 1;
+            }
             w->outstanding++;
         }
         if (sl->ismem && tag) {

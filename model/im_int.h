@@ -158,11 +158,13 @@ typedef struct im_rcta {
     double vfin;        /* virtual finish time                            */
     double rate[IM_NRES]; /* natural demand rates D[r] / T               */
     double l2_rate, dram_rate;
+    double arrive, T;   /* real arrival time, solo time                  */
     int slot;
 } im_rcta;
 
 typedef struct im_sm {
     double t, v, slow;
+    double next;        /* real time of the next completion (cached)     */
     int n;
     im_rcta *c;
     double sum[IM_NRES];
@@ -179,6 +181,7 @@ typedef struct im_sched {
     double end;                /* latest completion                       */
     long rr;
     uint64_t dispatched;
+    double contention;         /* sum over CTAs of (actual - solo) time    */
 } im_sched;
 
 int im_sched_init(im_sched *s, long nsm, int slots);
@@ -186,9 +189,10 @@ void im_sched_free(im_sched *s);
 /* Time of the next dispatch and the SM / slot it goes to. */
 void im_sched_pick(im_sched *s, double cta_dispatch, long *sm, int *slot,
                    double *t);
-/* Add a CTA dispatched at t to sm/slot with solo time T and demands. */
+/* Add a CTA dispatched at t to sm/slot with solo time T, SM demands and
+ * natural (uncontended) L2 / DRAM byte rates. */
 void im_sched_add(im_sched *s, long sm, int slot, double t, double T,
-                  const double *dem, double l2_bytes, double dram_bytes);
+                  const double *dem, double l2_rate, double dram_rate);
 /* Run every SM to completion; returns the last completion time. */
 double im_sched_drain(im_sched *s);
 

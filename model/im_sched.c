@@ -33,6 +33,7 @@ int im_sched_init(im_sched *s, long nsm, int slots)
         return -1;
     for (long i = 0; i < nsm; i++) {
         s->sm[i].slow = 1;
+        s->sm[i].next = INFINITY;
         s->sm[i].c = calloc((size_t)slots, sizeof *s->sm[i].c);
         s->sm[i].slot_used = calloc((size_t)slots, 1);
         if (!s->sm[i].c || !s->sm[i].slot_used)
@@ -74,7 +75,7 @@ static void sm_reslow(im_sm *m)
     m->slow = u;
 }
 
-static double sm_next(const im_sm *m)
+static double sm_next_calc(const im_sm *m)
 {
     if (m->n == 0)
         return INFINITY;
@@ -86,12 +87,20 @@ static double sm_next(const im_sm *m)
     return m->t + (dt > 0 ? dt : 0);
 }
 
+static double sm_next(const im_sm *m)
+{
+    return m->next;
+}
+
 /* Complete the CTAs of m whose virtual finish time has come. */
 static void sm_complete(im_sched *s, im_sm *m)
 {
     for (int i = 0; i < m->n;) {
         if (m->c[i].vfin <= m->v + 1e-9 * (1 + fabs(m->v))) {
             im_rcta *c = &m->c[i];
+            double actual = m->t - c->arrive;
+            if (actual > c->T)
+                s->contention += actual - c->T;
             for (int r = 0; r < IM_NRES; r++)
                 m->sum[r] -= c->rate[r];
             s->l2_rate -= c->l2_rate;
@@ -113,6 +122,7 @@ static void sm_complete(im_sched *s, im_sm *m)
     if (s->dram_rate < 0)
         s->dram_rate = 0;
     sm_reslow(m);
+    m->next = sm_next_calc(m);
 }
 
 /* Process every completion up to time t (inclusive), in time order. */
@@ -175,7 +185,7 @@ void im_sched_pick(im_sched *s, double cta_dispatch, long *sm, int *slot,
 }
 
 void im_sched_add(im_sched *s, long sm, int slot, double t, double T,
-                  const double *dem, double l2_bytes, double dram_bytes)
+                  const double *dem, double l2_rate, double dram_rate)
 {
     im_sm *m = &s->sm[sm];
     sm_advance(m, t);
@@ -185,17 +195,20 @@ void im_sched_add(im_sched *s, long sm, int slot, double t, double T,
         T = 1;
     im_rcta *c = &m->c[m->n++];
     c->slot = slot;
+    c->arrive = t;
+    c->T = T;
     m->slot_used[slot] = 1;
     c->vfin = m->v + T;
     for (int r = 0; r < IM_NRES; r++) {
         c->rate[r] = dem[r] / T;
         m->sum[r] += c->rate[r];
     }
-    c->l2_rate = l2_bytes / T;
-    c->dram_rate = dram_bytes / T;
+    c->l2_rate = l2_rate;
+    c->dram_rate = dram_rate;
     s->l2_rate += c->l2_rate;
     s->dram_rate += c->dram_rate;
     sm_reslow(m);
+    m->next = sm_next_calc(m);
 }
 
 double im_sched_drain(im_sched *s)

@@ -1,0 +1,159 @@
+/*
+ * detailed/exec.c - the back end of one sub-core: events of the memory
+ * unit, the variable-latency queue of non-memory units (MUFU, conversions,
+ * FP64 when variable) and the register-file write-back (seed 000 4, 5.3).
+ *
+ * Fixed-latency results go through the result queue and never wait: their
+ * write slots are marked by Allocate.  Variable-latency results wait for a
+ * bank write port free of fixed-latency writes (rf_write_ports per bank),
+ * then release their write (RAW/WAW) dependence counter; a waiting consumer
+ * issues in that same cycle.  Read (WAR) counters are released when the
+ * source operands have been read: by the memory unit's WAR event, or by the
+ * variable-latency queue once it got read slots not reserved by Allocate
+ * (fixed-latency instructions have priority on the read ports).
+ */
+#include <string.h>
+#include <stdlib.h>
+
+#include "dm_int.h"
+
+static void sb_dec(dm_warp *w, int8_t sb)
+{
+    if (sb >= 0 && sb < DM_SB && w->sb[sb] > 0)
+        w->sb[sb]--;
+}
+
+/* The instruction of tag has completed: release its record. */
+static void finish(dm_sm *sm, uint64_t tag)
+{
+    dm_fl *f = &sm->fl[tag];
+    unsigned wi = f->warp;
+    dm_warp *w = &sm->warps[wi];
+    if (w->outstanding)
+        w->outstanding--;
+    dm_fl_release(sm, tag);
+    dm_warp_check_done(sm, wi);
+}
+
+static int wbq_push(dm_sm *sm, dm_sub *s, uint64_t tag, uint8_t banks,
+                    uint64_t cycle)
+{
+    if (s->wbq_n == s->wbq_cap) {
+        unsigned cap = s->wbq_cap ? 2 * s->wbq_cap : 16;
+        dm_wb *n = realloc(s->wbq, cap * sizeof *n);
+        if (!n) {
+            dm_fail(sm->gpu, WC_EINTERNAL, "out of memory (write-back queue)");
+            return -1;
+        }
+        s->wbq = n;
+        s->wbq_cap = cap;
+    }
+    s->wbq[s->wbq_n].tag = tag;
+    s->wbq[s->wbq_n].banks = banks;
+    s->wbq[s->wbq_n].cycle = cycle;
+    s->wbq_n++;
+    return 0;
+}
+
+static void on_war(dm_sm *sm, uint64_t tag, uint64_t c)
+{
+    dm_fl *f = &sm->fl[tag];
+    dm_warp *w = &sm->warps[f->warp];
+    if (f->war_done)
+        return;
+    f->war_done = 1;
+    sb_dec(w, f->rbar);
+    if (w->sbmode)
+        dm_sb_release(w, tag, 0, c);
+    if (!f->hasdst) {
+        sb_dec(w, f->wbar);
+        if (w->sbmode)
+            dm_sb_release(w, tag, 1, c);
+        finish(sm, tag);
+    }
+}
+
+void dm_mem_events(dm_sm *sm, uint64_t c)
+{
+    size_t n;
+    while ((n = dm_mem_poll(sm->mem, c, sm->evbuf, 64)) > 0) {
+        for (size_t i = 0; i < n; i++) {
+            const dm_mem_event *e = &sm->evbuf[i];
+            uint64_t tag = e->tag;
+            if (tag == 0 || tag >= sm->capfl || !sm->fl[tag].used)
+                continue;
+            if (e->kind == DM_MEM_EV_WAR) {
+                on_war(sm, tag, c);
+            } else if (e->kind == DM_MEM_EV_RAW) {
+                dm_fl *f = &sm->fl[tag];
+                if (!f->war_done)
+                    on_war(sm, tag, c);
+                if (sm->fl[tag].used && f->hasdst)
+                    wbq_push(sm, &sm->sub[sm->warps[f->warp].sub], tag,
+                             f->banks, e->cycle);
+            }
+        }
+        sm->last_progress = c;
+    }
+}
+
+void dm_writeback_tick(dm_sm *sm, dm_sub *s, uint64_t c)
+{
+    const dm_params *p = sm->p;
+    unsigned k = 0;
+    for (unsigned i = 0; i < s->wbq_n; i++) {
+        dm_wb q = s->wbq[i];
+        int ok = q.cycle <= c;
+        for (unsigned b = 0; ok && b < p->banks; b++)
+            if (((q.banks >> b) & 1u) && s->wr[b][c % DM_CAL] >= p->write_ports)
+                ok = 0;
+        if (!ok) {
+            s->wbq[k++] = q;
+            continue;
+        }
+        for (unsigned b = 0; b < p->banks; b++)
+            if ((q.banks >> b) & 1u)
+                s->wr[b][c % DM_CAL]++;
+        dm_fl *f = &sm->fl[q.tag];
+        dm_warp *w = &sm->warps[f->warp];
+        sb_dec(w, f->wbar);
+        if (w->sbmode)
+            dm_sb_release(w, q.tag, 1, c);
+        finish(sm, q.tag);
+        sm->last_progress = c;
+    }
+    s->wbq_n = k;
+}
+
+void dm_vq_tick(dm_sm *sm, dm_sub *s, uint64_t c)
+{
+    const dm_params *p = sm->p;
+    if (s->vq_n == 0)
+        return;
+    dm_vop *v = &s->vq[0];
+    unsigned left = 0;
+    for (unsigned b = 0; b < p->banks; b++) {
+        if (v->nbank[b] && s->rd[b][c % DM_CAL] < p->read_ports) {
+            s->rd[b][c % DM_CAL]++;
+            v->nbank[b]--;
+        }
+        left += v->nbank[b];
+    }
+    if (left)
+        return;
+    /* operands read in c: WAR released; the result comes lat after issue */
+    uint64_t tag = v->tag;
+    dm_fl *f = &sm->fl[tag];
+    dm_warp *w = &sm->warps[f->warp];
+    sb_dec(w, f->rbar);
+    if (w->sbmode)
+        dm_sb_release(w, tag, 0, c);
+    f->war_done = 1;
+    uint64_t when = v->issue + (uint64_t)v->lat;
+    if (when <= c)
+        when = c + 1;
+    wbq_push(sm, s, tag, v->wbanks, when);
+    memmove(&s->vq[0], &s->vq[1], (s->vq_n - 1) * sizeof *s->vq);
+    s->vq_n--;
+    sm->last_progress = c;
+}

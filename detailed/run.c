@@ -1,0 +1,350 @@
+/*
+ * detailed/run.c - the GPU loop of the detailed model: CTA dispatch over the
+ * SMs (occupancy from registers, shared memory, warp and CTA slots),
+ * one cycle at a time for every busy SM, the watchdog, results, the
+ * timeline and its Chrome trace-event output.  Entry points of dm.h.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "dm_int.h"
+
+size_t dm_event_add(dm_gpu *gpu, uint64_t cycle, const dm_sm *sm,
+                    unsigned sub, const dm_warp *w, const wc_inst *in)
+{
+    if (gpu->nev == gpu->capev) {
+        size_t cap = gpu->capev ? 2 * gpu->capev : 1024;
+        dm_event *n = realloc(gpu->ev, cap * sizeof *n);
+        if (!n)
+            return 0;
+        gpu->ev = n;
+        gpu->capev = cap;
+    }
+    dm_event *e = &gpu->ev[gpu->nev++];
+    memset(e, 0, sizeof *e);
+    e->cycle = cycle;
+    e->sm = sm->id;
+    e->subcore = sub;
+    e->warp = w->id;
+    e->cta = (unsigned)sm->ctas[w->cta].num;
+    e->pc = in->pc;
+    snprintf(e->op, sizeof e->op, "%s", in->opcode);
+    for (unsigned i = 0; i < in->nsrc; i++)
+        if (WC_REG_IS_R(in->src[i]) && e->nsrc < 8)
+            e->nsrc++;
+    return gpu->nev;
+}
+
+static void gpu_fini(dm_gpu *gpu)
+{
+    if (gpu->sms)
+        for (unsigned i = 0; i < gpu->nsms; i++)
+            dm_sm_fini(&gpu->sms[i]);
+    free(gpu->sms);
+    dm_l2_free(gpu->l2);
+    free(gpu->ev);
+    if (gpu->uclk)
+        for (unsigned i = 0; i < gpu->nsms; i++)
+            (void)0;
+}
+
+static int gpu_init(dm_gpu *gpu, const wc_gpu *g, const dm_options *o,
+                    unsigned nsms, wc_diag *d)
+{
+    memset(gpu, 0, sizeof *gpu);
+    gpu->g = g;
+    gpu->d = d;
+    if (o)
+        gpu->o = *o;
+    else
+        dm_options_default(&gpu->o);
+    int rc = dm_params_load(g, &gpu->p, d);
+    if (rc)
+        return rc;
+    wc_rng_seed(&gpu->rng, gpu->o.seed);
+    gpu->l2 = dm_l2_create(g);
+    gpu->sms = calloc(nsms, sizeof *gpu->sms);
+    if (!gpu->l2 || !gpu->sms)
+        return wc_diag_set(d, WC_EINTERNAL, "", 0, 0,
+                           "detailed model: out of memory or bad memory "
+                           "configuration");
+    gpu->nsms = nsms;
+    for (unsigned i = 0; i < nsms; i++)
+        if (dm_sm_init(gpu, &gpu->sms[i], i) != 0)
+            return wc_diag_set(d, WC_EINTERNAL, "", 0, 0,
+                               "detailed model: cannot create SM %u (out of "
+                               "memory or bad configuration)",
+                               i);
+    return 0;
+}
+
+static int watchdog(dm_gpu *gpu, uint64_t c)
+{
+    char buf[900];
+    size_t o = 0;
+    buf[0] = 0;
+    for (unsigned i = 0; i < gpu->nsms && o + 1 < sizeof buf; i++)
+        if (dm_sm_busy(&gpu->sms[i])) {
+            dm_sm_dump(&gpu->sms[i], buf + o, sizeof buf - o);
+            o += strlen(buf + o);
+        }
+    return wc_diag_set(gpu->d, WC_EINTERNAL, "", 0, 0,
+                       "detailed model: no progress for %llu cycles at "
+                       "cycle %llu: %s",
+                       (unsigned long long)gpu->p.watchdog,
+                       (unsigned long long)c, buf);
+}
+
+/* One cycle of every busy SM; returns 1 while anything is busy. */
+static int gpu_cycle(dm_gpu *gpu, uint64_t c, uint64_t *last_prog)
+{
+    int busy = 0;
+    gpu->now = c;
+    for (unsigned i = 0; i < gpu->nsms; i++) {
+        dm_sm *sm = &gpu->sms[i];
+        if (!dm_sm_busy(sm))
+            continue;
+        busy = 1;
+        dm_sm_tick(sm, c);
+        if (sm->last_progress > *last_prog)
+            *last_prog = sm->last_progress;
+    }
+    return busy;
+}
+
+static void collect(dm_gpu *gpu, uint64_t stall[DM_STALL_COUNT],
+                    uint64_t *issue_cycles)
+{
+    for (unsigned i = 0; i < gpu->nsms; i++)
+        for (unsigned s = 0; s < gpu->p.nsub; s++) {
+            for (int k = 0; k < DM_STALL_COUNT; k++)
+                stall[k] += gpu->sms[i].sub[s].stall[k];
+            if (issue_cycles)
+                *issue_cycles += gpu->sms[i].sub[s].issued;
+        }
+}
+
+int dm_run_kernel(wc_trace *t, size_t k, const wc_gpu *g, const dm_options *o,
+                  dm_result *r, wc_diag *d)
+{
+    memset(r, 0, sizeof *r);
+    double t0 = wc_now();
+    const wc_kernel_info *ki = wc_trace_kernel(t, k);
+    if (!ki)
+        return wc_diag_set(d, WC_EUSAGE, "", 0, 0,
+                           "detailed model: no kernel %zu", k);
+    dm_options opt;
+    if (o)
+        opt = *o;
+    else
+        dm_options_default(&opt);
+    uint64_t first = opt.cta_first;
+    uint64_t count = ki->ctas > first ? ki->ctas - first : 0;
+    if (opt.cta_count && opt.cta_count < count)
+        count = opt.cta_count;
+    long nsm = opt.sms > 0 ? opt.sms : g->num_sms;
+    if (nsm < 1)
+        nsm = 1;
+    if ((uint64_t)nsm > count && count > 0)
+        nsm = (long)count; /* SMs without a CTA only cost time */
+    dm_gpu gpu;
+    wc_kreader *kr = NULL;
+    int rc = gpu_init(&gpu, g, &opt, (unsigned)nsm, d);
+    if (rc)
+        goto out;
+    if (ki->warps_per_cta > gpu.sms[0].nslots) {
+        rc = wc_diag_set(d, WC_EINPUT, ki->path, 0, 0,
+                         "CTA of %llu warps exceeds the SM's warp slots",
+                         (unsigned long long)ki->warps_per_cta);
+        goto out;
+    }
+    if ((rc = wc_kreader_open(t, k, &kr, d)) != 0)
+        goto out;
+    if (first && (rc = wc_kreader_skip(kr, first, d)) != 0)
+        goto out;
+    uint64_t launched = 0, c = 0, last_prog = 0;
+    uint64_t pcbase = (uint64_t)(k + 1) << 36;
+    unsigned next_sm = 0;
+    for (;;) {
+        /* dispatch CTAs to SMs with room, round robin */
+        for (unsigned tries = 0; launched < count && tries < gpu.nsms;) {
+            dm_sm *sm = &gpu.sms[next_sm];
+            if (!dm_sm_fits(sm, (unsigned)ki->warps_per_cta, ki->nregs,
+                            ki->shmem)) {
+                next_sm = (next_sm + 1) % gpu.nsms;
+                tries++;
+                continue;
+            }
+            wc_cta *cta = NULL;
+            if ((rc = wc_kreader_next(kr, &cta, d)) != 0)
+                goto out;
+            if (!cta) {
+                count = launched;
+                break;
+            }
+            gpu.now = c;
+            if ((rc = dm_sm_launch(sm, cta, NULL, first + launched, ki->nregs,
+                                   ki->shmem, pcbase, ki->has_ctrl, d)) != 0)
+                goto out;
+            launched++;
+            last_prog = c;
+            next_sm = (next_sm + 1) % gpu.nsms;
+            tries = 0;
+        }
+        int busy = gpu_cycle(&gpu, c, &last_prog);
+        if (gpu.err) {
+            rc = gpu.err;
+            goto out;
+        }
+        if (!busy && launched >= count)
+            break;
+        if (c - last_prog > gpu.p.watchdog) {
+            rc = watchdog(&gpu, c);
+            goto out;
+        }
+        if (opt.max_cycles && c >= opt.max_cycles) {
+            rc = wc_diag_set(d, WC_EINTERNAL, "", 0, 0,
+                             "detailed model: max_cycles %llu reached",
+                             (unsigned long long)opt.max_cycles);
+            goto out;
+        }
+        c++;
+    }
+    r->sim_cycles = c;
+    r->cycles = c;
+    if (first == 0 && launched == ki->ctas)
+        r->cycles += (uint64_t)g->launch_overhead;
+    r->warp_insts = gpu.insts;
+    r->ctas = gpu.ctas_done;
+    r->ipc = c ? (double)gpu.insts / (double)c : 0;
+    collect(&gpu, r->stall, &r->issue_cycles);
+    r->events = gpu.ev;
+    r->nevents = gpu.nev;
+    gpu.ev = NULL;
+out:
+    wc_kreader_close(kr);
+    gpu_fini(&gpu);
+    r->host_seconds = wc_now() - t0;
+    return rc;
+}
+
+void dm_result_free(dm_result *r)
+{
+    if (!r)
+        return;
+    free(r->events);
+    r->events = NULL;
+    r->nevents = 0;
+}
+
+int dm_run_ubench(const wc_ubench *u, const wc_gpu *g, const dm_options *o,
+                  dm_ubench_result *r, wc_diag *d)
+{
+    memset(r, 0, sizeof *r);
+    dm_gpu gpu;
+    int rc = gpu_init(&gpu, g, o, 1, d);
+    int has_ctrl = 0;
+    if (rc)
+        goto out;
+    gpu.ubench = 1;
+    r->nwarps = u->nwarps;
+    r->warp = calloc(u->nwarps ? u->nwarps : 1, sizeof *r->warp);
+    r->subcore = calloc(u->nwarps ? u->nwarps : 1, sizeof *r->subcore);
+    r->clocks = calloc(u->nwarps ? u->nwarps : 1, sizeof *r->clocks);
+    r->nclocks = calloc(u->nwarps ? u->nwarps : 1, sizeof *r->nclocks);
+    if (!r->warp || !r->subcore || !r->clocks || !r->nclocks) {
+        rc = wc_diag_set(d, WC_EINTERNAL, "", 0, 0, "out of memory");
+        goto out;
+    }
+    gpu.uclk = r->clocks;
+    gpu.nuclk = r->nclocks;
+    gpu.usub = r->subcore;
+    if (u->nwarps > gpu.sms[0].nslots) {
+        rc = wc_diag_set(d, WC_EINPUT, "", 0, 0,
+                         "microbenchmark has %u warps, the SM holds %u",
+                         u->nwarps, gpu.sms[0].nslots);
+        goto out;
+    }
+    for (unsigned i = 0; i < u->nwarps; i++) {
+        r->warp[i] = u->warp_id[i];
+        for (size_t j = 0; j < u->ninsts[i]; j++)
+            if (u->code[i][j].ctrl.valid)
+                has_ctrl = 1;
+    }
+    if ((rc = dm_sm_launch(&gpu.sms[0], NULL, u, 0, 0, 0, (uint64_t)1 << 36,
+                           has_ctrl, d)) != 0)
+        goto out;
+    uint64_t c = 0, last_prog = 0;
+    for (;;) {
+        int busy = gpu_cycle(&gpu, c, &last_prog);
+        if (gpu.err) {
+            rc = gpu.err;
+            goto out;
+        }
+        if (!busy)
+            break;
+        if (c - last_prog > gpu.p.watchdog) {
+            rc = watchdog(&gpu, c);
+            goto out;
+        }
+        if (gpu.o.max_cycles && c >= gpu.o.max_cycles) {
+            rc = wc_diag_set(d, WC_EINTERNAL, "", 0, 0,
+                             "detailed model: max_cycles %llu reached",
+                             (unsigned long long)gpu.o.max_cycles);
+            goto out;
+        }
+        c++;
+    }
+    r->cycles = gpu.last_done;
+    collect(&gpu, r->stall, NULL);
+    r->events = gpu.ev;
+    r->nevents = gpu.nev;
+    gpu.ev = NULL;
+out:
+    gpu_fini(&gpu);
+    if (rc)
+        dm_ubench_result_free(r);
+    return rc;
+}
+
+void dm_ubench_result_free(dm_ubench_result *r)
+{
+    if (!r)
+        return;
+    if (r->clocks)
+        for (unsigned i = 0; i < r->nwarps; i++)
+            free(r->clocks[i]);
+    free(r->clocks);
+    free(r->nclocks);
+    free(r->warp);
+    free(r->subcore);
+    free(r->events);
+    memset(r, 0, sizeof *r);
+}
+
+int dm_write_chrome_trace(const dm_event *ev, size_t n, FILE *f, wc_diag *d)
+{
+    fputs("{\"traceEvents\": [\n", f);
+    for (size_t i = 0; i < n; i++) {
+        const dm_event *e = &ev[i];
+        char op[sizeof e->op * 2];
+        size_t k = 0;
+        for (const char *s = e->op; *s && k + 2 < sizeof op; s++) {
+            if (*s == '"' || *s == '\\')
+                op[k++] = '\\';
+            op[k++] = (unsigned char)*s < 0x20 ? ' ' : *s;
+        }
+        op[k] = 0;
+        fprintf(f,
+                "{\"name\": \"%s\", \"ph\": \"X\", \"ts\": %llu, \"dur\": 1, "
+                "\"pid\": %u, \"tid\": %u, \"args\": {\"warp\": %u, "
+                "\"cta\": %u, \"pc\": \"0x%llx\"}}%s\n",
+                op, (unsigned long long)e->cycle, e->sm, e->subcore, e->warp,
+                e->cta, (unsigned long long)e->pc, i + 1 < n ? "," : "");
+    }
+    fputs("], \"displayTimeUnit\": \"ns\"}\n", f);
+    if (ferror(f))
+        return wc_diag_set(d, WC_EINTERNAL, "", 0, 0,
+                           "cannot write the timeline");
+    return 0;
+}

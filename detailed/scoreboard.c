@@ -1,0 +1,97 @@
+/*
+ * detailed/scoreboard.c - scoreboard dependence tracking (seed 000 2, 6,
+ * 7.5, Table 7), used for kernels without control bits (dep_mode auto) and
+ * as a what-if (dep_mode scoreboard).
+ *
+ * Per warp: pending writes (RAW / WAW) of every register kind, and pending
+ * reads of variable-latency instructions (WAR: operands are read after
+ * issue, possibly after a younger instruction writes them).  A register
+ * tracks at most sb_max_consumers pending readers; more stall issue.  A
+ * fixed-latency write clears lat_<class> cycles after issue, a
+ * variable-latency one at its write-back, a read when the operands are read.
+ */
+#include "dm_int.h"
+
+static int overlaps(const dm_sbe *e, unsigned r, unsigned n)
+{
+    return r < (unsigned)e->reg + e->n && e->reg < r + n;
+}
+
+static unsigned nregs_of(uint8_t n)
+{
+    return n ? n : 1;
+}
+
+static void purge(dm_warp *w, uint64_t c)
+{
+    unsigned k = 0;
+    for (unsigned i = 0; i < w->nsbl; i++)
+        if (w->sbl[i].ready > c)
+            w->sbl[k++] = w->sbl[i];
+    w->nsbl = k;
+}
+
+int dm_sb_ready(const dm_params *p, dm_warp *w, const wc_inst *in,
+                uint64_t c)
+{
+    purge(w, c);
+    for (unsigned i = 0; i < in->nsrc; i++) {
+        wc_reg r = in->src[i];
+        if (r == WC_REG_NONE || WC_REG_IS_ZERO(r))
+            continue;
+        unsigned n = nregs_of(in->src_nregs[i]), readers = 0;
+        for (unsigned j = 0; j < w->nsbl; j++) {
+            const dm_sbe *e = &w->sbl[j];
+            if (!overlaps(e, r, n))
+                continue;
+            if (e->write)
+                return 0;
+            readers++;
+        }
+        if (readers >= p->sb_consumers)
+            return 0;
+    }
+    for (unsigned i = 0; i < in->ndst; i++) {
+        wc_reg r = in->dst[i];
+        if (r == WC_REG_NONE || WC_REG_IS_ZERO(r))
+            continue;
+        unsigned n = nregs_of(in->dst_nregs[i]);
+        for (unsigned j = 0; j < w->nsbl; j++)
+            if (overlaps(&w->sbl[j], r, n))
+                return 0;
+    }
+    return w->nsbl + in->ndst + in->nsrc <= DM_SBL_MAX;
+}
+
+static void add(dm_warp *w, wc_reg r, unsigned n, int write, uint64_t tag,
+                uint64_t ready)
+{
+    if (w->nsbl >= DM_SBL_MAX || r == WC_REG_NONE || WC_REG_IS_ZERO(r))
+        return;
+    dm_sbe *e = &w->sbl[w->nsbl++];
+    e->reg = r;
+    e->n = (uint8_t)n;
+    e->write = (uint8_t)write;
+    e->tag = tag;
+    e->ready = ready;
+}
+
+void dm_sb_issue(dm_warp *w, const wc_inst *in, int varlat, uint64_t tag,
+                 uint64_t fixed_ready)
+{
+    uint64_t never = UINT64_MAX;
+    for (unsigned i = 0; i < in->ndst; i++)
+        add(w, in->dst[i], nregs_of(in->dst_nregs[i]), 1, varlat ? tag : 0,
+            varlat && tag ? never : fixed_ready);
+    if (varlat && tag)
+        for (unsigned i = 0; i < in->nsrc; i++)
+            add(w, in->src[i], nregs_of(in->src_nregs[i]), 0, tag, never);
+}
+
+void dm_sb_release(dm_warp *w, uint64_t tag, int write, uint64_t c)
+{
+    for (unsigned i = 0; i < w->nsbl; i++)
+        if (w->sbl[i].tag == tag && w->sbl[i].write == write &&
+            w->sbl[i].ready > c)
+            w->sbl[i].ready = c;
+}

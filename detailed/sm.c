@@ -1,0 +1,387 @@
+/*
+ * detailed/sm.c - one SM: warp slots, CTA slots and occupancy, warp to
+ * sub-core assignment (seed 001 IV-B: rr, srr, shuffle), barriers, the
+ * in-flight table of variable-latency instructions, and the SM tick that
+ * runs memory, then every sub-core's stages back to front.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dm_int.h"
+
+void dm_fail(dm_gpu *gpu, int code, const char *what)
+{
+    if (gpu->err)
+        return;
+    gpu->err = code;
+    wc_diag_set(gpu->d, code, "", 0, 0, "detailed model: %s", what);
+}
+
+int dm_sm_init(dm_gpu *gpu, dm_sm *sm, unsigned id)
+{
+    const dm_params *p = &gpu->p;
+    memset(sm, 0, sizeof *sm);
+    sm->id = id;
+    sm->gpu = gpu;
+    sm->p = p;
+    sm->g = gpu->g;
+    sm->nslots = (unsigned)(p->max_warps < 64 ? 64 : p->max_warps);
+    sm->nctas = (unsigned)p->max_ctas;
+    sm->warps = calloc(sm->nslots, sizeof *sm->warps);
+    sm->ctas = calloc(sm->nctas, sizeof *sm->ctas);
+    sm->l1i = dm_l1i_create(p);
+    sm->mem = dm_mem_create(gpu->g, gpu->l2);
+    sm->capfl = 64;
+    sm->fl = calloc(sm->capfl, sizeof *sm->fl);
+    sm->flfree = calloc(sm->capfl, sizeof *sm->flfree);
+    if (!sm->warps || !sm->ctas || !sm->l1i || !sm->mem || !sm->fl ||
+        !sm->flfree)
+        return -1;
+    for (uint32_t t = sm->capfl - 1; t >= 1; t--)
+        sm->flfree[sm->nflfree++] = t;
+    for (unsigned i = 0; i < sm->nctas; i++) {
+        sm->ctas[i].slots = calloc(sm->nslots, sizeof(unsigned));
+        if (!sm->ctas[i].slots)
+            return -1;
+    }
+    for (unsigned i = 0; i < p->nsub; i++) {
+        dm_sub *s = &sm->sub[i];
+        s->idx = i;
+        s->warps = calloc(sm->nslots, sizeof *s->warps);
+        s->vq_cap = p->vq_entries;
+        s->vq = calloc(s->vq_cap, sizeof *s->vq);
+        s->l0i = dm_icache_create(p, sm->l1i);
+        if (!s->warps || !s->vq || !s->l0i)
+            return -1;
+        s->last_issued = DM_NO_WARP;
+        s->const_warp = DM_NO_WARP;
+        s->ctrl.warp = DM_NO_WARP;
+        s->alloc.warp = DM_NO_WARP;
+        s->pend_warp = -1;
+        for (unsigned b = 0; b < DM_MAX_BANKS; b++)
+            for (unsigned k = 0; k < DM_RFC_SLOTS; k++)
+                s->rfc[b][k].warp = DM_NO_WARP;
+    }
+    return 0;
+}
+
+void dm_sm_fini(dm_sm *sm)
+{
+    if (sm->warps)
+        for (unsigned i = 0; i < sm->nslots; i++)
+            free(sm->warps[i].clocks);
+    if (sm->ctas)
+        for (unsigned i = 0; i < sm->nctas; i++) {
+            if (sm->ctas[i].live && sm->ctas[i].cta)
+                wc_cta_free(sm->ctas[i].cta);
+            free(sm->ctas[i].slots);
+        }
+    for (unsigned i = 0; i < DM_MAX_SUBCORES; i++) {
+        free(sm->sub[i].warps);
+        free(sm->sub[i].vq);
+        free(sm->sub[i].wbq);
+        dm_icache_free(sm->sub[i].l0i);
+    }
+    free(sm->warps);
+    free(sm->ctas);
+    dm_l1i_free(sm->l1i);
+    dm_mem_free(sm->mem);
+    free(sm->fl);
+    free(sm->flfree);
+}
+
+uint64_t dm_fl_alloc(dm_sm *sm)
+{
+    if (sm->nflfree == 0) {
+        uint32_t cap = sm->capfl * 2;
+        dm_fl *f = realloc(sm->fl, cap * sizeof *f);
+        if (!f)
+            return 0;
+        sm->fl = f;
+        uint32_t *q = realloc(sm->flfree, cap * sizeof *q);
+        if (!q)
+            return 0;
+        sm->flfree = q;
+        memset(sm->fl + sm->capfl, 0, (cap - sm->capfl) * sizeof *f);
+        for (uint32_t t = cap - 1; t >= sm->capfl; t--)
+            sm->flfree[sm->nflfree++] = t;
+        sm->capfl = cap;
+    }
+    uint32_t t = sm->flfree[--sm->nflfree];
+    memset(&sm->fl[t], 0, sizeof sm->fl[t]);
+    sm->fl[t].used = 1;
+    return t;
+}
+
+void dm_fl_release(dm_sm *sm, uint64_t tag)
+{
+    if (tag == 0 || tag >= sm->capfl || !sm->fl[tag].used)
+        return;
+    sm->fl[tag].used = 0;
+    sm->flfree[sm->nflfree++] = (uint32_t)tag;
+}
+
+/* ---- occupancy ---------------------------------------------------------- */
+
+static long round_up(long v, long u)
+{
+    return u > 0 ? (v + u - 1) / u * u : v;
+}
+
+static long regs_of(const dm_params *p, unsigned nwarps, long nregs)
+{
+    if (nregs <= 0)
+        return 0;
+    if (p->reg_per_cta)
+        return round_up(nregs * WC_WARP_SIZE * (long)nwarps, p->reg_unit);
+    return round_up(nregs * WC_WARP_SIZE, p->reg_unit) * (long)nwarps;
+}
+
+int dm_sm_fits(const dm_sm *sm, unsigned nwarps, long nregs, long shmem)
+{
+    const dm_params *p = sm->p;
+    unsigned wn = (unsigned)round_up((long)nwarps, p->warp_unit);
+    if (sm->live_ctas >= sm->nctas || sm->live_warps + nwarps > sm->nslots)
+        return 0;
+    if (sm->live_ctas == 0)
+        return 1; /* an empty SM always takes one CTA */
+    if (sm->live_warps + wn > (unsigned)p->max_warps)
+        return 0;
+    if (sm->regs_used + regs_of(p, nwarps, nregs) > p->regs_per_sm)
+        return 0;
+    if (sm->shmem_used + round_up(shmem, p->shmem_unit) > p->shmem_per_sm)
+        return 0;
+    return 1;
+}
+
+/* ---- sub-core assignment (seed 001 IV-B) --------------------------------- */
+
+static unsigned assign(dm_sm *sm, uint64_t W)
+{
+    const dm_params *p = sm->p;
+    unsigned n = p->nsub;
+    switch (p->assign) {
+    case DM_ASSIGN_SRR:
+        return (unsigned)((W + W / n) % n);
+    case DM_ASSIGN_SHUFFLE:
+        if (W % n == 0) {
+            for (unsigned i = 0; i < n; i++)
+                sm->shuf[i] = (uint8_t)i;
+            for (unsigned i = n - 1; i > 0; i--) {
+                unsigned j = (unsigned)(wc_rng_next(&sm->gpu->rng) % (i + 1));
+                uint8_t t = sm->shuf[i];
+                sm->shuf[i] = sm->shuf[j];
+                sm->shuf[j] = t;
+            }
+        }
+        return sm->shuf[W % n];
+    default:
+        return (unsigned)(W % n);
+    }
+}
+
+int dm_sm_launch(dm_sm *sm, wc_cta *cta, const wc_ubench *u, uint64_t num,
+                 long nregs, long shmem, uint64_t pcbase, int has_ctrl,
+                 wc_diag *d)
+{
+    const dm_params *p = sm->p;
+    unsigned nw = u ? u->nwarps : wc_cta_nwarps(cta);
+    unsigned ci;
+    for (ci = 0; ci < sm->nctas && sm->ctas[ci].live; ci++)
+        ;
+    if (ci == sm->nctas || sm->live_warps + nw > sm->nslots)
+        return wc_diag_set(d, WC_EINTERNAL, "", 0, 0,
+                           "detailed model: no room for a CTA of %u warps",
+                           nw);
+    dm_cta_slot *ct = &sm->ctas[ci];
+    ct->live = 1;
+    ct->cta = cta;
+    ct->num = num;
+    ct->nwarps = nw;
+    ct->done = 0;
+    ct->at_bar = 0;
+    ct->regs = regs_of(p, nw, nregs);
+    ct->shmem = round_up(shmem, p->shmem_unit);
+    sm->regs_used += ct->regs;
+    sm->shmem_used += ct->shmem;
+    sm->live_ctas++;
+    sm->live_warps += nw;
+    unsigned wi = 0;
+    for (unsigned i = 0; i < nw; i++) {
+        while (sm->warps[wi].live)
+            wi++;
+        dm_warp *w = &sm->warps[wi];
+        free(w->clocks);
+        memset(w, 0, sizeof *w);
+        w->live = 1;
+        w->cta = ci;
+        w->age = ++sm->gpu->seq;
+        w->pcbase = pcbase;
+        w->uidx = i;
+        uint64_t W;
+        int fixed = -1;
+        if (u) {
+            w->code = u->code[i];
+            w->ncode = u->ninsts[i];
+            w->id = u->warp_id[i];
+            W = w->id;
+            fixed = u->subcore[i];
+        } else {
+            w->tcta = cta;
+            w->stream = i;
+            w->id = wc_cta_warp_id(cta, i);
+            W = sm->warps_assigned++;
+        }
+        w->sub = fixed >= 0 ? (unsigned)fixed % p->nsub : assign(sm, W);
+        w->sbmode = p->dep == DM_DEP_SCOREBOARD ||
+                    (p->dep == DM_DEP_AUTO && !has_ctrl);
+        ct->slots[i] = wi;
+        dm_sub *s = &sm->sub[w->sub];
+        s->warps[s->nwarps++] = wi;
+        if (dm_warp_next(sm, w) != 0)
+            return sm->gpu->err;
+    }
+    sm->last_progress = sm->gpu->now;
+    for (unsigned i = 0; i < nw; i++)
+        dm_warp_check_done(sm, ct->slots[i]);
+    return 0;
+}
+
+static void cta_finish(dm_sm *sm, unsigned ci)
+{
+    dm_gpu *gpu = sm->gpu;
+    dm_cta_slot *ct = &sm->ctas[ci];
+    for (unsigned i = 0; i < ct->nwarps; i++) {
+        unsigned wi = ct->slots[i];
+        dm_warp *w = &sm->warps[wi];
+        dm_sub *s = &sm->sub[w->sub];
+        for (unsigned k = 0; k < s->nwarps; k++)
+            if (s->warps[k] == wi) {
+                s->warps[k] = s->warps[--s->nwarps];
+                break;
+            }
+        if (s->last_issued == wi)
+            s->last_issued = DM_NO_WARP;
+        if (s->const_warp == wi)
+            s->const_warp = DM_NO_WARP;
+        for (unsigned b = 0; b < DM_MAX_BANKS; b++)
+            for (unsigned k = 0; k < DM_RFC_SLOTS; k++)
+                if (s->rfc[b][k].warp == wi)
+                    s->rfc[b][k].warp = DM_NO_WARP;
+        if (gpu->uclk) {
+            gpu->uclk[w->uidx] = w->clocks;
+            gpu->nuclk[w->uidx] = w->nclocks;
+            gpu->usub[w->uidx] = w->sub;
+            w->clocks = NULL;
+        }
+        w->live = 0;
+    }
+    if (ct->cta)
+        wc_cta_free(ct->cta);
+    ct->cta = NULL;
+    ct->live = 0;
+    sm->regs_used -= ct->regs;
+    sm->shmem_used -= ct->shmem;
+    sm->live_ctas--;
+    sm->live_warps -= ct->nwarps;
+    gpu->ctas_done++;
+}
+
+void dm_bar_check(dm_sm *sm, unsigned ci)
+{
+    dm_cta_slot *ct = &sm->ctas[ci];
+    if (ct->at_bar == 0 || ct->at_bar + ct->done < ct->nwarps)
+        return;
+    ct->at_bar = 0;
+    for (unsigned i = 0; i < ct->nwarps; i++)
+        sm->warps[ct->slots[i]].at_bar = 0;
+    for (unsigned i = 0; i < ct->nwarps && ct->live; i++)
+        dm_warp_check_done(sm, ct->slots[i]);
+}
+
+void dm_warp_check_done(dm_sm *sm, unsigned wi)
+{
+    dm_warp *w = &sm->warps[wi];
+    if (!w->live || w->done || w->at_bar || !w->src_end || w->la_valid ||
+        w->iss != w->tail || w->head != w->tail || w->outstanding)
+        return;
+    w->done = 1;
+    sm->gpu->last_done = sm->gpu->now;
+    dm_cta_slot *ct = &sm->ctas[w->cta];
+    ct->done++;
+    if (ct->done == ct->nwarps)
+        cta_finish(sm, w->cta);
+    else
+        dm_bar_check(sm, w->cta);
+}
+
+/* ---- the SM cycle ------------------------------------------------------------ */
+
+void dm_sm_tick(dm_sm *sm, uint64_t c)
+{
+    const dm_params *p = sm->p;
+    for (unsigned i = 0; i < p->nsub; i++) {
+        dm_sub *s = &sm->sub[i];
+        unsigned old = (unsigned)((c + DM_CAL - 1) % DM_CAL);
+        for (unsigned b = 0; b < p->banks; b++) {
+            s->rd[b][old] = 0;
+            s->wr[b][old] = 0;
+        }
+        if (s->pend_warp >= 0) {
+            dm_warp *w = &sm->warps[s->pend_warp];
+            for (int k = 0; k < 2; k++) {
+                int8_t sb = s->pend_sb[k];
+                if (sb >= 0 && sb < DM_SB && w->sb[sb] < 63)
+                    w->sb[sb]++;
+            }
+            s->pend_warp = -1;
+        }
+    }
+    dm_mem_tick(sm->mem, c);
+    dm_mem_events(sm, c);
+    for (unsigned i = 0; i < p->nsub; i++) {
+        dm_sub *s = &sm->sub[i];
+        dm_writeback_tick(sm, s, c);
+        dm_vq_tick(sm, s, c);
+        dm_alloc_tick(sm, s, c);
+        dm_control_tick(sm, s, c);
+        dm_issue_tick(sm, s, c);
+        dm_fetch_tick(sm, s, c);
+    }
+}
+
+int dm_sm_busy(const dm_sm *sm)
+{
+    return sm->live_ctas > 0 || dm_mem_pending(sm->mem) > 0;
+}
+
+void dm_sm_dump(const dm_sm *sm, char *buf, size_t n)
+{
+    size_t o = 0;
+#define PUT(...)                                                               \
+    do {                                                                       \
+        if (o < n) {                                                           \
+            int k_ = snprintf(buf + o, n - o, __VA_ARGS__);                    \
+            if (k_ > 0)                                                        \
+                o += (size_t)k_;                                               \
+        }                                                                      \
+    } while (0)
+    PUT("SM%u ctas=%u warps=%u mem_pending=%zu;", sm->id, sm->live_ctas,
+        sm->live_warps, dm_mem_pending(sm->mem));
+    for (unsigned i = 0; i < sm->p->nsub; i++) {
+        const dm_sub *s = &sm->sub[i];
+        PUT(" sub%u[ctrl=%d alloc=%d vq=%u wbq=%u]", i,
+            s->ctrl.warp == DM_NO_WARP ? -1 : (int)s->ctrl.warp,
+            s->alloc.warp == DM_NO_WARP ? -1 : (int)s->alloc.warp, s->vq_n,
+            s->wbq_n);
+        for (unsigned k = 0; k < s->nwarps; k++) {
+            const dm_warp *w = &sm->warps[s->warps[k]];
+            PUT(" w%u(iss=%u/%u done=%d bar=%d out=%u sb=%u%u%u%u%u%u st=%llu)",
+                w->id, w->iss, w->tail, w->done, w->at_bar, w->outstanding,
+                w->sb[0], w->sb[1], w->sb[2], w->sb[3], w->sb[4], w->sb[5],
+                (unsigned long long)w->stall_until);
+        }
+    }
+#undef PUT
+}

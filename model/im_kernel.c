@@ -1,0 +1,671 @@
+/*
+ * model/im_kernel.c - the interval model's entry points.
+ *
+ * Owns: reading the parameters once from the config (im_par_init),
+ * occupancy, warp-to-sub-core assignment (rr / srr / shuffle of seed 001),
+ * turning one CTA's per-phase warp summaries into its solo time and CPI
+ * components (sub-core imbalance, barriers, queueing), handing CTAs to the
+ * SM scheduler, and the kernel result with its CPI stack.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "im_int.h"
+
+static const char *const im_cpi_names[] = {
+#define X(e, s) s,
+    IM_CPIS(X)
+#undef X
+};
+
+const char *im_cpi_name(int i)
+{
+    if (i < 0 || i >= IM_CPI_COUNT)
+        return NULL;
+    return im_cpi_names[i];
+}
+
+void im_options_default(im_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->seed = 1;
+}
+
+void im_result_free(im_result *r)
+{
+    if (!r)
+        return;
+    free(r->warp_cta);
+    free(r->warp_id);
+    free(r->warp_sm);
+    free(r->warp_subcore);
+    free(r->warp_insts_of);
+    free(r->warp_cycles);
+    free(r->warp_ipc);
+    r->warp_cta = NULL;
+    r->warp_id = r->warp_sm = r->warp_subcore = NULL;
+    r->warp_insts_of = NULL;
+    r->warp_cycles = r->warp_ipc = NULL;
+    r->nwarps = 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Parameters                                                                */
+/* ------------------------------------------------------------------------ */
+
+static double key(const wc_gpu *g, const char *name, double def)
+{
+    double v;
+    return wc_gpu_get_num(g, name, &v) == 0 ? v : def;
+}
+
+int im_par_init(im_par *p, const wc_gpu *g, long sms, wc_diag *d)
+{
+    memset(p, 0, sizeof *p);
+    for (int c = 0; c < WC_LAT_COUNT; c++) {
+        p->lat[c] = (double)wc_gpu_lat(g, c);
+        p->ii[c] = (double)wc_gpu_ii(g, c);
+        if (p->ii[c] < 1)
+            p->ii[c] = 1;
+    }
+    static const char *const ops[IM_MOP_COUNT] = {"ldg", "stg", "lds",
+                                                  "sts", "ldc", "ldgsts"};
+    static const int bits[3] = {32, 64, 128};
+    for (int o = 0; o < IM_MOP_COUNT; o++)
+        for (int w = 0; w < 3; w++)
+            for (int rt = 0; rt < 2; rt++) {
+                char name[64];
+                /* rows that do not exist fall back to the nearest one */
+                const char *rts = rt ? (o == IM_MOP_LDC ? "i" : "u") : "r";
+                double raw = -1, war = -1;
+                for (int ww = w; ww >= 0 && (raw < 0 || war < 0); ww--) {
+                    for (int k = 0; k < 2; k++) {
+                        const char *rr = k ? "r" : rts;
+                        snprintf(name, sizeof name, "mem_raw_%s%d_%s", ops[o],
+                                 bits[ww], rr);
+                        if (raw < 0)
+                            raw = key(g, name, -1);
+                        snprintf(name, sizeof name, "mem_war_%s%d_%s", ops[o],
+                                 bits[ww], rr);
+                        if (war < 0)
+                            war = key(g, name, -1);
+                    }
+                }
+                p->raw[o][w][rt] = raw >= 0 ? raw : (double)g->l1_latency;
+                p->war[o][w][rt] = war >= 0 ? war : 0;
+            }
+    p->l1_lat = (double)g->l1_latency;
+    p->l2_lat = (double)g->l2_latency;
+    p->dram_lat = (double)g->dram_latency;
+    p->shared_ii = key(g, "mem_shared_ii", 2);
+    p->l1_line_cycles = key(g, "l1_line_cycles", 1);
+    p->wavefront_cycles = key(g, "shmem_wavefront_cycles", 1);
+    p->sub_ii_r = key(g, "mem_sub_ii_regular", 4);
+    p->sub_ii_u = key(g, "mem_sub_ii_uniform", 4);
+    p->dispatch = key(g, "mem_dispatch_cycles", 2);
+    p->sub_latency = key(g, "mem_sub_latency", 11);
+    p->memq = (int)(key(g, "mem_queue_entries", 4) +
+                    key(g, "mem_latch_entries", 1));
+    p->banks = (int)key(g, "rf_banks", 2);
+    p->ports = (int)key(g, "rf_read_ports", 1);
+    p->rfc = (int)key(g, "rfc_enabled", 1);
+    p->nsub = (int)g->subcores_per_sm;
+    if (p->nsub < 1)
+        p->nsub = 1;
+    if (p->nsub > IM_MAXSUB)
+        p->nsub = IM_MAXSUB;
+    p->fp64_shared = (int)g->fp64_shared;
+    p->line_bytes = (unsigned)g->l1_line_bytes;
+    p->sector_bytes = (unsigned)g->sector_bytes;
+    p->l2_line_bytes = (unsigned)key(g, "l2_line_bytes", 128);
+    if (p->sector_bytes == 0 || p->sector_bytes > p->line_bytes)
+        p->sector_bytes = p->line_bytes;
+    p->shmem_banks = (unsigned)g->shmem_banks;
+    p->shmem_bank_bytes = (unsigned)key(g, "shmem_bank_bytes", 4);
+    double frac = 1;
+    if (sms > 0 && g->num_sms > 0 && sms < g->num_sms)
+        frac = (double)sms / (double)g->num_sms;
+    p->l2_bw = g->l2_bw * frac;
+    p->dram_bw = g->dram_bw * frac;
+    p->queue_k = g->im_queue_k;
+    p->rho_max = g->im_rho_max;
+    p->overlap = g->im_overlap;
+    p->barrier_cycles = (double)g->im_barrier_cycles;
+    p->cta_overhead = key(g, "cta_overhead", 0);
+    p->cta_warp_overhead = key(g, "cta_warp_overhead", 0);
+    p->cta_dispatch = g->cta_dispatch;
+    p->launch = g->launch_overhead;
+    if (strcmp(g->assign_policy, "rr") == 0)
+        p->assign = 0;
+    else if (strcmp(g->assign_policy, "srr") == 0)
+        p->assign = 1;
+    else if (strcmp(g->assign_policy, "shuffle") == 0)
+        p->assign = 2;
+    else
+        return wc_diag_set(d, WC_EUSAGE, g->source, 0, 0,
+                           "assign_policy '%s': expected rr, srr or shuffle",
+                           g->assign_policy);
+    if (strcmp(g->dep_mode, "ctrl") == 0)
+        p->force_ctrl = 1;
+    else if (strcmp(g->dep_mode, "scoreboard") == 0)
+        p->force_sb = 1;
+    else
+        p->use_ctrl_auto = 1;
+    return WC_OK;
+}
+
+/* Resident CTAs per SM from the occupancy limits. */
+static int occupancy(const wc_gpu *g, const wc_kernel_info *ki,
+                     unsigned wpc)
+{
+    long occ = g->max_ctas_per_sm;
+    long wau = g->warp_alloc_unit > 0 ? g->warp_alloc_unit : 1;
+    long warps = ((long)wpc + wau - 1) / wau * wau;
+    if (warps < 1)
+        warps = 1;
+    if (g->max_warps_per_sm / warps < occ)
+        occ = g->max_warps_per_sm / warps;
+    long nregs = ki->nregs > 0 ? ki->nregs : 0;
+    if (nregs > 0) {
+        long unit = g->reg_alloc_unit > 0 ? g->reg_alloc_unit : 1;
+        long per;
+        if (g->reg_alloc_per_cta) {
+            long threads = (long)ki->block[0] * ki->block[1] * ki->block[2];
+            per = (nregs * threads + unit - 1) / unit * unit;
+        } else {
+            per = (nregs * 32 + unit - 1) / unit * unit * (long)wpc;
+        }
+        if (per > 0 && g->regs_per_sm / per < occ)
+            occ = g->regs_per_sm / per;
+    }
+    if (ki->shmem > 0) {
+        long unit = g->shmem_alloc_unit > 0 ? g->shmem_alloc_unit : 1;
+        long per = (ki->shmem + unit - 1) / unit * unit;
+        if (g->shmem_per_sm / per < occ)
+            occ = g->shmem_per_sm / per;
+    }
+    return occ < 1 ? 1 : (int)occ;
+}
+
+static uint64_t mix64(uint64_t x)
+{
+    x ^= x >> 30;
+    x *= 0xbf58476d1ce4e5b9ull;
+    x ^= x >> 27;
+    x *= 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+/* Sub-core of warp slot W of SM sm (seed 001: rr, SRR eq. (1), shuffle). */
+static int assign_subcore(const im_par *p, uint64_t W, long sm, uint64_t seed)
+{
+    unsigned N = (unsigned)p->nsub;
+    switch (p->assign) {
+    case 1:
+        return (int)((W + W / N) % N);
+    case 2: {
+        /* a random permutation of 0..N-1 per group of N warps */
+        unsigned perm[IM_MAXSUB];
+        for (unsigned i = 0; i < N; i++)
+            perm[i] = i;
+        uint64_t h = mix64(seed ^ mix64((uint64_t)sm * 0x9e37 + W / N));
+        for (unsigned i = N - 1; i > 0; i--) {
+            unsigned j = (unsigned)(h % (i + 1));
+            h = mix64(h);
+            unsigned tmp = perm[i];
+            perm[i] = perm[j];
+            perm[j] = tmp;
+        }
+        return (int)perm[W % N];
+    }
+    default:
+        return (int)(W % N);
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* One kernel run                                                            */
+/* ------------------------------------------------------------------------ */
+
+/* A CTA as a set of warp streams (trace reader or arrays). */
+typedef struct im_cta_src {
+    unsigned nwarps;
+    unsigned (*warp_id)(void *ctx, unsigned w);
+    im_next_fn next;
+    void *ctx;          /* passed to next after set_warp                   */
+    void (*set_warp)(void *ctx, unsigned w);
+} im_cta_src;
+
+typedef struct im_run {
+    const wc_gpu *g;
+    im_par p;
+    im_options o;
+    im_walker *w;
+    im_cache *l1;       /* per SM, allocated lazily                        */
+    unsigned char *l1_ready;
+    im_cache l2;
+    im_sched s;
+    im_cta_acc acc;
+    long nsm;
+    int slots;
+    unsigned wpc;
+    double stack[IM_CPI_COUNT];
+    im_result *r;
+    size_t wcap;
+} im_run;
+
+static int run_init(im_run *x, const wc_gpu *g, const wc_kernel_info *ki,
+                    const im_options *o, im_result *r, wc_diag *d)
+{
+    memset(x, 0, sizeof *x);
+    x->g = g;
+    if (o)
+        x->o = *o;
+    else
+        im_options_default(&x->o);
+    x->r = r;
+    x->nsm = x->o.sms > 0 ? x->o.sms : g->num_sms;
+    if (x->nsm < 1)
+        x->nsm = 1;
+    int rc = im_par_init(&x->p, g, x->nsm, d);
+    if (rc)
+        return rc;
+    x->wpc = (unsigned)ki->warps_per_cta;
+    if (x->wpc == 0) {
+        unsigned long th = (unsigned long)ki->block[0] *
+                           (ki->block[1] ? ki->block[1] : 1) *
+                           (ki->block[2] ? ki->block[2] : 1);
+        x->wpc = (unsigned)((th + 31) / 32);
+    }
+    if (x->wpc == 0)
+        x->wpc = 1;
+    x->slots = occupancy(g, ki, x->wpc);
+    x->w = calloc(1, sizeof *x->w);
+    x->l1 = calloc((size_t)x->nsm, sizeof *x->l1);
+    x->l1_ready = calloc((size_t)x->nsm, 1);
+    if (!x->w || !x->l1 || !x->l1_ready)
+        goto oom;
+    x->w->p = &x->p;
+    x->w->base = 1;
+    x->w->use_ctrl = x->p.force_ctrl || (x->p.use_ctrl_auto && ki->has_ctrl);
+    if (x->p.force_sb)
+        x->w->use_ctrl = 0;
+    if (im_cache_init(&x->l2, g->l2_size, g->l2_assoc, x->p.l2_line_bytes,
+                      x->p.sector_bytes) != 0)
+        goto oom;
+    if (im_sched_init(&x->s, x->nsm, x->slots) != 0)
+        goto oom;
+    r->occupancy_ctas = (unsigned)x->slots;
+    return WC_OK;
+oom:
+    return wc_diag_set(d, WC_EINTERNAL, "", 0, 0, "out of memory");
+}
+
+static void run_free(im_run *x)
+{
+    if (x->l1)
+        for (long i = 0; i < x->nsm; i++)
+            im_cache_free(&x->l1[i]);
+    free(x->l1);
+    free(x->l1_ready);
+    free(x->w);
+    im_cache_free(&x->l2);
+    im_sched_free(&x->s);
+    im_cta_free(&x->acc);
+}
+
+static int push_warp(im_run *x, uint64_t cta, unsigned wid, long sm, int sub,
+                     uint64_t n, double cyc)
+{
+    im_result *r = x->r;
+    if (r->nwarps == x->wcap) {
+        size_t nc = x->wcap ? x->wcap * 2 : 256;
+#define GROW(f)                                                                \
+    do {                                                                       \
+        void *p_ = realloc(r->f, nc * sizeof *r->f);                           \
+        if (!p_)                                                               \
+            return -1;                                                         \
+        r->f = p_;                                                             \
+    } while (0)
+        GROW(warp_cta);
+        GROW(warp_id);
+        GROW(warp_sm);
+        GROW(warp_subcore);
+        GROW(warp_insts_of);
+        GROW(warp_cycles);
+        GROW(warp_ipc);
+#undef GROW
+        x->wcap = nc;
+    }
+    size_t i = r->nwarps++;
+    r->warp_cta[i] = cta;
+    r->warp_id[i] = wid;
+    r->warp_sm[i] = (unsigned)sm;
+    r->warp_subcore[i] = (unsigned)sub;
+    r->warp_insts_of[i] = n;
+    r->warp_cycles[i] = cyc;
+    r->warp_ipc[i] = cyc > 0 ? (double)n / cyc : 0;
+    return 0;
+}
+
+/* Split the extra cycles of a phase whose bottleneck is resource rb. */
+static void phase_extra(const im_par *p, const double *D, int rb,
+                        double L, double extra, double *comp)
+{
+    if (extra <= 0)
+        return;
+    if (rb < IM_R_SMMEM) {
+        /* per sub-core resource: what a balanced spread would need is
+         * contention, the rest is imbalance */
+        int s = rb < IM_R_UNIT    ? rb - IM_R_ISSUE
+                : rb < IM_R_MEMSUB ? (rb - IM_R_UNIT) / WC_LAT_COUNT
+                                   : rb - IM_R_MEMSUB;
+        int off = rb - (rb < IM_R_UNIT    ? IM_R_ISSUE + s
+                        : rb < IM_R_MEMSUB ? IM_R_UNIT + s * WC_LAT_COUNT
+                                           : IM_R_MEMSUB + s);
+        double sum = 0;
+        for (int k = 0; k < p->nsub; k++) {
+            int idx = rb < IM_R_UNIT    ? IM_R_ISSUE + k
+                      : rb < IM_R_MEMSUB ? IM_R_UNIT + k * WC_LAT_COUNT + off
+                                         : IM_R_MEMSUB + k;
+            sum += D[idx];
+        }
+        double bal = sum / p->nsub;
+        double cont = bal > L ? bal - L : 0;
+        if (cont > extra)
+            cont = extra;
+        comp[rb >= IM_R_MEMSUB ? IM_CPI_MEM_L1 : IM_CPI_UNIT] += cont;
+        comp[IM_CPI_IMBALANCE] += extra - cont;
+    } else if (rb == IM_R_SMMEM) {
+        comp[IM_CPI_MEM_L1] += extra;
+    } else {
+        comp[IM_CPI_UNIT] += extra;
+    }
+}
+
+/* Solo time and components of the CTA in x->acc; fills dem_total. */
+static double cta_time(im_run *x, unsigned nwarps, double *comp,
+                       double *dem_total)
+{
+    const im_par *p = &x->p;
+    im_cta_acc *a = &x->acc;
+    memset(comp, 0, IM_CPI_COUNT * sizeof *comp);
+    memset(dem_total, 0, IM_NRES * sizeof *dem_total);
+    double T = 0, sumL = 0;
+    for (size_t ph = 0; ph < a->nphases; ph++) {
+        double L = a->lmax[ph] > 0 ? a->lmax[ph] : 0;
+        const double *D = a->dem + ph * IM_NRES;
+        double Dm = 0;
+        int rb = 0;
+        for (int r = 0; r < IM_NRES; r++) {
+            dem_total[r] += D[r];
+            if (D[r] > Dm) {
+                Dm = D[r];
+                rb = r;
+            }
+        }
+        double big = L > Dm ? L : Dm, small = L > Dm ? Dm : L;
+        double pt = big + p->overlap * small;
+        for (int c = 0; c < IM_CPI_COUNT; c++)
+            comp[c] += a->crit[ph * (size_t)IM_CPI_COUNT + (size_t)c];
+        phase_extra(p, D, rb, L, pt - L, comp);
+        T += pt;
+        sumL += L;
+    }
+    /* barriers: the phases' longest warps differ -> time no warp needed */
+    double excess = sumL - a->warp_total_max;
+    if (excess > 0 && sumL > 0) {
+        double keep = (sumL - excess) / sumL;
+        double moved = 0;
+        for (int c = 0; c < IM_CPI_COUNT; c++)
+            if (c != IM_CPI_IMBALANCE && c != IM_CPI_UNIT) {
+                double nv = comp[c] * keep;
+                moved += comp[c] - nv;
+                comp[c] = nv;
+            }
+        comp[IM_CPI_BARRIER] += moved;
+    }
+    double ovh = p->cta_overhead + p->cta_warp_overhead * nwarps;
+    comp[IM_CPI_LAUNCH] += ovh;
+    return T + ovh;
+}
+
+static int run_cta(im_run *x, const im_cta_src *src, uint64_t cta_no,
+                   wc_diag *d)
+{
+    long sm;
+    int slot;
+    double t;
+    im_sched_pick(&x->s, x->p.cta_dispatch, &sm, &slot, &t);
+    if (!x->l1_ready[sm]) {
+        if (im_cache_init(&x->l1[sm], x->g->l1_size, x->g->l1_assoc,
+                          x->p.line_bytes, x->p.sector_bytes) != 0)
+            return wc_diag_set(d, WC_EINTERNAL, "", 0, 0, "out of memory");
+        x->l1_ready[sm] = 1;
+    }
+    x->w->l1 = x->l1[sm].tag ? &x->l1[sm] : NULL;
+    x->w->l2 = &x->l2;
+    im_cta_reset(&x->acc);
+    for (unsigned w = 0; w < src->nwarps; w++) {
+        unsigned wid = src->warp_id(src->ctx, w);
+        uint64_t W = (uint64_t)slot * x->wpc + wid;
+        int sub = assign_subcore(&x->p, W, sm, x->o.seed);
+        src->set_warp(src->ctx, w);
+        uint64_t n = 0;
+        double cyc = 0;
+        int rc = im_warp_run(x->w, sub, src->next, src->ctx, &x->acc, &n,
+                             &cyc, d);
+        if (rc)
+            return rc;
+        x->r->warps++;
+        if (x->o.per_warp && push_warp(x, cta_no, wid, sm, sub, n, cyc))
+            return wc_diag_set(d, WC_EINTERNAL, "", 0, 0, "out of memory");
+    }
+    double comp[IM_CPI_COUNT], dem[IM_NRES];
+    double T = cta_time(x, src->nwarps, comp, dem);
+    const im_par *p = &x->p;
+    /* GPU-wide bandwidth: queueing and the throughput bound, from the
+     * natural demand of the resident CTAs and this one */
+    double l2r = T > 0 ? x->acc.l2_bytes / T : 0;
+    double drr = T > 0 ? x->acc.dram_bytes / T : 0;
+    double rho_l2 = p->l2_bw > 0 ? (x->s.l2_rate + l2r) / p->l2_bw : 0;
+    double rho_d = p->dram_bw > 0 ? (x->s.dram_rate + drr) / p->dram_bw : 0;
+    double Tq = T;
+    double ql2 = fmin(rho_l2, p->rho_max), qd = fmin(rho_d, p->rho_max);
+    double xl2 = comp[IM_CPI_MEM_L2] * p->queue_k * ql2 / (1 - ql2);
+    double xd = comp[IM_CPI_MEM_DRAM] * p->queue_k * qd / (1 - qd);
+    comp[IM_CPI_MEM_L2] += xl2;
+    comp[IM_CPI_MEM_DRAM] += xd;
+    Tq += xl2 + xd;
+    double rho = fmax(rho_l2, rho_d);
+    if (rho > 1 && T * rho > Tq) {
+        comp[rho_d >= rho_l2 ? IM_CPI_MEM_DRAM : IM_CPI_MEM_L2] +=
+            T * rho - Tq;
+        Tq = T * rho;
+    }
+    im_sched_add(&x->s, sm, slot, t, Tq, dem, l2r, drr);
+    for (int c = 0; c < IM_CPI_COUNT; c++)
+        x->stack[c] += comp[c];
+    x->r->warp_insts += x->acc.insts;
+    x->r->intervals += x->acc.intervals;
+    x->r->l1_hits += x->acc.l1_hits;
+    x->r->l2_hits += x->acc.l2_hits;
+    x->r->dram_sectors += x->acc.dram_sectors;
+    x->r->ctas++;
+    x->r->dram_util += x->acc.dram_bytes;
+    x->r->l2_util += x->acc.l2_bytes;
+    return WC_OK;
+}
+
+static void run_finish(im_run *x, int whole)
+{
+    im_result *r = x->r;
+    double end = im_sched_drain(&x->s);
+    double busy = 0;
+    for (long i = 0; i < x->nsm; i++)
+        busy += x->s.sm[i].busy;
+    busy /= (double)x->nsm;
+    double idle = end - busy > 0 ? end - busy : 0;
+    double sum = 0;
+    x->stack[IM_CPI_UNIT] += x->s.contention;
+    for (int c = 0; c < IM_CPI_COUNT; c++)
+        sum += x->stack[c];
+    double stack[IM_CPI_COUNT];
+    for (int c = 0; c < IM_CPI_COUNT; c++)
+        stack[c] = sum > 0 ? x->stack[c] * (end - idle) / sum : 0;
+    stack[IM_CPI_IMBALANCE] += idle;
+    double launch = whole ? x->p.launch : 0;
+    stack[IM_CPI_LAUNCH] += launch;
+    r->sim_cycles = (uint64_t)llround(end);
+    r->cycles = (uint64_t)llround(end + launch);
+    r->ipc = end > 0 ? (double)r->warp_insts / end : 0;
+    for (int c = 0; c < IM_CPI_COUNT; c++)
+        r->cpi[c] = r->warp_insts ? stack[c] / (double)r->warp_insts : 0;
+    /* utilisation: bytes / (bandwidth x time) */
+    r->dram_util = end > 0 && x->p.dram_bw > 0
+                       ? r->dram_util / (x->p.dram_bw * end)
+                       : 0;
+    r->l2_util = end > 0 && x->p.l2_bw > 0 ? r->l2_util / (x->p.l2_bw * end)
+                                           : 0;
+    r->waves = (double)r->ctas / ((double)x->nsm * x->slots);
+}
+
+/* ---- trace source ---------------------------------------------------------- */
+
+typedef struct trace_ctx {
+    wc_cta *c;
+    unsigned w;
+} trace_ctx;
+
+static unsigned trace_wid(void *ctx, unsigned w)
+{
+    return wc_cta_warp_id(((trace_ctx *)ctx)->c, w);
+}
+static void trace_set(void *ctx, unsigned w)
+{
+    ((trace_ctx *)ctx)->w = w;
+}
+static int trace_next(void *ctx, wc_inst *in, wc_diag *d)
+{
+    trace_ctx *tc = ctx;
+    return wc_cta_next(tc->c, tc->w, in, d);
+}
+
+int im_run_kernel(wc_trace *t, size_t k, const wc_gpu *g, const im_options *o,
+                  im_result *r, wc_diag *d)
+{
+    memset(r, 0, sizeof *r);
+    double t0 = wc_now();
+    const wc_kernel_info *ki = wc_trace_kernel(t, k);
+    if (!ki)
+        return wc_diag_set(d, WC_EUSAGE, "", 0, 0, "no kernel %zu", k);
+    im_run x;
+    int rc = run_init(&x, g, ki, o, r, d);
+    wc_kreader *kr = NULL;
+    if (rc)
+        goto done;
+    rc = wc_kreader_open(t, k, &kr, d);
+    if (rc)
+        goto done;
+    if (x.o.cta_first) {
+        rc = wc_kreader_skip(kr, x.o.cta_first, d);
+        if (rc)
+            goto done;
+    }
+    uint64_t i = 0;
+    for (;;) {
+        if (x.o.cta_count && i >= x.o.cta_count)
+            break;
+        wc_cta *c = NULL;
+        rc = wc_kreader_next(kr, &c, d);
+        if (rc)
+            goto done;
+        if (!c)
+            break;
+        trace_ctx tc = {c, 0};
+        im_cta_src src = {wc_cta_nwarps(c), trace_wid, trace_next, &tc,
+                          trace_set};
+        rc = run_cta(&x, &src, i, d);
+        wc_cta_free(c);
+        if (rc)
+            goto done;
+        i++;
+    }
+    {
+        int whole = x.o.cta_first == 0 &&
+                    (x.o.cta_count == 0 || x.o.cta_count >= ki->ctas);
+        run_finish(&x, whole);
+    }
+done:
+    wc_kreader_close(kr);
+    run_free(&x);
+    r->host_seconds = wc_now() - t0;
+    if (rc)
+        im_result_free(r);
+    return rc;
+}
+
+/* ---- in-memory source -------------------------------------------------------- */
+
+typedef struct arr_ctx {
+    const wc_inst *const *warps;
+    const size_t *n;
+    size_t first;   /* index of the CTA's warp 0 */
+    size_t cur, pos;
+} arr_ctx;
+
+static unsigned arr_wid(void *ctx, unsigned w)
+{
+    (void)ctx;
+    return w;
+}
+static void arr_set(void *ctx, unsigned w)
+{
+    arr_ctx *a = ctx;
+    a->cur = a->first + w;
+    a->pos = 0;
+}
+static int arr_next(void *ctx, wc_inst *in, wc_diag *d)
+{
+    (void)d;
+    arr_ctx *a = ctx;
+    if (a->pos >= a->n[a->cur])
+        return 0;
+    *in = a->warps[a->cur][a->pos++];
+    return 1;
+}
+
+int im_run_insts(const wc_kernel_info *info, const wc_inst *const *warps,
+                 const size_t *n, const wc_gpu *g, const im_options *o,
+                 im_result *r, wc_diag *d)
+{
+    memset(r, 0, sizeof *r);
+    double t0 = wc_now();
+    im_run x;
+    int rc = run_init(&x, g, info, o, r, d);
+    if (rc)
+        goto done;
+    uint64_t ctas = info->ctas ? info->ctas
+                               : (uint64_t)info->grid[0] *
+                                     (info->grid[1] ? info->grid[1] : 1) *
+                                     (info->grid[2] ? info->grid[2] : 1);
+    uint64_t first = x.o.cta_first, last = ctas;
+    if (x.o.cta_count && first + x.o.cta_count < last)
+        last = first + x.o.cta_count;
+    for (uint64_t c = first; c < last; c++) {
+        arr_ctx ac = {warps, n, (size_t)(c * x.wpc), 0, 0};
+        im_cta_src src = {x.wpc, arr_wid, arr_next, &ac, arr_set};
+        rc = run_cta(&x, &src, c - first, d);
+        if (rc)
+            goto done;
+    }
+    run_finish(&x, first == 0 && last == ctas);
+done:
+    run_free(&x);
+    r->host_seconds = wc_now() - t0;
+    if (rc)
+        im_result_free(r);
+    return rc;
+}

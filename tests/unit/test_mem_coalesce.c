@@ -1,0 +1,213 @@
+/*
+ * tests/unit/test_mem_coalesce.c - coalescing of warp accesses into lines
+ * and sectors (detailed/mem_coalesce.c) and shared-memory bank conflicts
+ * (detailed/mem_shared.c): coalesced, strided, scattered, divergent and
+ * uniform patterns; 1-way to 32-way conflicts and broadcast.
+ */
+#include <string.h>
+
+#include "check.h"
+#include "mem.h"
+
+static void mk(wc_inst *in, const char *opcode, unsigned width, uint32_t mask)
+{
+    memset(in, 0, sizeof *in);
+    strncpy(in->opcode, opcode, sizeof in->opcode - 1);
+    size_t bl = strcspn(opcode, ".");
+    in->op = (uint16_t)wc_op_lookup(opcode, bl);
+    in->ndst = 1;
+    in->dst[0] = 0;
+    in->nsrc = 1;
+    in->src[0] = 2;
+    in->mask = mask;
+    in->width = (uint8_t)width;
+    in->depbar_sb = -1;
+    wc_inst_finish(in);
+    in->iflags |= WC_IF_HAS_ADDR;
+}
+
+/* lane l at base + l * stride */
+static void strided(wc_inst *in, uint64_t base, uint64_t stride)
+{
+    for (unsigned l = 0; l < WC_WARP_SIZE; l++)
+        in->addr[l] = (in->mask >> l & 1u) ? base + l * stride : 0;
+}
+
+static unsigned lines_of(const wc_inst *in, unsigned *sectors)
+{
+    static dm_line out[DM_MAX_LINES];
+    unsigned n = dm_coalesce(in, 128, 32, out);
+    *sectors = dm_lines_sectors(out, n);
+    return n;
+}
+
+static void test_coalesce(void)
+{
+    wc_inst in;
+    unsigned s, n;
+
+    /* coalesced 32-bit: one line, four sectors */
+    mk(&in, "LDG.E", 4, 0xffffffffu);
+    strided(&in, 0x1000, 4);
+    n = lines_of(&in, &s);
+    CHECK_EQ_INT(n, 1);
+    CHECK_EQ_INT(s, 4);
+    CHECK_EQ_INT(s, wc_inst_sectors(&in));
+
+    /* coalesced 64-bit and 128-bit: 2 and 4 lines */
+    mk(&in, "LDG.E.64", 8, 0xffffffffu);
+    strided(&in, 0x1000, 8);
+    n = lines_of(&in, &s);
+    CHECK_EQ_INT(n, 2);
+    CHECK_EQ_INT(s, 8);
+    mk(&in, "LDG.E.128", 16, 0xffffffffu);
+    strided(&in, 0x1000, 16);
+    n = lines_of(&in, &s);
+    CHECK_EQ_INT(n, 4);
+    CHECK_EQ_INT(s, 16);
+
+    /* misaligned coalesced: spans two lines, five sectors */
+    mk(&in, "LDG.E", 4, 0xffffffffu);
+    strided(&in, 0x1000 + 16, 4);
+    n = lines_of(&in, &s);
+    CHECK_EQ_INT(n, 2);
+    CHECK_EQ_INT(s, 5);
+    CHECK_EQ_INT(s, wc_inst_sectors(&in));
+
+    /* strided: 8 B -> 2 lines 8 sectors; 32 B -> 8 lines 32 sectors;
+       128 B and more -> one line and one sector per lane */
+    strided(&in, 0, 8);
+    n = lines_of(&in, &s);
+    CHECK_EQ_INT(n, 2);
+    CHECK_EQ_INT(s, 8);
+    strided(&in, 0, 32);
+    n = lines_of(&in, &s);
+    CHECK_EQ_INT(n, 8);
+    CHECK_EQ_INT(s, 32);
+    strided(&in, 0, 128);
+    n = lines_of(&in, &s);
+    CHECK_EQ_INT(n, 32);
+    CHECK_EQ_INT(s, 32);
+    strided(&in, 0, 4096);
+    n = lines_of(&in, &s);
+    CHECK_EQ_INT(n, 32);
+    CHECK_EQ_INT(s, 32);
+
+    /* scattered: a fixed pseudo-random pattern, checked against a count */
+    wc_rng r;
+    wc_rng_seed(&r, 7);
+    for (unsigned l = 0; l < WC_WARP_SIZE; l++)
+        in.addr[l] = (wc_rng_next(&r) % (1u << 14)) & ~3ull;
+    n = lines_of(&in, &s);
+    CHECK_EQ_INT(s, wc_inst_sectors(&in));
+    {
+        uint64_t seen[WC_WARP_SIZE];
+        unsigned k = 0;
+        for (unsigned l = 0; l < WC_WARP_SIZE; l++) {
+            uint64_t la = in.addr[l] / 128;
+            unsigned j;
+            for (j = 0; j < k && seen[j] != la; j++)
+                ;
+            if (j == k)
+                seen[k++] = la;
+        }
+        CHECK_EQ_INT(n, k);
+    }
+
+    /* divergent: half the lanes (even lanes) of a coalesced access */
+    mk(&in, "LDG.E", 4, 0x55555555u);
+    strided(&in, 0x2000, 4);
+    n = lines_of(&in, &s);
+    CHECK_EQ_INT(n, 1);
+    CHECK_EQ_INT(s, 4);
+    /* lanes 0-7 only: one sector */
+    mk(&in, "LDG.E", 4, 0x000000ffu);
+    strided(&in, 0x2000, 4);
+    n = lines_of(&in, &s);
+    CHECK_EQ_INT(n, 1);
+    CHECK_EQ_INT(s, 1);
+    /* no active lane: nothing */
+    mk(&in, "LDG.E", 4, 0);
+    n = lines_of(&in, &s);
+    CHECK_EQ_INT(n, 0);
+    CHECK_EQ_INT(s, 0);
+
+    /* uniform: every lane the same address */
+    mk(&in, "LDG.E", 4, 0xffffffffu);
+    strided(&in, 0x3004, 0);
+    n = lines_of(&in, &s);
+    CHECK_EQ_INT(n, 1);
+    CHECK_EQ_INT(s, 1);
+
+    /* without addresses: taken as fully coalesced */
+    mk(&in, "LDG.E.128", 16, 0xffffffffu);
+    in.iflags &= (uint8_t)~WC_IF_HAS_ADDR;
+    n = lines_of(&in, &s);
+    CHECK_EQ_INT(n, 4);
+    CHECK_EQ_INT(s, 16);
+}
+
+static void test_banks(void)
+{
+    wc_inst in;
+    /* 32-bit, stride k words: gcd(k, 32)-way conflict */
+    static const struct {
+        unsigned stride_words, ways;
+    } cases[] = {{1, 1},  {2, 2},  {3, 1},  {4, 4},   {8, 8},
+                 {16, 16}, {32, 32}, {64, 32}, {33, 1}, {6, 2}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        mk(&in, "LDS", 4, 0xffffffffu);
+        strided(&in, 0, 4ull * cases[i].stride_words);
+        CHECK_EQ_INT(dm_shmem_wavefronts(&in, 32, 4), cases[i].ways);
+    }
+    /* every n-way, n = 1..32: lane l hits bank (l mod (32/..)); build the
+       conflict directly: lanes 0..n-1 same bank, distinct words */
+    for (unsigned nway = 1; nway <= 32; nway++) {
+        mk(&in, "LDS", 4, 0xffffffffu);
+        for (unsigned l = 0; l < WC_WARP_SIZE; l++)
+            in.addr[l] = l < nway ? 128ull * l : 4ull * l;
+        CHECK_EQ_INT(dm_shmem_wavefronts(&in, 32, 4), nway);
+    }
+    /* broadcast: all lanes one word; and pairs of lanes sharing words */
+    mk(&in, "LDS", 4, 0xffffffffu);
+    strided(&in, 0x40, 0);
+    CHECK_EQ_INT(dm_shmem_wavefronts(&in, 32, 4), 1);
+    for (unsigned l = 0; l < WC_WARP_SIZE; l++)
+        in.addr[l] = 4ull * (l / 2);
+    CHECK_EQ_INT(dm_shmem_wavefronts(&in, 32, 4), 1);
+    /* broadcast does not hide a conflict: 2 words in bank 0 */
+    for (unsigned l = 0; l < WC_WARP_SIZE; l++)
+        in.addr[l] = l < 16 ? 0 : 128;
+    CHECK_EQ_INT(dm_shmem_wavefronts(&in, 32, 4), 2);
+    /* wide accesses: 64-bit and 128-bit conflict-free need 2 and 4 */
+    mk(&in, "LDS.64", 8, 0xffffffffu);
+    strided(&in, 0, 8);
+    CHECK_EQ_INT(dm_shmem_wavefronts(&in, 32, 4), 2);
+    mk(&in, "LDS.128", 16, 0xffffffffu);
+    strided(&in, 0, 16);
+    CHECK_EQ_INT(dm_shmem_wavefronts(&in, 32, 4), 4);
+    /* 128-bit, stride 32 B: 8 way */
+    strided(&in, 0, 32);
+    CHECK_EQ_INT(dm_shmem_wavefronts(&in, 32, 4), 8);
+    /* inactive lanes do not conflict */
+    mk(&in, "LDS", 4, 0x1u);
+    strided(&in, 0, 128);
+    CHECK_EQ_INT(dm_shmem_wavefronts(&in, 32, 4), 1);
+    mk(&in, "LDS", 4, 0);
+    CHECK_EQ_INT(dm_shmem_wavefronts(&in, 32, 4), 0);
+    /* GT200-like 16 banks: stride 1 word, 32 lanes -> 2 */
+    mk(&in, "LDS", 4, 0xffffffffu);
+    strided(&in, 0, 4);
+    CHECK_EQ_INT(dm_shmem_wavefronts(&in, 16, 4), 2);
+    /* no addresses: conflict free */
+    mk(&in, "LDS.128", 16, 0xffffffffu);
+    in.iflags &= (uint8_t)~WC_IF_HAS_ADDR;
+    CHECK_EQ_INT(dm_shmem_wavefronts(&in, 32, 4), 4);
+}
+
+int main(void)
+{
+    test_coalesce();
+    test_banks();
+    CHECK_DONE();
+}
