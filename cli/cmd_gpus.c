@@ -55,16 +55,13 @@ static int list_keys(const cli_common *c, int markdown)
         json_obj_end(&j);
         json_end(&j);
     } else if (markdown) {
-        fprintf(f, "| key | type | default | bounds | unit | meaning |\n");
-        fprintf(f, "|---|---|---|---|---|---|\n");
-        for (size_t i = 0; i < n; i++) {
-            char def[128], b[128] = "-";
-            key_default(&keys[i], def, sizeof def);
-            if (keys[i].type != WC_KT_STR)
-                snprintf(b, sizeof b, "%g .. %g", keys[i].lo, keys[i].hi);
-            fprintf(f, "| `%s` | %s | %s | %s | %s | %s |\n", keys[i].name,
-                    tname[keys[i].type], def, b, keys[i].unit, keys[i].help);
+        char *md = NULL;
+        if (wc_keys_markdown(&md) != 0) {
+            fprintf(stderr, "warpcast gpus: out of memory\n");
+            exit(WC_EINTERNAL);
         }
+        fputs(md, f);
+        free(md);
     } else {
         for (size_t i = 0; i < n; i++) {
             char def[128];

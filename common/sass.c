@@ -1070,7 +1070,8 @@ static int sass_finish(wc_sass *s, const char *name, wc_diag *d)
 {
     for (size_t i = 0; i < s->n; i++) {
         ivec *v = &s->k[i].code;
-        qsort(v->v, v->n, sizeof *v->v, pccmp);
+        if (v->n > 1)
+            qsort(v->v, v->n, sizeof *v->v, pccmp);
         for (size_t j = 1; j < v->n; j++)
             if (v->v[j].pc == v->v[j - 1].pc)
                 return wc_diag_set(d, WC_EINPUT, name, (long)v->v[j].line, 1,
@@ -1078,7 +1079,8 @@ static int sass_finish(wc_sass *s, const char *name, wc_diag *d)
                                    (unsigned long long)v->v[j].pc,
                                    s->k[i].name);
     }
-    qsort(s->k, s->n, sizeof *s->k, kcmp);
+    if (s->n > 1)
+        qsort(s->k, s->n, sizeof *s->k, kcmp);
     return 0;
 }
 
@@ -1437,8 +1439,8 @@ static int ub_build(ustate *u, const char *name, long last_line,
                            (long)u->reps_col + 1,
                            "'.warps' cannot be combined with '.warp' blocks");
     if (u->nw == 0)
-        return wc_diag_set(d, WC_EINPUT, name, last_line, 0,
-                           "no instructions");
+        return wc_diag_set(d, WC_EINPUT, name, last_line > 0 ? last_line : 1,
+                           0, "no instructions");
     for (unsigned i = 0; i < u->nw; i++)
         if (u->w[i].code.n == 0)
             return wc_diag_set(d, WC_EINPUT, name, u->w[i].line, 1,

@@ -161,4 +161,5 @@ void dm_alloc_tick(dm_sm *sm, dm_sub *s, uint64_t c)
     dm_release_slot(w, s->alloc.slot);
     s->alloc.warp = DM_NO_WARP;
     sm->last_progress = c;
+    dm_warp_check_done(sm, wi);
 }

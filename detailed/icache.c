@@ -8,7 +8,8 @@
  * distinct kernels never share lines.  A miss in the L0 requests the line
  * and prefetches the icache_stream_buffer successive lines into the stream
  * buffer (replacing its contents); a later access that finds its line in
- * the stream buffer moves it into the L0.  Fill times: L1 hit
+ * the stream buffer moves it into the L0 and the freed entry prefetches
+ * the next successive line (a Jouppi stream buffer stays N lines ahead).  Fill times: L1 hit
  * icache_l1_latency after the arbiter grant, L1 miss adds
  * icache_l1_miss_latency.
  */
@@ -165,8 +166,15 @@ int dm_icache_access(dm_icache *c, uint64_t line, uint64_t cycle,
         if (c->sb[i].valid && c->sb[i].line == line) {
             if (probe_only)
                 return c->sb[i].ready <= cycle;
-            c->sb[i].valid = 0;
             w = sets_insert(&c->c, line, c->sb[i].ready);
+            /* keep the stream going: refill the entry with the line after
+             * the furthest one held */
+            uint64_t far = line;
+            for (unsigned k = 0; k < c->nsb; k++)
+                if (c->sb[k].valid && c->sb[k].line > far)
+                    far = c->sb[k].line;
+            c->sb[i].line = far + 1;
+            c->sb[i].ready = l1_request(c->l1, far + 1, cycle);
             return w->ready <= cycle;
         }
     }

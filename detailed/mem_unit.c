@@ -403,6 +403,7 @@ static void grant(dm_mem *m, unsigned sc, uint64_t now)
     case PATH_CONST: {
         unsigned n = dm_coalesce(&q->in, m->cc_line, m->cc_line, m->scratch);
         units = n;
+        nom = nominal_units(q->cl.bits, m->cc_line);
         if (has_addr)
             for (unsigned i = 0; i < n; i++) {
                 uint64_t p = dm_cc_access_vl(m->cc, m->scratch[i].addr, now);

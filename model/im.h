@@ -26,6 +26,7 @@
  * cycles attributed to component i; the components sum to cycles. */
 #define IM_CPIS(X)                                                             \
     X(BASE, "base")             /* one issue slot per instruction         */   \
+    X(FETCH, "fetch")           /* instruction cache misses (cold code)   */   \
     X(DEP, "dependency")        /* fixed / non-memory variable latency    */   \
     X(MEM_SHARED, "mem_shared") /* shared memory, constants                */   \
     X(MEM_L1, "mem_l1")         /* global/local served by L1, mem queue    */   \

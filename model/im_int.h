@@ -68,6 +68,12 @@ typedef struct im_par {
     double queue_k, rho_max, overlap, barrier_cycles;
     double cta_overhead, cta_warp_overhead, cta_dispatch, launch;
     int assign;               /* 0 rr, 1 srr, 2 shuffle                   */
+    /* instruction fetch: per-SM L1 icache with a stream buffer */
+    int icache_on;
+    unsigned iline;
+    long il1_size, il1_assoc;
+    double il1_lat, il1_miss;
+    unsigned isbuf;
 } im_par;
 
 int im_par_init(im_par *p, const wc_gpu *g, long sms, wc_diag *d);
@@ -107,6 +113,24 @@ void im_mem_global(const im_par *p, im_cache *l1, im_cache *l2,
 /* Shared memory wavefronts. */
 unsigned im_mem_wavefronts(const im_par *p, const wc_inst *in);
 
+/* Code lines an SM has fetched, with the kernel time each arrives (the L1
+ * icache, taken as large enough for a kernel's code), and the stream
+ * buffer's last miss. */
+typedef struct im_icode {
+    uint64_t *line;     /* line + 1, 0 = empty slot                        */
+    double *ready;
+    size_t cap, n;
+    uint64_t sb_line;   /* last missed line                                */
+    double sb_ready;
+} im_icode;
+
+int im_icode_init(im_icode *c);
+void im_icode_free(im_icode *c);
+/* Kernel time at which `line` is in the SM's icache when first asked for
+ * at kernel time `now` (may schedule a fill). */
+double im_icode_fetch(im_icode *c, const im_par *p, uint64_t line,
+                      double now);
+
 /* ---- im_warp.c ----------------------------------------------------------- */
 
 /* Per-CTA accumulation, filled warp by warp. */
@@ -117,6 +141,9 @@ typedef struct im_cta_acc {
     double *dem;        /* [phase][IM_NRES] demand                         */
     double warp_total_max; /* max over warps of the sum of its phases      */
     double l2_bytes, dram_bytes;
+    /* first L2 / DRAM access of the CTA (cycles after its start) and the
+     * least time from the last one's data to the end of its warp */
+    double first_l2, first_dram, post_l2, post_dram;
     uint64_t insts, intervals;
     uint64_t l1_hits, l2_hits, dram_sectors;
 } im_cta_acc;
@@ -143,6 +170,8 @@ typedef struct im_walker {
     double memq[IM_MEMQ_MAX];
     double addr_free;
     wc_reg rfc[8][4];   /* register file cache: [bank][operand slot]      */
+    struct im_icode *ic; /* this SM's code lines (NULL: perfect fetch)     */
+    double cta_t;       /* kernel time at which the current CTA started   */
     wc_inst in;
 } im_walker;
 

@@ -147,6 +147,14 @@ int im_par_init(im_par *p, const wc_gpu *g, long sms, wc_diag *d)
         return wc_diag_set(d, WC_EUSAGE, g->source, 0, 0,
                            "assign_policy '%s': expected rr, srr or shuffle",
                            g->assign_policy);
+    p->iline = (unsigned)key(g, "icache_line_bytes", 128);
+    p->il1_size = (long)key(g, "icache_l1_bytes", 131072);
+    p->il1_assoc = (long)key(g, "icache_l1_assoc", 8);
+    p->il1_lat = key(g, "icache_l1_latency", 8);
+    p->il1_miss = key(g, "icache_l1_miss_latency", 200);
+    p->isbuf = (unsigned)key(g, "icache_stream_buffer", 8);
+    p->icache_on = !(int)key(g, "icache_perfect", 0) && p->iline > 0 &&
+                   p->il1_size > 0;
     if (strcmp(g->dep_mode, "ctrl") == 0)
         p->force_ctrl = 1;
     else if (strcmp(g->dep_mode, "scoreboard") == 0)
@@ -244,6 +252,7 @@ typedef struct im_run {
     im_options o;
     im_walker *w;
     im_cache *l1;       /* per SM, allocated lazily                        */
+    im_icode *ic;       /* per SM instruction fetch                        */
     unsigned char *l1_ready;
     im_cache l2;
     im_sched s;
@@ -252,6 +261,8 @@ typedef struct im_run {
     int slots;
     unsigned wpc;
     double stack[IM_CPI_COUNT];
+    /* kernel-level bandwidth floor: first access, bytes, least tail */
+    double first_l2, first_dram, post_l2, post_dram, l2_bytes, dram_bytes;
     im_result *r;
     size_t wcap;
 } im_run;
@@ -285,7 +296,8 @@ static int run_init(im_run *x, const wc_gpu *g, const wc_kernel_info *ki,
     x->w = calloc(1, sizeof *x->w);
     x->l1 = calloc((size_t)x->nsm, sizeof *x->l1);
     x->l1_ready = calloc((size_t)x->nsm, 1);
-    if (!x->w || !x->l1 || !x->l1_ready)
+    x->ic = calloc((size_t)x->nsm, sizeof *x->ic);
+    if (!x->w || !x->l1 || !x->l1_ready || !x->ic)
         goto oom;
     x->w->p = &x->p;
     x->w->base = 1;
@@ -298,6 +310,7 @@ static int run_init(im_run *x, const wc_gpu *g, const wc_kernel_info *ki,
     if (im_sched_init(&x->s, x->nsm, x->slots) != 0)
         goto oom;
     r->occupancy_ctas = (unsigned)x->slots;
+    x->first_l2 = x->first_dram = x->post_l2 = x->post_dram = INFINITY;
     return WC_OK;
 oom:
     return wc_diag_set(d, WC_EINTERNAL, "", 0, 0, "out of memory");
@@ -308,6 +321,10 @@ static void run_free(im_run *x)
     if (x->l1)
         for (long i = 0; i < x->nsm; i++)
             im_cache_free(&x->l1[i]);
+    if (x->ic)
+        for (long i = 0; i < x->nsm; i++)
+            im_icode_free(&x->ic[i]);
+    free(x->ic);
     free(x->l1);
     free(x->l1_ready);
     free(x->w);
@@ -441,11 +458,14 @@ static int run_cta(im_run *x, const im_cta_src *src, uint64_t cta_no,
     im_sched_pick(&x->s, x->p.cta_dispatch, &sm, &slot, &t);
     if (!x->l1_ready[sm]) {
         if (im_cache_init(&x->l1[sm], x->g->l1_size, x->g->l1_assoc,
-                          x->p.line_bytes, x->p.sector_bytes) != 0)
+                          x->p.line_bytes, x->p.sector_bytes) != 0 ||
+            (x->p.icache_on && im_icode_init(&x->ic[sm]) != 0))
             return wc_diag_set(d, WC_EINTERNAL, "", 0, 0, "out of memory");
         x->l1_ready[sm] = 1;
     }
     x->w->l1 = x->l1[sm].tag ? &x->l1[sm] : NULL;
+    x->w->ic = x->ic[sm].line ? &x->ic[sm] : NULL;
+    x->w->cta_t = t;
     x->w->l2 = &x->l2;
     im_cta_reset(&x->acc);
     for (unsigned w = 0; w < src->nwarps; w++) {
@@ -485,6 +505,8 @@ static int run_cta(im_run *x, const im_cta_src *src, uint64_t cta_no,
             T * rho - Tq;
         Tq = T * rho;
     }
+    if (getenv("IM_DEBUG"))
+        fprintf(stderr, "cta %llu sm %ld t %.0f T %.0f Tq %.0f rho_d %.2f drm %.0f\n", (unsigned long long)cta_no, sm, t, T, Tq, rho_d, comp[IM_CPI_MEM_DRAM]);
     im_sched_add(&x->s, sm, slot, t, Tq, dem, l2r, drr);
     for (int c = 0; c < IM_CPI_COUNT; c++)
         x->stack[c] += comp[c];
@@ -494,8 +516,16 @@ static int run_cta(im_run *x, const im_cta_src *src, uint64_t cta_no,
     x->r->l2_hits += x->acc.l2_hits;
     x->r->dram_sectors += x->acc.dram_sectors;
     x->r->ctas++;
-    x->r->dram_util += x->acc.dram_bytes;
-    x->r->l2_util += x->acc.l2_bytes;
+    x->l2_bytes += x->acc.l2_bytes;
+    x->dram_bytes += x->acc.dram_bytes;
+    if (x->acc.l2_bytes > 0) {
+        x->first_l2 = fmin(x->first_l2, t + x->acc.first_l2);
+        x->post_l2 = fmin(x->post_l2, x->acc.post_l2);
+    }
+    if (x->acc.dram_bytes > 0) {
+        x->first_dram = fmin(x->first_dram, t + x->acc.first_dram);
+        x->post_dram = fmin(x->post_dram, x->acc.post_dram);
+    }
     return WC_OK;
 }
 
@@ -503,10 +533,16 @@ static void run_finish(im_run *x, int whole)
 {
     im_result *r = x->r;
     double end = im_sched_drain(&x->s);
+    /* SM idle time while the kernel runs (tail of the last wave, uneven
+     * CTAs) over the SMs that ran something */
     double busy = 0;
+    long used = 0;
     for (long i = 0; i < x->nsm; i++)
-        busy += x->s.sm[i].busy;
-    busy /= (double)x->nsm;
+        if (x->l1_ready[i]) {
+            busy += x->s.sm[i].busy;
+            used++;
+        }
+    busy /= (double)(used ? used : 1);
     double idle = end - busy > 0 ? end - busy : 0;
     double sum = 0;
     x->stack[IM_CPI_UNIT] += x->s.contention;
@@ -516,6 +552,25 @@ static void run_finish(im_run *x, int whole)
     for (int c = 0; c < IM_CPI_COUNT; c++)
         stack[c] = sum > 0 ? x->stack[c] * (end - idle) / sum : 0;
     stack[IM_CPI_IMBALANCE] += idle;
+    /* bandwidth floor: every byte through L2 / DRAM after the first
+     * request, then the last request's latency (a burst served FIFO) */
+    const im_par *p = &x->p;
+    if (x->dram_bytes > 0 && p->dram_bw > 0 && isfinite(x->first_dram)) {
+        double f = x->first_dram + x->dram_bytes / p->dram_bw + p->dram_lat +
+                   (isfinite(x->post_dram) ? x->post_dram : 0);
+        if (f > end) {
+            stack[IM_CPI_MEM_DRAM] += f - end;
+            end = f;
+        }
+    }
+    if (x->l2_bytes > 0 && p->l2_bw > 0 && isfinite(x->first_l2)) {
+        double f = x->first_l2 + x->l2_bytes / p->l2_bw + p->l2_lat +
+                   (isfinite(x->post_l2) ? x->post_l2 : 0);
+        if (f > end) {
+            stack[IM_CPI_MEM_L2] += f - end;
+            end = f;
+        }
+    }
     double launch = whole ? x->p.launch : 0;
     stack[IM_CPI_LAUNCH] += launch;
     r->sim_cycles = (uint64_t)llround(end);
@@ -524,11 +579,10 @@ static void run_finish(im_run *x, int whole)
     for (int c = 0; c < IM_CPI_COUNT; c++)
         r->cpi[c] = r->warp_insts ? stack[c] / (double)r->warp_insts : 0;
     /* utilisation: bytes / (bandwidth x time) */
-    r->dram_util = end > 0 && x->p.dram_bw > 0
-                       ? r->dram_util / (x->p.dram_bw * end)
+    r->dram_util = end > 0 && p->dram_bw > 0
+                       ? x->dram_bytes / (p->dram_bw * end)
                        : 0;
-    r->l2_util = end > 0 && x->p.l2_bw > 0 ? r->l2_util / (x->p.l2_bw * end)
-                                           : 0;
+    r->l2_util = end > 0 && p->l2_bw > 0 ? x->l2_bytes / (p->l2_bw * end) : 0;
     r->waves = (double)r->ctas / ((double)x->nsm * x->slots);
 }
 

@@ -278,3 +278,88 @@ unsigned im_mem_wavefronts(const im_par *p, const wc_inst *in)
     }
     return best ? best : 1;
 }
+
+/* ------------------------------------------------------------------------ */
+/* Instruction fetch                                                         */
+/* ------------------------------------------------------------------------ */
+
+int im_icode_init(im_icode *c)
+{
+    memset(c, 0, sizeof *c);
+    c->cap = 256;
+    c->line = calloc(c->cap, sizeof *c->line);
+    c->ready = calloc(c->cap, sizeof *c->ready);
+    c->sb_line = UINT64_MAX - 1024;
+    if (!c->line || !c->ready) {
+        im_icode_free(c);
+        return -1;
+    }
+    return 0;
+}
+
+void im_icode_free(im_icode *c)
+{
+    if (!c)
+        return;
+    free(c->line);
+    free(c->ready);
+    memset(c, 0, sizeof *c);
+}
+
+static size_t icode_slot(const im_icode *c, uint64_t line)
+{
+    size_t i = (size_t)((line * 0x9e3779b97f4a7c15ull) >> 20) & (c->cap - 1);
+    while (c->line[i] && c->line[i] != line + 1)
+        i = (i + 1) & (c->cap - 1);
+    return i;
+}
+
+static int icode_grow(im_icode *c)
+{
+    im_icode n = *c;
+    n.cap = c->cap * 2;
+    n.line = calloc(n.cap, sizeof *n.line);
+    n.ready = calloc(n.cap, sizeof *n.ready);
+    if (!n.line || !n.ready) {
+        free(n.line);
+        free(n.ready);
+        return -1;
+    }
+    for (size_t i = 0; i < c->cap; i++)
+        if (c->line[i]) {
+            size_t j = icode_slot(&n, c->line[i] - 1);
+            n.line[j] = c->line[i];
+            n.ready[j] = c->ready[i];
+        }
+    free(c->line);
+    free(c->ready);
+    *c = n;
+    return 0;
+}
+
+double im_icode_fetch(im_icode *c, const im_par *p, uint64_t line,
+                      double now)
+{
+    if (!c->line)
+        return now;
+    size_t i = icode_slot(c, line);
+    if (c->line[i])
+        return c->ready[i];
+    double r;
+    if (line > c->sb_line && line - c->sb_line <= p->isbuf) {
+        r = c->sb_ready; /* prefetched with the last miss */
+    } else {
+        r = now + p->il1_lat + p->il1_miss;
+        c->sb_line = line;
+        c->sb_ready = r;
+    }
+    if (2 * (c->n + 1) > c->cap) {
+        if (icode_grow(c) != 0)
+            return r; /* not remembered: later warps take it as a hit */
+        i = icode_slot(c, line);
+    }
+    c->line[i] = line + 1;
+    c->ready[i] = r;
+    c->n++;
+    return r;
+}

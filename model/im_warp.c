@@ -29,6 +29,7 @@ void im_cta_reset(im_cta_acc *a)
     a->nphases = 0;
     a->warp_total_max = 0;
     a->l2_bytes = a->dram_bytes = 0;
+    a->first_l2 = a->first_dram = a->post_l2 = a->post_dram = 1e300;
     a->insts = a->intervals = 0;
     a->l1_hits = a->l2_hits = a->dram_sectors = 0;
 }
@@ -188,6 +189,8 @@ int im_warp_run(im_walker *w, int sub, im_next_fn next, void *ctx,
         for (int s = 0; s < 4; s++)
             w->rfc[b][s] = WC_REG_NONE;
     wc_inst *in = &w->in;
+    uint64_t cur_line = UINT64_MAX;
+    double last_l2 = -1, last_dram = -1; /* data time of the last access */
     int rc;
     while ((rc = next(ctx, in, d)) == 1) {
         const wc_opinfo *oi = wc_inst_info(in);
@@ -208,6 +211,15 @@ int im_warp_run(im_walker *w, int sub, im_next_fn next, void *ctx,
         }                                                                      \
     } while (0)
         BIND(prev + 1 + extra_next, IM_CPI_UNIT);
+        if (w->ic && in->pc / p->iline != cur_line) {
+            /* a new code line: wait until it is in the SM's icache (cold
+             * misses are shared by every warp that asks meanwhile) */
+            cur_line = in->pc / p->iline;
+            double now = w->cta_t + (prev + 1 - w->base);
+            double rdy = im_icode_fetch(w->ic, p, cur_line, now);
+            if (rdy > now)
+                BIND(prev + 1 + (rdy - now), IM_CPI_FETCH);
+        }
         if (ctrl) {
             BIND(next_ok, IM_CPI_DEP);
             for (int i = 0; i < 6; i++)
@@ -301,6 +313,18 @@ int im_warp_run(im_walker *w, int sub, im_next_fn next, void *ctx,
                     lat += p->l2_lat - p->l1_lat;
                 else if (a.level == 3)
                     lat += p->dram_lat - p->l1_lat;
+                if (a.l2_bytes > 0) {
+                    if (t - w->base < acc->first_l2)
+                        acc->first_l2 = t - w->base;
+                    if (t + lat > last_l2)
+                        last_l2 = t + lat;
+                }
+                if (a.dram_bytes > 0) {
+                    if (t - w->base < acc->first_dram)
+                        acc->first_dram = t - w->base;
+                    if (t + lat > last_dram)
+                        last_dram = t + lat;
+                }
                 lcause = a.level == 3   ? IM_CPI_MEM_DRAM
                          : a.level == 2 ? IM_CPI_MEM_L2
                                         : IM_CPI_MEM_L1;
@@ -393,6 +417,11 @@ int im_warp_run(im_walker *w, int sub, im_next_fn next, void *ctx,
     }
     if (total > acc->warp_total_max)
         acc->warp_total_max = total;
+    double end = prev + 1;
+    if (last_l2 >= 0 && end - last_l2 < acc->post_l2)
+        acc->post_l2 = end - last_l2 > 0 ? end - last_l2 : 0;
+    if (last_dram >= 0 && end - last_dram < acc->post_dram)
+        acc->post_dram = end - last_dram > 0 ? end - last_dram : 0;
     acc->insts += n;
     *insts = n;
     *cycles = total;

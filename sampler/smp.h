@@ -150,7 +150,7 @@ double smp_ctx_cost_per_inst(const smp_ctx *c, int m, double *cycles,
 /* Engine interface: the sampling loop over an abstract pair of models       */
 /* ------------------------------------------------------------------------ */
 
-#define SMP_SIG_DIM 8
+#define SMP_SIG_DIM 16
 
 /* What one model says about one region (or the whole kernel). */
 typedef struct smp_eval {

@@ -24,6 +24,15 @@ static long peak_rss_kb(void)
     return ru.ru_maxrss;
 }
 
+/* CPU seconds (user + system) used so far: robust to a busy machine. */
+static double cpu_seconds(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+           (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6;
+}
+
 static uint64_t lcg(uint64_t *s)
 {
     *s = *s * 6364136223846793005ull + 1442695040888963407ull;
@@ -144,11 +153,12 @@ static int compress_file(const char *in, const char *out)
 }
 
 /* Read every instruction of every warp; returns warp instructions. */
-static int read_all(const char *path, uint64_t *insts, double *secs)
+static int read_all(const char *path, uint64_t *insts, double *secs,
+                    double *cpu)
 {
     wc_diag d;
     wc_trace *t = NULL;
-    double t0 = wc_now();
+    double t0 = wc_now(), c0 = cpu_seconds();
     if (wc_trace_open(path, &t, &d) != 0)
         goto fail;
     wc_kreader *r = NULL;
@@ -182,6 +192,7 @@ static int read_all(const char *path, uint64_t *insts, double *secs)
     wc_kreader_close(r);
     wc_trace_close(t);
     *secs = wc_now() - t0;
+    *cpu = cpu_seconds() - c0;
     *insts = n + (chk == 1); /* keep chk alive */
     return 0;
 fail: {
@@ -221,11 +232,11 @@ int main(int argc, char **argv)
     long rss0 = peak_rss_kb();
 
     uint64_t n1 = 0, n2 = 0;
-    double s1 = 0, s2 = 0;
-    int rc = read_all(plain, &n1, &s1);
+    double s1 = 0, s2 = 0, c1 = 0, c2 = 0;
+    int rc = read_all(plain, &n1, &s1, &c1);
     long rss1 = peak_rss_kb();
     if (rc == 0)
-        rc = read_all(zst, &n2, &s2);
+        rc = read_all(zst, &n2, &s2, &c2);
     long rss2 = peak_rss_kb();
     if (!getenv("WC_KEEP")) unlink(plain);
     unlink(zst);
@@ -234,12 +245,14 @@ int main(int argc, char **argv)
         return 1;
     printf("trace reader (%.0f MB of trace text, %.1f MB zstd, one core)\n",
            (double)bytes / 1e6, (double)st.st_size / 1e6);
-    printf("%-8s %10s %10s %14s %12s\n", "input", "seconds", "MB/s",
-           "warp insts/s", "peak RSS MB");
-    printf("%-8s %10.2f %10.0f %14.3g %12.1f\n", "plain", s1,
-           (double)bytes / 1e6 / s1, (double)n1 / s1, (double)rss1 / 1024);
-    printf("%-8s %10.2f %10.0f %14.3g %12.1f\n", "zstd", s2,
-           (double)bytes / 1e6 / s2, (double)n2 / s2, (double)rss2 / 1024);
+    printf("%-6s %8s %8s %8s %10s %14s %8s\n", "input", "wall s", "cpu s",
+           "MB/s", "MB/cpu-s", "warp insts/s", "RSS MB");
+    printf("%-6s %8.2f %8.2f %8.0f %10.0f %14.3g %8.1f\n", "plain", s1, c1,
+           (double)bytes / 1e6 / s1, (double)bytes / 1e6 / c1,
+           (double)n1 / s1, (double)rss1 / 1024);
+    printf("%-6s %8.2f %8.2f %8.0f %10.0f %14.3g %8.1f\n", "zstd", s2, c2,
+           (double)bytes / 1e6 / s2, (double)bytes / 1e6 / c2,
+           (double)n2 / s2, (double)rss2 / 1024);
     printf("(RSS before reading: %.1f MB; MB/s counts decompressed text; "
            "zstd includes decompression to a temporary file)\n",
            (double)rss0 / 1024);

@@ -1,0 +1,293 @@
+/*
+ * tests/unit/test_mem_cache.c - the sectored set-associative LRU cache
+ * (detailed/mem_cache.c), the L2 + DRAM bandwidth model (mem_l2.c) and the
+ * constant caches (mem_const.c).  Includes the pointer-chasing methodology
+ * of seed 004 (sec. IV: cache size, line size and associativity read off a
+ * stride/size sweep), applied to the model as a check that the geometry
+ * it was given is the geometry it shows.
+ */
+#include <string.h>
+
+#include "check.h"
+#include "mem.h"
+
+static dm_cache *mk(long size, long assoc, long line, long sector, int wb,
+                    int walloc)
+{
+    dm_cache_geom g = {size, assoc, line, sector, wb, walloc};
+    return dm_cache_create(&g);
+}
+
+static void test_hit_miss(void)
+{
+    dm_cache *c = mk(4096, 4, 128, 32, 0, 0); /* 8 sets */
+    dm_cache_res r;
+    CHECK(c != NULL);
+    CHECK_EQ_INT(dm_cache_sets(c), 8);
+    dm_cache_access(c, 0x1000, 0x3, 0, &r);
+    CHECK_EQ_INT(r.miss, 0x3);
+    CHECK_EQ_INT(r.tag_hit, 0);
+    dm_cache_access(c, 0x1000, 0x3, 0, &r);
+    CHECK_EQ_INT(r.miss, 0);
+    /* sector miss on a present tag fetches only the missing sector */
+    dm_cache_access(c, 0x1040, 0x4, 0, &r); /* address inside the line */
+    CHECK_EQ_INT(r.tag_hit, 1);
+    CHECK_EQ_INT(r.miss, 0x4);
+    CHECK(dm_cache_probe(c, 0x1000, 0x7, NULL));
+    CHECK(!dm_cache_probe(c, 0x1000, 0x8, NULL));
+    dm_cache_stats st;
+    dm_cache_stats_get(c, &st);
+    CHECK_EQ_INT(st.accesses, 3);
+    CHECK_EQ_INT(st.hits, 1);
+    CHECK_EQ_INT(st.sector_misses, 3);
+    /* fills in flight: a hit before the fill sees its ready time */
+    dm_cache_set_ready(c, 0x1000, 0x4, 500);
+    dm_cache_access(c, 0x1000, 0x4, 0, &r);
+    CHECK_EQ_INT(r.miss, 0);
+    CHECK_EQ_INT(r.ready, 500);
+    dm_cache_free(c);
+
+    /* invalid geometries */
+    CHECK(mk(4096, 4, 128, 48, 0, 0) == NULL);
+    CHECK(mk(4096, 0, 128, 32, 0, 0) == NULL);
+    /* size 0: no cache, every access misses */
+    c = mk(0, 4, 128, 32, 0, 0);
+    CHECK(c != NULL);
+    dm_cache_access(c, 0, 1, 0, &r);
+    dm_cache_access(c, 0, 1, 0, &r);
+    CHECK_EQ_INT(r.miss, 1);
+    dm_cache_free(c);
+    dm_cache_free(NULL);
+}
+
+/* LRU order within a set, and associativity: assoc lines of one set fit,
+ * assoc + 1 in a cyclic order always miss. */
+static void test_lru_assoc(void)
+{
+    for (long assoc = 1; assoc <= 8; assoc *= 2) {
+        dm_cache *c = mk(16 * 128 * assoc, assoc, 128, 32, 0, 0); /* 16 sets */
+        uint64_t set_stride = 16 * 128;
+        dm_cache_res r;
+        for (int pass = 0; pass < 3; pass++)
+            for (long i = 0; i < assoc; i++) {
+                dm_cache_access(c, (uint64_t)i * set_stride, 0xf, 0, &r);
+                CHECK_EQ_INT(r.miss != 0, pass == 0);
+            }
+        dm_cache_stats st;
+        dm_cache_stats_get(c, &st);
+        CHECK_EQ_INT(st.evictions, 0);
+        for (int pass = 0; pass < 3; pass++)
+            for (long i = 0; i <= assoc; i++) {
+                dm_cache_access(c, (uint64_t)(i + 100) * set_stride, 0xf, 0,
+                                &r);
+                CHECK(r.miss != 0);
+            }
+        dm_cache_free(c);
+    }
+    /* LRU, not FIFO: touching the oldest line protects it */
+    dm_cache *c = mk(2 * 128, 2, 128, 32, 0, 0); /* 1 set, 2 ways */
+    dm_cache_res r;
+    dm_cache_access(c, 0, 0xf, 0, &r);   /* A */
+    dm_cache_access(c, 128, 0xf, 0, &r); /* B */
+    dm_cache_access(c, 0, 0xf, 0, &r);   /* A again: B is LRU */
+    dm_cache_access(c, 256, 0xf, 0, &r); /* C evicts B */
+    CHECK_EQ_INT(r.evicted, 1);
+    CHECK_EQ_INT(r.evict_addr, 128);
+    CHECK(dm_cache_probe(c, 0, 0xf, NULL));
+    CHECK(!dm_cache_probe(c, 128, 0xf, NULL));
+    dm_cache_free(c);
+}
+
+static void test_write_policies(void)
+{
+    dm_cache_res r;
+    /* write-back, write-allocate: dirty sectors come back on eviction */
+    dm_cache *c = mk(128, 1, 128, 32, 1, 1);
+    dm_cache_access(c, 0, 0x5, 1, &r);
+    CHECK(dm_cache_probe(c, 0, 0x5, NULL));
+    dm_cache_access(c, 128, 0x1, 0, &r);
+    CHECK_EQ_INT(r.evicted, 1);
+    CHECK_EQ_INT(r.evict_dirty, 0x5);
+    dm_cache_access(c, 256, 0x1, 0, &r); /* clean line: nothing to write */
+    CHECK_EQ_INT(r.evict_dirty, 0);
+    dm_cache_free(c);
+    /* write-through, no-write-allocate: a write miss leaves the cache
+       alone, a write hit updates without dirtying */
+    c = mk(128, 1, 128, 32, 0, 0);
+    dm_cache_access(c, 0, 0x1, 1, &r);
+    CHECK_EQ_INT(r.miss, 0x1);
+    CHECK(!dm_cache_probe(c, 0, 0x1, NULL));
+    dm_cache_access(c, 0, 0x1, 0, &r);
+    dm_cache_access(c, 0, 0x3, 1, &r);
+    CHECK(dm_cache_probe(c, 0, 0x3, NULL));
+    dm_cache_access(c, 128, 0x1, 0, &r);
+    CHECK_EQ_INT(r.evict_dirty, 0);
+    dm_cache_free(c);
+}
+
+/* Seed 004 sec. IV-B: average latency of a stride-s pointer chase over an
+ * array of N bytes (hit 1, miss 10); the plot's steps give the geometry. */
+static double chase(dm_cache *c, uint64_t n, uint64_t stride)
+{
+    dm_cache_res r;
+    uint64_t lat = 0, acc = 0;
+    for (int pass = 0; pass < 4; pass++)
+        for (uint64_t a = 0; a < n; a += stride) {
+            dm_cache_access(c, a, 1u << ((a % 128) / 32), 0, &r);
+            if (pass > 0) {
+                lat += r.miss ? 10 : 1;
+                acc++;
+            }
+        }
+    return (double)lat / (double)acc;
+}
+
+static void test_seed004_methodology(void)
+{
+    long size = 16384, assoc = 4, line = 128;
+    /* size: the largest array with no misses */
+    uint64_t found = 0;
+    for (uint64_t n = 1024; n <= 65536; n += 1024) {
+        dm_cache *c = mk(size, assoc, line, 32, 0, 0);
+        if (chase(c, n, 32) == 1.0)
+            found = n;
+        dm_cache_free(c);
+    }
+    CHECK_EQ_INT(found, (uint64_t)size);
+    /* line: just past the size, stride-4 B misses once per line */
+    dm_cache *c = mk(size, assoc, line, line, 0, 0);
+    double avg = chase(c, 2 * (uint64_t)size, 4);
+    CHECK_NEAR(avg, 1.0 + 9.0 * 4.0 / (double)line, 1e-9);
+    dm_cache_free(c);
+    /* associativity: with stride = size/assoc (one set), assoc elements
+       fit, assoc + 1 do not (LRU) */
+    c = mk(size, assoc, line, 32, 0, 0);
+    uint64_t way = (uint64_t)(size / assoc);
+    CHECK_NEAR(chase(c, way * (uint64_t)assoc, way), 1.0, 1e-9);
+    dm_cache_free(c);
+    c = mk(size, assoc, line, 32, 0, 0);
+    CHECK_NEAR(chase(c, way * (uint64_t)(assoc + 1), way), 10.0, 1e-9);
+    dm_cache_free(c);
+}
+
+static void load_cfg(wc_gpu *g)
+{
+    wc_diag d;
+    char path[2048];
+    memset(&d, 0, sizeof d);
+    snprintf(path, sizeof path, "%s/gpus/mem-ampere.cfg", wc_data_dir());
+    wc_gpu_defaults(g);
+    int rc = wc_gpu_load(path, g, &d);
+    if (rc) {
+        char buf[2200];
+        wc_diag_format(&d, buf, sizeof buf);
+        fprintf(stderr, "%s\n", buf);
+    }
+    CHECK_EQ_INT(rc, WC_OK);
+}
+
+static void test_l2_dram(void)
+{
+    wc_gpu g;
+    load_cfg(&g);
+    g.l2_size = 1 << 20;
+    g.l2_bw = 64;   /* 2 sectors per cycle */
+    g.dram_bw = 16; /* one sector every 2 cycles */
+    g.l1_latency = 30;
+    g.l2_latency = 200;
+    g.dram_latency = 500;
+    dm_l2 *l2 = dm_l2_create(&g);
+    CHECK(l2 != NULL);
+    /* cold read: DRAM latency over the L1 hit */
+    CHECK_EQ_INT(dm_l2_access(l2, 0, 0x1, 0, 0), 500 - 30);
+    /* after the fill: an L2 hit */
+    CHECK_EQ_INT(dm_l2_access(l2, 0, 0x1, 0, 1000), 200 - 30);
+    /* before the fill completes: merged with it */
+    CHECK_EQ_INT(dm_l2_access(l2, 128, 0xf, 0, 2000), 500 - 30);
+    CHECK_EQ_INT(dm_l2_access(l2, 128, 0x1, 0, 2010), 2000 + 470 - 2010);
+    dm_l2_free(l2);
+
+    /* DRAM bandwidth: 64 four-sector misses at cycle 0 are served one
+       after another at dram_bw; the last waits 63 * 4 * 32 / 16 cycles */
+    l2 = dm_l2_create(&g);
+    uint64_t prev = 0, last = 0;
+    for (unsigned i = 0; i < 64; i++) {
+        uint64_t e = dm_l2_access(l2, 4096 + 128ull * i, 0xf, 0, 0);
+        CHECK(e >= prev);
+        prev = e;
+        last = e;
+    }
+    CHECK_EQ_INT(last, 470 + 63 * 8);
+    dm_l2_stats st;
+    dm_l2_stats_get(l2, &st);
+    CHECK_EQ_INT(st.dram_read_sectors, 256);
+    CHECK_NEAR(st.dram_busy_until, 256 * 2, 1e-9);
+    /* spaced out below the bandwidth: no queueing */
+    for (unsigned i = 0; i < 16; i++) {
+        uint64_t t = 10000 + 8ull * i;
+        CHECK_EQ_INT(dm_l2_access(l2, 1 << 19 | 128ull * i, 0xf, 0, t), 470);
+    }
+    /* L2 bandwidth on hits: 32 four-sector hits at one cycle */
+    for (unsigned i = 0; i < 32; i++)
+        last = dm_l2_access(l2, 4096 + 128ull * i, 0xf, 0, 20000);
+    CHECK_EQ_INT(last, 170 + 31 * 2);
+    dm_l2_free(l2);
+
+    /* write-back L2: dirty lines reach DRAM only when evicted */
+    g.l2_size = 128;
+    g.l2_assoc = 1;
+    l2 = dm_l2_create(&g);
+    dm_l2_access(l2, 0, 0xf, 1, 0);
+    dm_l2_stats_get(l2, &st);
+    CHECK_EQ_INT(st.dram_write_sectors, 0);
+    dm_l2_access(l2, 128, 0x1, 0, 100);
+    dm_l2_stats_get(l2, &st);
+    CHECK_EQ_INT(st.dram_write_sectors, 4);
+    dm_l2_free(l2);
+    dm_l2_free(NULL);
+}
+
+static void test_const(void)
+{
+    wc_gpu g;
+    load_cfg(&g);
+    dm_cc *cc = dm_cc_create(&g, 4);
+    CHECK(cc != NULL);
+    uint64_t a = 3u << 16 | 0x160;
+    /* cold: L0 and L1 miss */
+    CHECK_EQ_INT(dm_cc_probe_fl(cc, 0, a, 100),
+                 100 + g.cc_l0_miss_latency + g.cc_l1_miss_latency);
+    /* while the fill is in flight the same time comes back */
+    CHECK_EQ_INT(dm_cc_probe_fl(cc, 0, a, 150),
+                 100 + g.cc_l0_miss_latency + g.cc_l1_miss_latency);
+    uint64_t t = 100 + (uint64_t)(g.cc_l0_miss_latency + g.cc_l1_miss_latency);
+    CHECK_EQ_INT(dm_cc_probe_fl(cc, 0, a, t), t);         /* hit */
+    CHECK_EQ_INT(dm_cc_probe_fl(cc, 0, a, t + 5), t + 5); /* hit */
+    /* seed 000 5.4: an LDC (L0 VL) warms the L1 but not the L0 FL of
+       another sub-core: the fixed-latency access waits 79 cycles */
+    uint64_t b = 3u << 16 | 0x800;
+    CHECK_EQ_INT(dm_cc_access_vl(cc, b, 1000),
+                 g.cc_l0_miss_latency + g.cc_l1_miss_latency);
+    CHECK_EQ_INT(dm_cc_access_vl(cc, b, 2000), 0);
+    CHECK_EQ_INT(dm_cc_probe_fl(cc, 1, b, 3000), 3000 + 79);
+    CHECK_EQ_INT(dm_cc_probe_fl(cc, 1, b, 3079), 3079);
+    /* sub-cores have their own L0 FL */
+    CHECK_EQ_INT(dm_cc_probe_fl(cc, 2, a, 4000), 4000 + 79);
+    uint64_t fh, fm, vh, vm;
+    dm_cc_stats(cc, &fh, &fm, &vh, &vm);
+    CHECK_EQ_INT(fm, 3);
+    CHECK_EQ_INT(vh, 1);
+    CHECK_EQ_INT(vm, 1);
+    dm_cc_free(cc);
+}
+
+int main(void)
+{
+    test_hit_miss();
+    test_lru_assoc();
+    test_write_policies();
+    test_seed004_methodology();
+    test_l2_dram();
+    test_const();
+    CHECK_DONE();
+}
