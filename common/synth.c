@@ -263,7 +263,7 @@ static void build_compute(sy_kernel *k)
 {
     prologue(k);
     op(k, "MOV", WC_LAT_misc, 20, 1, "R20, RZ", 0);
-    op(k, "I2F", WC_LAT_conv, 2, 1, "R2, R0", 1, 0)->varlat = 0;
+    op(k, "I2F", WC_LAT_conv, 2, 1, "R2, R0", 1, 0)->varlat = 1;
     op(k, "MOV", WC_LAT_misc, 4, 1, "R4, 0x3f800000", 0);
     for (int a = 5; a < 12; a++) {
         char args[64];
@@ -446,7 +446,7 @@ static void build_shared(sy_kernel *k)
     op(k, "MOV", WC_LAT_misc, 20, 1, "R20, RZ", 0);
     op(k, "S2R", WC_LAT_misc, 7, 1, "R7, SR_LANEID", 0)->varlat = 1;
     op(k, "IMAD.SHL.U32", WC_LAT_imad, 6, 1, "R6, R7, 0x4, RZ", 1, 7);
-    op(k, "I2F", WC_LAT_conv, 2, 1, "R2, R0", 1, 0);
+    op(k, "I2F", WC_LAT_conv, 2, 1, "R2, R0", 1, 0)->varlat = 1;
     sy_op *o = op(k, "STS", WC_LAT_mem, -1, 0, "[R6], R2", 2, 6, 2);
     mem_op(o, 2, AP_SHSTORE, SY_SHMEM_BASE, (uint64_t)k->shmem, 0);
     op(k, "BAR.SYNC.DEFER_BLOCKING", WC_LAT_branch, -1, 0, "0x0", 0);
@@ -506,6 +506,7 @@ static void build_fp64(sy_kernel *k)
         snprintf(args, sizeof args, "R%d, R%d, R2, R%d", a, a, a);
         sy_op *o = op(k, "DFMA", WC_LAT_fp64, a, 2, args, 3, a, 2, a);
         o->srcn[0] = o->srcn[1] = o->srcn[2] = 2;
+        o->varlat = 1;
     }
     loop_end(k);
     op(k, "IMAD.WIDE", WC_LAT_imadwide, 12, 2, "R12, R0, 0x8, c[0x0][0x160]",
@@ -1333,10 +1334,11 @@ static uint64_t sy_ctrl_word(const wc_ctrl *c)
 static void sy_sass_inst(sy_out *o, uint64_t pc, const char *pred,
                          const char *text, uint64_t lo, uint64_t hi)
 {
-    char ins[176];
+    char ins[176], pf[16];
     snprintf(ins, sizeof ins, "%s ;", text);
-    sy_printf(o, "        /*%04llx*/               %-4s%-56s/* 0x%016llx */\n",
-              (unsigned long long)pc, pred, ins, (unsigned long long)lo);
+    snprintf(pf, sizeof pf, "%s%s", pred, pred[0] ? " " : "");
+    sy_printf(o, "        /*%04llx*/%19s%-56s/* 0x%016llx */\n",
+              (unsigned long long)pc, pf, ins, (unsigned long long)lo);
     sy_printf(o, "%91s/* 0x%016llx */\n", "", (unsigned long long)hi);
 }
 

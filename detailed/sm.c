@@ -377,10 +377,13 @@ void dm_sm_dump(const dm_sm *sm, char *buf, size_t n)
             s->wbq_n);
         for (unsigned k = 0; k < s->nwarps; k++) {
             const dm_warp *w = &sm->warps[s->warps[k]];
-            PUT(" w%u(iss=%u/%u done=%d bar=%d out=%u sb=%u%u%u%u%u%u st=%llu)",
-                w->id, w->iss, w->tail, w->done, w->at_bar, w->outstanding,
-                w->sb[0], w->sb[1], w->sb[2], w->sb[3], w->sb[4], w->sb[5],
-                (unsigned long long)w->stall_until);
+            PUT(" w%u(iss=%u/%u %s done=%d bar=%d out=%u sb=%u%u%u%u%u%u "
+                "st=%llu sbl=%u)",
+                w->id, w->iss, w->tail,
+                w->iss != w->tail ? w->ring[w->iss % DM_RING].in.opcode : "-",
+                w->done, w->at_bar, w->outstanding, w->sb[0], w->sb[1],
+                w->sb[2], w->sb[3], w->sb[4], w->sb[5],
+                (unsigned long long)w->stall_until, w->nsbl);
         }
     }
 #undef PUT
