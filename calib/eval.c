@@ -29,7 +29,7 @@
 #define CAL_HAVE_IM 1
 #endif
 #ifndef CAL_HAVE_DM
-#define CAL_HAVE_DM 0
+#define CAL_HAVE_DM 1
 #endif
 #if CAL_HAVE_IM
 #include "im.h"

@@ -186,7 +186,60 @@ static int jacobian(fitctx *c, const double *u, gsl_matrix *J)
     rc = eval_many(c, xs, nx, r);
     if (rc)
         goto out;
-    const double *r0 = same ? c->cache_r : r + np * n;
+    if (!same) { /* r at x becomes the cached f evaluation */
+        memcpy(c->cache_r, r + np * n, n * sizeof *r);
+        memcpy(c->cache_u, u, np * sizeof *u);
+        c->have_cache = 1;
+    }
+    const double *r0 = c->cache_r;
+    /* Models that return whole cycles do not move for a tiny step: grow
+     * the step of a column that stayed flat tenfold, up to 5 times. */
+    for (int retry = 0; retry < 5; retry++) {
+        size_t flat[CAL_MAX_PARAMS], nflat = 0;
+        for (size_t j = 0; j < np; j++) {
+            int moved = 0;
+            for (size_t i = 0; i < n && !moved; i++)
+                moved = r[j * n + i] != r0[i];
+            if (!moved)
+                flat[nflat++] = j;
+        }
+        if (nflat == 0)
+            break;
+        size_t ntry = 0;
+        size_t tried[CAL_MAX_PARAMS];
+        for (size_t f = 0; f < nflat; f++) {
+            size_t j = flat[f];
+            double h = 10.0 * fabs(du[j] * c->s[j]);
+            if (h == 0)
+                h = FD_REL * fmax(c->s[j], 1.0);
+            double xp = x[j] + h;
+            if (xp > c->hi[j])
+                xp = x[j] - h;
+            xp = clampd(xp, c->lo[j], c->hi[j]);
+            if (c->isint[j])
+                xp = floor(xp + 0.5);
+            if (xp == x[j])
+                continue;
+            du[j] = (xp - x[j]) / c->s[j];
+            memcpy(xs + ntry * np, x, np * sizeof *x);
+            xs[ntry * np + j] = xp;
+            tried[ntry++] = j;
+        }
+        if (ntry == 0)
+            break;
+        double *rr = malloc(ntry * n * sizeof *rr);
+        if (!rr) {
+            rc = wc_diag_set(c->d, WC_EINTERNAL, "", 0, 0, "out of memory");
+            goto out;
+        }
+        rc = eval_many(c, xs, ntry, rr);
+        if (!rc)
+            for (size_t t = 0; t < ntry; t++)
+                memcpy(r + tried[t] * n, rr + t * n, n * sizeof *rr);
+        free(rr);
+        if (rc)
+            goto out;
+    }
     for (size_t j = 0; j < np; j++)
         for (size_t i = 0; i < n; i++) {
             double v = du[j] != 0 ? (r[j * n + i] - r0[i]) / du[j] : 0.0;

@@ -24,6 +24,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cal_int.h"
 
@@ -404,10 +405,40 @@ static int unit_scale(const char *u, double *scale)
     return 0;
 }
 
+/* "(x, y, z)" -> x*y*z; 0 when malformed. */
+static uint64_t dim3_product(const char *s)
+{
+    uint64_t p = 1;
+    int n = 0;
+    while (*s) {
+        if (isdigit((unsigned char)*s)) {
+            char *e;
+            unsigned long long v = strtoull(s, &e, 10);
+            if (v == 0 || v > 1u << 31)
+                return 0;
+            p *= v;
+            n++;
+            s = e;
+        } else {
+            s++;
+        }
+    }
+    return n >= 1 && n <= 3 ? p : 0;
+}
+
+static int name_has_empty(const char *s)
+{
+    for (; *s; s++)
+        if (strncasecmp(s, "empty", 5) == 0)
+            return 1;
+    return 0;
+}
+
 static int parse_ncu_raw(cal_mset *set, src *s, const row *h, const char *dir,
                          const cal_read_opts *o, wc_diag *d)
 {
     int cid = find_col(h, "ID"), cname = find_col(h, "Kernel Name");
+    int cgrid = find_col(h, "Grid Size"), cblock = find_col(h, "Block Size");
     int cm = -1;
     if (o && o->ncu_metric) {
         cm = find_col(h, o->ncu_metric);
@@ -456,6 +487,29 @@ static int parse_ncu_raw(cal_mset *set, src *s, const row *h, const char *dir,
             break;
         }
         ncu_fill(&m, s, r->f[cname], (long)id, o, dir);
+        /* empty kernels (name holds "empty") with no trace given: the
+         * launch model from the grid and block columns */
+        if (!(o && o->ncu_trace) && name_has_empty(r->f[cname]) &&
+            cgrid >= 0 && cblock >= 0 && (size_t)cgrid < r->n &&
+            (size_t)cblock < r->n) {
+            uint64_t g = dim3_product(r->f[cgrid]);
+            uint64_t b = dim3_product(r->f[cblock]);
+            if (g == 0 || b == 0 || b > 4096) {
+                rc = wc_diag_set(d, WC_EINPUT, s->name, s->line,
+                                 r->col[g == 0 ? cgrid : cblock],
+                                 "bad grid or block size");
+                break;
+            }
+            m.kind = CAL_MK_EMPTY;
+            m.ctas = g;
+            m.threads = (unsigned)b;
+            m.path[0] = '\0';
+            snprintf(m.label, sizeof m.label, "empty %llux%u",
+                     (unsigned long long)g, m.threads);
+            snprintf(m.match, sizeof m.match,
+                     "empty kernel '%.200s' launch %ld, launch model",
+                     r->f[cname], (long)id);
+        }
         if ((rc = field_num(s, r, cm, h->f[cm], &m.measured, d)))
             break;
         m.measured *= scale;

@@ -17,7 +17,9 @@
  *    "notes": [...], "seconds"}
  * Relative errors are (predicted - measured) / measured; NaN is null.
  */
+#include <limits.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -231,7 +233,31 @@ int cal_write_overlay(const cal_report *r, const char *path,
     if (!f)
         return wc_diag_set(d, WC_EINTERNAL, path, 0, 0,
                            "cannot write overlay config");
-    const char *inc = base_ref ? base_ref : r->gpu;
+    /* include target: relative to the overlay (config.c resolves includes
+     * against the including file): the base's file name when both sit in
+     * one directory, else its absolute path */
+    char incbuf[PATH_MAX + 8];
+    const char *inc = base_ref;
+    if (!inc) {
+        char src[PATH_MAX], odir[PATH_MAX], tmp[PATH_MAX];
+        snprintf(incbuf, sizeof incbuf, "%s", r->gpu_source);
+        if (realpath(r->gpu_source, src)) {
+            snprintf(incbuf, sizeof incbuf, "%s", src);
+            snprintf(tmp, sizeof tmp, "%s", path);
+            char *sl = strrchr(tmp, '/');
+            if (sl)
+                *sl = '\0';
+            else
+                snprintf(tmp, sizeof tmp, ".");
+            char *ss = strrchr(src, '/');
+            if (realpath(tmp, odir) && ss) {
+                *ss = '\0';
+                if (strcmp(odir, src) == 0)
+                    snprintf(incbuf, sizeof incbuf, "%s", ss + 1);
+            }
+        }
+        inc = incbuf;
+    }
     time_t now = time(NULL);
     struct tm tmv;
     char date[32] = "";
@@ -239,7 +265,7 @@ int cal_write_overlay(const cal_report *r, const char *path,
         strftime(date, sizeof date, "%Y-%m-%d", &tmv);
     fprintf(f, "# Calibration overlay written by warpcast calibrate on %s.\n",
             date);
-    fprintf(f, "# Base: %s (%s); model %s, loss %s.\n", inc, r->gpu_source,
+    fprintf(f, "# Base: %s (%s); model %s, loss %s.\n", r->gpu, r->gpu_source,
             cal_model_name((int)r->model), cal_loss_name((int)r->loss));
     fprintf(f, "# Fitted to %zu measurements (%zu held out):\n",
             r->nfit_rows, r->nholdout_rows);

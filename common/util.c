@@ -3,6 +3,10 @@
  * monotonic time, and the deterministic PRNG (xoshiro256** seeded through
  * splitmix64, as recommended by its authors).
  */
+/* clock_gettime and CLOCK_MONOTONIC also when built with plain -std=c11 */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L
+#endif
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -218,6 +218,7 @@ typedef struct dm_fl {
     uint8_t hasdst;    /* a RAW event will come                              */
     uint8_t war_done, raw_done;
     uint8_t used;
+    uint32_t gen;      /* generation: tag = gen << 32 | index               */
 } dm_fl;
 
 /* Register file cache entry (seed 000 5.3.1): one per bank and slot. */
@@ -341,7 +342,10 @@ int dm_sm_fits(const dm_sm *sm, unsigned nwarps, long nregs, long shmem);
 int dm_sm_launch(dm_sm *sm, wc_cta *cta, const wc_ubench *u, uint64_t num,
                  long nregs, long shmem, uint64_t pcbase, int has_ctrl,
                  wc_diag *d);
+/* In-flight records: tags carry a generation so that a late event of a
+ * finished instruction never lands on the record's next user. */
 uint64_t dm_fl_alloc(dm_sm *sm);
+dm_fl *dm_fl_get(dm_sm *sm, uint64_t tag); /* NULL when stale / unknown */
 void dm_fl_release(dm_sm *sm, uint64_t tag);
 void dm_warp_check_done(dm_sm *sm, unsigned wi);
 /* Release the barrier of CTA slot cta when every live warp arrived. */

@@ -26,7 +26,9 @@ static void sb_dec(dm_warp *w, int8_t sb)
 /* The instruction of tag has completed: release its record. */
 static void finish(dm_sm *sm, uint64_t tag)
 {
-    dm_fl *f = &sm->fl[tag];
+    dm_fl *f = dm_fl_get(sm, tag);
+    if (!f)
+        return;
     unsigned wi = f->warp;
     dm_warp *w = &sm->warps[wi];
     if (w->outstanding)
@@ -57,7 +59,9 @@ static int wbq_push(dm_sm *sm, dm_sub *s, uint64_t tag, uint8_t banks,
 
 static void on_war(dm_sm *sm, uint64_t tag, uint64_t c)
 {
-    dm_fl *f = &sm->fl[tag];
+    dm_fl *f = dm_fl_get(sm, tag);
+    if (!f)
+        return;
     dm_warp *w = &sm->warps[f->warp];
     if (f->war_done)
         return;
@@ -80,17 +84,17 @@ void dm_mem_events(dm_sm *sm, uint64_t c)
         for (size_t i = 0; i < n; i++) {
             const dm_mem_event *e = &sm->evbuf[i];
             uint64_t tag = e->tag;
-            if (tag == 0 || tag >= sm->capfl || !sm->fl[tag].used)
-                continue;
+            dm_fl *f = dm_fl_get(sm, tag);
+            if (!f)
+                continue; /* a late event of a finished instruction */
             if (e->kind == DM_MEM_EV_WAR) {
                 on_war(sm, tag, c);
-            } else if (e->kind == DM_MEM_EV_RAW) {
-                dm_fl *f = &sm->fl[tag];
+            } else if (e->kind == DM_MEM_EV_RAW && f->hasdst && !f->raw_done) {
+                f->raw_done = 1;
                 if (!f->war_done)
                     on_war(sm, tag, c);
-                if (sm->fl[tag].used && f->hasdst)
-                    wbq_push(sm, &sm->sub[sm->warps[f->warp].sub], tag,
-                             f->banks, e->cycle);
+                wbq_push(sm, &sm->sub[sm->warps[f->warp].sub], tag, f->banks,
+                         e->cycle);
             }
         }
         sm->last_progress = c;
@@ -114,7 +118,9 @@ void dm_writeback_tick(dm_sm *sm, dm_sub *s, uint64_t c)
         for (unsigned b = 0; b < p->banks; b++)
             if ((q.banks >> b) & 1u)
                 s->wr[b][c % DM_CAL]++;
-        dm_fl *f = &sm->fl[q.tag];
+        dm_fl *f = dm_fl_get(sm, q.tag);
+        if (!f)
+            continue;
         dm_warp *w = &sm->warps[f->warp];
         sb_dec(w, f->wbar);
         if (w->sbmode)
@@ -143,12 +149,14 @@ void dm_vq_tick(dm_sm *sm, dm_sub *s, uint64_t c)
         return;
     /* operands read in c: WAR released; the result comes lat after issue */
     uint64_t tag = v->tag;
-    dm_fl *f = &sm->fl[tag];
-    dm_warp *w = &sm->warps[f->warp];
-    sb_dec(w, f->rbar);
-    if (w->sbmode)
-        dm_sb_release(w, tag, 0, c);
-    f->war_done = 1;
+    dm_fl *f = dm_fl_get(sm, tag);
+    if (f) {
+        dm_warp *w = &sm->warps[f->warp];
+        sb_dec(w, f->rbar);
+        if (w->sbmode)
+            dm_sb_release(w, tag, 0, c);
+        f->war_done = 1;
+    }
     uint64_t when = v->issue + (uint64_t)v->lat;
     if (when <= c)
         when = c + 1;

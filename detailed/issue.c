@@ -23,8 +23,6 @@
 
 #include "dm_int.h"
 
-#define MAXW 256
-
 static int eligible(const dm_sm *sm, const dm_sub *s, const dm_warp *w,
                     uint64_t c, int *why)
 {
@@ -155,7 +153,7 @@ static void do_issue(dm_sm *sm, dm_sub *s, unsigned wi, uint64_t c)
     if (sl->varlat) {
         tag = dm_fl_alloc(sm);
         if (tag) {
-            dm_fl *f = &sm->fl[tag];
+            dm_fl *f = dm_fl_get(sm, tag);
             int ctl = in->ctrl.valid && !w->sbmode;
             f->warp = wi;
             f->rbar = ctl ? in->ctrl.rbar : -1;
@@ -208,6 +206,27 @@ static void do_issue(dm_sm *sm, dm_sub *s, unsigned wi, uint64_t c)
     sm->last_progress = c;
 }
 
+/* Youngest eligible warp other than skip (s->warps is in launch order,
+ * oldest first), optionally without a pending constant miss. */
+static unsigned youngest(dm_sm *sm, dm_sub *s, uint64_t c, unsigned skip,
+                         int no_const, int *why_young)
+{
+    for (unsigned i = s->nwarps; i-- > 0;) {
+        unsigned wi = s->warps[i];
+        int why = DM_STALL_IDLE;
+        if (wi == skip)
+            continue;
+        if (eligible(sm, s, &sm->warps[wi], c, &why)) {
+            if (no_const && const_wait(sm, s, wi, c))
+                continue;
+            return i;
+        }
+        if (why_young && *why_young < 0 && why != DM_STALL_EXITED)
+            *why_young = why;
+    }
+    return DM_NO_WARP;
+}
+
 void dm_issue_tick(dm_sm *sm, dm_sub *s, uint64_t c)
 {
     const dm_params *p = sm->p;
@@ -220,70 +239,54 @@ void dm_issue_tick(dm_sm *sm, dm_sub *s, uint64_t c)
         s->stall[DM_STALL_PIPELINE]++;
         return;
     }
-    uint8_t ok[MAXW];
-    int why[MAXW];
-    unsigned young = DM_NO_WARP, old = DM_NO_WARP, any = 0;
-    unsigned greedy = DM_NO_WARP, yl = DM_NO_WARP;
-    for (unsigned i = 0; i < n && i < MAXW; i++) {
-        unsigned wi = s->warps[i];
-        const dm_warp *w = &sm->warps[wi];
-        why[i] = DM_STALL_IDLE;
-        ok[i] = (uint8_t)eligible(sm, s, w, c, &why[i]);
-        if (w->live && !w->done &&
-            (yl == DM_NO_WARP || w->age > sm->warps[s->warps[yl]].age))
-            yl = i;
-        if (!ok[i])
-            continue;
-        any = 1;
-        if (wi == s->last_issued)
-            greedy = i;
-        if (young == DM_NO_WARP || w->age > sm->warps[s->warps[young]].age)
-            young = i;
-        if (old == DM_NO_WARP || w->age < sm->warps[s->warps[old]].age)
-            old = i;
-    }
-    if (!any) {
-        unsigned r = DM_NO_WARP;
-        for (unsigned i = 0; i < n && i < MAXW; i++)
-            if (s->warps[i] == s->last_issued && !sm->warps[s->warps[i]].done)
-                r = i;
-        if (r == DM_NO_WARP)
-            r = yl;
-        s->stall[r == DM_NO_WARP ? DM_STALL_EXITED : why[r]]++;
-        return;
-    }
-    unsigned pick = DM_NO_WARP;
-    switch (p->policy) {
-    case DM_POL_GTO:
-        pick = greedy != DM_NO_WARP ? greedy : old;
-        break;
-    case DM_POL_LRR:
-        for (unsigned k = 0; k < n && pick == DM_NO_WARP; k++) {
-            unsigned i = (s->lrr_next + k) % n;
-            if (i < MAXW && ok[i])
-                pick = i;
+    unsigned pick = DM_NO_WARP, wi;
+    int why_greedy = -1, why_young = -1;
+    if (p->policy == DM_POL_CGGTY || p->policy == DM_POL_GTO) {
+        unsigned g = s->last_issued;
+        if (g != DM_NO_WARP && eligible(sm, s, &sm->warps[g], c, &why_greedy)) {
+            for (unsigned i = 0; i < n; i++)
+                if (s->warps[i] == g)
+                    pick = i;
+        } else if (p->policy == DM_POL_CGGTY) {
+            pick = youngest(sm, s, c, DM_NO_WARP, 0, &why_young);
+        } else {
+            for (unsigned i = 0; i < n && pick == DM_NO_WARP; i++) {
+                int why = DM_STALL_IDLE;
+                if (eligible(sm, s, &sm->warps[s->warps[i]], c, &why))
+                    pick = i;
+                else if (why_young < 0 && why != DM_STALL_EXITED)
+                    why_young = why;
+            }
         }
-        break;
-    case DM_POL_RBA: {
+    } else {
         unsigned best = ~0u;
-        for (unsigned i = 0; i < n && i < MAXW; i++) {
-            if (!ok[i])
+        for (unsigned k = 0; k < n; k++) {
+            unsigned i = p->policy == DM_POL_LRR ? (s->lrr_next + k) % n : k;
+            int why = DM_STALL_IDLE;
+            if (!eligible(sm, s, &sm->warps[s->warps[i]], c, &why)) {
+                if (why_young < 0 && why != DM_STALL_EXITED)
+                    why_young = why;
                 continue;
+            }
+            if (p->policy == DM_POL_LRR) {
+                pick = i;
+                break;
+            }
             unsigned sc = rba_score(sm, s, &sm->warps[s->warps[i]], c);
-            if (pick == DM_NO_WARP || sc < best ||
-                (sc == best && sm->warps[s->warps[i]].age <
-                                   sm->warps[s->warps[pick]].age)) {
+            if (pick == DM_NO_WARP || sc < best) { /* ties: oldest first */
                 best = sc;
                 pick = i;
             }
         }
-        break;
     }
-    default:
-        pick = greedy != DM_NO_WARP ? greedy : young;
-        break;
+    if (pick == DM_NO_WARP) {
+        int r = why_greedy >= 0 && why_greedy != DM_STALL_EXITED ? why_greedy
+                : why_young >= 0                                  ? why_young
+                                                                  : DM_STALL_EXITED;
+        s->stall[r]++;
+        return;
     }
-    unsigned wi = s->warps[pick];
+    wi = s->warps[pick];
     if (const_wait(sm, s, wi, c)) {
         if (s->const_warp != wi) {
             s->const_warp = wi;
@@ -294,20 +297,11 @@ void dm_issue_tick(dm_sm *sm, dm_sub *s, uint64_t c)
             return;
         }
         /* switch to the youngest other eligible warp without a miss */
-        unsigned alt = DM_NO_WARP;
-        for (unsigned i = 0; i < n && i < MAXW; i++) {
-            unsigned wj = s->warps[i];
-            if (!ok[i] || wj == wi || const_wait(sm, s, wj, c))
-                continue;
-            if (alt == DM_NO_WARP ||
-                sm->warps[wj].age > sm->warps[s->warps[alt]].age)
-                alt = i;
-        }
-        if (alt == DM_NO_WARP) {
+        pick = youngest(sm, s, c, wi, 1, NULL);
+        if (pick == DM_NO_WARP) {
             s->stall[DM_STALL_CONST_MISS]++;
             return;
         }
-        pick = alt;
         wi = s->warps[pick];
     } else if (s->const_warp == wi) {
         s->const_warp = DM_NO_WARP;

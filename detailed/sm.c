@@ -109,17 +109,29 @@ uint64_t dm_fl_alloc(dm_sm *sm)
         sm->capfl = cap;
     }
     uint32_t t = sm->flfree[--sm->nflfree];
+    uint32_t gen = sm->fl[t].gen + 1;
     memset(&sm->fl[t], 0, sizeof sm->fl[t]);
     sm->fl[t].used = 1;
-    return t;
+    sm->fl[t].gen = gen;
+    return (uint64_t)gen << 32 | t;
+}
+
+dm_fl *dm_fl_get(dm_sm *sm, uint64_t tag)
+{
+    uint32_t i = (uint32_t)(tag & 0xffffffffu);
+    if (i == 0 || i >= sm->capfl || !sm->fl[i].used ||
+        sm->fl[i].gen != (uint32_t)(tag >> 32))
+        return NULL;
+    return &sm->fl[i];
 }
 
 void dm_fl_release(dm_sm *sm, uint64_t tag)
 {
-    if (tag == 0 || tag >= sm->capfl || !sm->fl[tag].used)
+    dm_fl *f = dm_fl_get(sm, tag);
+    if (!f)
         return;
-    sm->fl[tag].used = 0;
-    sm->flfree[sm->nflfree++] = (uint32_t)tag;
+    f->used = 0;
+    sm->flfree[sm->nflfree++] = (uint32_t)(tag & 0xffffffffu);
 }
 
 /* ---- occupancy ---------------------------------------------------------- */
@@ -257,8 +269,10 @@ static void cta_finish(dm_sm *sm, unsigned ci)
         dm_warp *w = &sm->warps[wi];
         dm_sub *s = &sm->sub[w->sub];
         for (unsigned k = 0; k < s->nwarps; k++)
-            if (s->warps[k] == wi) {
-                s->warps[k] = s->warps[--s->nwarps];
+            if (s->warps[k] == wi) { /* keep launch (age) order */
+                memmove(&s->warps[k], &s->warps[k + 1],
+                        (s->nwarps - k - 1) * sizeof *s->warps);
+                s->nwarps--;
                 break;
             }
         if (s->last_issued == wi)
@@ -384,6 +398,9 @@ void dm_sm_dump(const dm_sm *sm, char *buf, size_t n)
                 w->done, w->at_bar, w->outstanding, w->sb[0], w->sb[1],
                 w->sb[2], w->sb[3], w->sb[4], w->sb[5],
                 (unsigned long long)w->stall_until, w->nsbl);
+            for (unsigned e = 0; e < w->nsbl && e < 4; e++)
+                PUT("[r%u%s t%llu]", w->sbl[e].reg, w->sbl[e].write ? "w" : "r",
+                    (unsigned long long)w->sbl[e].tag);
         }
     }
 #undef PUT

@@ -41,7 +41,8 @@ enum {
     IM_R_ISSUE = 0,
     IM_R_UNIT = IM_MAXSUB,
     IM_R_MEMSUB = IM_R_UNIT + IM_MAXSUB * WC_LAT_COUNT,
-    IM_R_SMMEM = IM_R_MEMSUB + IM_MAXSUB,
+    IM_R_BANK = IM_R_MEMSUB + IM_MAXSUB, /* [sub][bank]: RF read port   */
+    IM_R_SMMEM = IM_R_BANK + IM_MAXSUB * 8,
     IM_R_FP64SM,
     IM_NRES
 };
@@ -60,6 +61,9 @@ typedef struct im_par {
     double sub_ii_r, sub_ii_u, dispatch, sub_latency;
     int memq;                 /* queue + latch entries per sub-core      */
     int banks, ports, rfc;    /* register file                            */
+    double read_window;       /* cycles to read operands after issue      */
+    double dram_req_service;  /* one request at one DRAM channel, cycles  */
+    double l2_req_service;
     int nsub, fp64_shared;
     int use_ctrl_auto, force_ctrl, force_sb;
     unsigned line_bytes, sector_bytes, l2_line_bytes;
@@ -74,6 +78,10 @@ typedef struct im_par {
     long il1_size, il1_assoc;
     double il1_lat, il1_miss;
     unsigned isbuf;
+    /* constant operands: L0 FL per sub-core, L1 per SM (cold misses) */
+    int const_on;
+    unsigned cline;
+    double c_l0_miss, c_l1_miss;
 } im_par;
 
 int im_par_init(im_par *p, const wc_gpu *g, long sms, wc_diag *d);
@@ -130,6 +138,8 @@ void im_icode_free(im_icode *c);
  * at kernel time `now` (may schedule a fill). */
 double im_icode_fetch(im_icode *c, const im_par *p, uint64_t line,
                       double now);
+/* Same table without the stream buffer: a first touch costs `cost`. */
+double im_lines_fetch(im_icode *c, uint64_t line, double now, double cost);
 
 /* ---- im_warp.c ----------------------------------------------------------- */
 
@@ -170,8 +180,11 @@ typedef struct im_walker {
     double memq[IM_MEMQ_MAX];
     double addr_free;
     wc_reg rfc[8][4];   /* register file cache: [bank][operand slot]      */
+    double bank_next[8]; /* next free read slot of each RF bank            */
     struct im_icode *ic; /* this SM's code lines (NULL: perfect fetch)     */
     double cta_t;       /* kernel time at which the current CTA started   */
+    im_icode *cl1;      /* this SM's constant lines (L1 constant cache)   */
+    im_icode *cl0;      /* per sub-core L0 FL constant caches of this SM  */
     wc_inst in;
 } im_walker;
 

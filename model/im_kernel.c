@@ -111,6 +111,9 @@ int im_par_init(im_par *p, const wc_gpu *g, long sms, wc_diag *d)
     p->banks = (int)key(g, "rf_banks", 2);
     p->ports = (int)key(g, "rf_read_ports", 1);
     p->rfc = (int)key(g, "rfc_enabled", 1);
+    p->read_window = key(g, "rf_read_window", 3);
+    if (p->banks < 1 || p->banks > 8)
+        p->banks = 2;
     p->nsub = (int)g->subcores_per_sm;
     if (p->nsub < 1)
         p->nsub = 1;
@@ -129,6 +132,16 @@ int im_par_init(im_par *p, const wc_gpu *g, long sms, wc_diag *d)
         frac = (double)sms / (double)g->num_sms;
     p->l2_bw = g->l2_bw * frac;
     p->dram_bw = g->dram_bw * frac;
+    /* M/D/1 service time of a 4-sector request at one channel */
+    double parts = key(g, "mem_partitions", 0);
+    if (parts < 1)
+        parts = 32;
+    p->dram_req_service = p->dram_bw > 0 ? 4.0 * p->sector_bytes * parts /
+                                               (p->dram_bw / frac)
+                                         : 0;
+    p->l2_req_service = p->l2_bw > 0 ? 4.0 * p->sector_bytes * parts /
+                                           (p->l2_bw / frac)
+                                     : 0;
     p->queue_k = g->im_queue_k;
     p->rho_max = g->im_rho_max;
     p->overlap = g->im_overlap;
@@ -155,6 +168,10 @@ int im_par_init(im_par *p, const wc_gpu *g, long sms, wc_diag *d)
     p->isbuf = (unsigned)key(g, "icache_stream_buffer", 8);
     p->icache_on = !(int)key(g, "icache_perfect", 0) && p->iline > 0 &&
                    p->il1_size > 0;
+    p->cline = (unsigned)key(g, "cc_line_bytes", 64);
+    p->c_l0_miss = key(g, "cc_l0_miss_latency", 0);
+    p->c_l1_miss = key(g, "cc_l1_miss_latency", 0);
+    p->const_on = p->cline > 0 && (p->c_l0_miss > 0 || p->c_l1_miss > 0);
     if (strcmp(g->dep_mode, "ctrl") == 0)
         p->force_ctrl = 1;
     else if (strcmp(g->dep_mode, "scoreboard") == 0)
@@ -253,6 +270,8 @@ typedef struct im_run {
     im_walker *w;
     im_cache *l1;       /* per SM, allocated lazily                        */
     im_icode *ic;       /* per SM instruction fetch                        */
+    im_icode *cl1;      /* per SM constant lines                           */
+    im_icode *cl0;      /* per SM x sub-core L0 FL constant lines          */
     unsigned char *l1_ready;
     im_cache l2;
     im_sched s;
@@ -297,7 +316,9 @@ static int run_init(im_run *x, const wc_gpu *g, const wc_kernel_info *ki,
     x->l1 = calloc((size_t)x->nsm, sizeof *x->l1);
     x->l1_ready = calloc((size_t)x->nsm, 1);
     x->ic = calloc((size_t)x->nsm, sizeof *x->ic);
-    if (!x->w || !x->l1 || !x->l1_ready || !x->ic)
+    x->cl1 = calloc((size_t)x->nsm, sizeof *x->cl1);
+    x->cl0 = calloc((size_t)x->nsm * IM_MAXSUB, sizeof *x->cl0);
+    if (!x->w || !x->l1 || !x->l1_ready || !x->ic || !x->cl1 || !x->cl0)
         goto oom;
     x->w->p = &x->p;
     x->w->base = 1;
@@ -325,6 +346,14 @@ static void run_free(im_run *x)
         for (long i = 0; i < x->nsm; i++)
             im_icode_free(&x->ic[i]);
     free(x->ic);
+    if (x->cl1)
+        for (long i = 0; i < x->nsm; i++)
+            im_icode_free(&x->cl1[i]);
+    if (x->cl0)
+        for (long i = 0; i < x->nsm * IM_MAXSUB; i++)
+            im_icode_free(&x->cl0[i]);
+    free(x->cl1);
+    free(x->cl0);
     free(x->l1);
     free(x->l1_ready);
     free(x->w);
@@ -373,7 +402,9 @@ static void phase_extra(const im_par *p, const double *D, int rb,
 {
     if (extra <= 0)
         return;
-    if (rb < IM_R_SMMEM) {
+    if (rb >= IM_R_BANK && rb < IM_R_SMMEM) {
+        comp[IM_CPI_UNIT] += extra; /* register bank read ports */
+    } else if (rb < IM_R_BANK) {
         /* per sub-core resource: what a balanced spread would need is
          * contention, the rest is imbalance */
         int s = rb < IM_R_UNIT    ? rb - IM_R_ISSUE
@@ -459,13 +490,19 @@ static int run_cta(im_run *x, const im_cta_src *src, uint64_t cta_no,
     if (!x->l1_ready[sm]) {
         if (im_cache_init(&x->l1[sm], x->g->l1_size, x->g->l1_assoc,
                           x->p.line_bytes, x->p.sector_bytes) != 0 ||
-            (x->p.icache_on && im_icode_init(&x->ic[sm]) != 0))
+            (x->p.icache_on && im_icode_init(&x->ic[sm]) != 0) ||
+            (x->p.const_on && im_icode_init(&x->cl1[sm]) != 0))
+            return wc_diag_set(d, WC_EINTERNAL, "", 0, 0, "out of memory");
+        for (int q = 0; x->p.const_on && q < x->p.nsub; q++)
+            if (im_icode_init(&x->cl0[sm * IM_MAXSUB + q]) != 0)
             return wc_diag_set(d, WC_EINTERNAL, "", 0, 0, "out of memory");
         x->l1_ready[sm] = 1;
     }
     x->w->l1 = x->l1[sm].tag ? &x->l1[sm] : NULL;
     x->w->ic = x->ic[sm].line ? &x->ic[sm] : NULL;
     x->w->cta_t = t;
+    x->w->cl1 = x->cl1[sm].line ? &x->cl1[sm] : NULL;
+    x->w->cl0 = x->cl0 + sm * IM_MAXSUB;
     x->w->l2 = &x->l2;
     im_cta_reset(&x->acc);
     for (unsigned w = 0; w < src->nwarps; w++) {
@@ -492,10 +529,15 @@ static int run_cta(im_run *x, const im_cta_src *src, uint64_t cta_no,
     double drr = T > 0 ? x->acc.dram_bytes / T : 0;
     double rho_l2 = p->l2_bw > 0 ? (x->s.l2_rate + l2r) / p->l2_bw : 0;
     double rho_d = p->dram_bw > 0 ? (x->s.dram_rate + drr) / p->dram_bw : 0;
+    /* below saturation: M/D/1 waiting per exposed L2 / DRAM access;
+     * at saturation: the bandwidth bound */
     double Tq = T;
     double ql2 = fmin(rho_l2, p->rho_max), qd = fmin(rho_d, p->rho_max);
-    double xl2 = comp[IM_CPI_MEM_L2] * p->queue_k * ql2 / (1 - ql2);
-    double xd = comp[IM_CPI_MEM_DRAM] * p->queue_k * qd / (1 - qd);
+    double wl2 = p->queue_k * ql2 / (2 * (1 - ql2)) * p->l2_req_service;
+    double wd = p->queue_k * qd / (2 * (1 - qd)) * p->dram_req_service;
+    double xl2 = p->l2_lat > 0 ? comp[IM_CPI_MEM_L2] / p->l2_lat * wl2 : 0;
+    double xd = p->dram_lat > 0 ? comp[IM_CPI_MEM_DRAM] / p->dram_lat * wd
+                                : 0;
     comp[IM_CPI_MEM_L2] += xl2;
     comp[IM_CPI_MEM_DRAM] += xd;
     Tq += xl2 + xd;
@@ -505,8 +547,6 @@ static int run_cta(im_run *x, const im_cta_src *src, uint64_t cta_no,
             T * rho - Tq;
         Tq = T * rho;
     }
-    if (getenv("IM_DEBUG"))
-        fprintf(stderr, "cta %llu sm %ld t %.0f T %.0f Tq %.0f rho_d %.2f drm %.0f\n", (unsigned long long)cta_no, sm, t, T, Tq, rho_d, comp[IM_CPI_MEM_DRAM]);
     im_sched_add(&x->s, sm, slot, t, Tq, dem, l2r, drr);
     for (int c = 0; c < IM_CPI_COUNT; c++)
         x->stack[c] += comp[c];
@@ -518,11 +558,11 @@ static int run_cta(im_run *x, const im_cta_src *src, uint64_t cta_no,
     x->r->ctas++;
     x->l2_bytes += x->acc.l2_bytes;
     x->dram_bytes += x->acc.dram_bytes;
-    if (x->acc.l2_bytes > 0) {
+    if (x->acc.l2_bytes > 0 && x->acc.first_l2 < 1e299) {
         x->first_l2 = fmin(x->first_l2, t + x->acc.first_l2);
         x->post_l2 = fmin(x->post_l2, x->acc.post_l2);
     }
-    if (x->acc.dram_bytes > 0) {
+    if (x->acc.dram_bytes > 0 && x->acc.first_dram < 1e299) {
         x->first_dram = fmin(x->first_dram, t + x->acc.first_dram);
         x->post_dram = fmin(x->post_dram, x->acc.post_dram);
     }

@@ -211,7 +211,22 @@ void im_mem_global(const im_par *p, im_cache *l1, im_cache *l2,
             continue;
         if (a->level < 2)
             a->level = 2;
-        /* L2 line may differ from the L1 line: map sectors */
+        if (l2spl == spl) { /* same line size: one L2 access per line */
+            unsigned wb = 0;
+            uint32_t m2 = im_cache_access(l2, ls.line[i], miss, is_store, 1,
+                                          &wb);
+            unsigned nm = popc(miss);
+            a->l2_bytes += (double)nm * p->sector_bytes;
+            a->dram_bytes += (double)wb * p->sector_bytes;
+            if (!is_store && m2) {
+                a->dram_sectors += popc(m2);
+                a->dram_bytes += (double)popc(m2) * p->sector_bytes;
+                a->level = 3;
+            }
+            a->l2_hit_sectors += nm - (is_store ? 0 : popc(m2));
+            continue;
+        }
+        /* L2 line differs from the L1 line: map sectors */
         uint64_t first_sector = ls.line[i] * spl;
         for (unsigned k = 0; k < 32; k++) {
             if (!((miss >> k) & 1u))
@@ -356,6 +371,25 @@ double im_icode_fetch(im_icode *c, const im_par *p, uint64_t line,
     if (2 * (c->n + 1) > c->cap) {
         if (icode_grow(c) != 0)
             return r; /* not remembered: later warps take it as a hit */
+        i = icode_slot(c, line);
+    }
+    c->line[i] = line + 1;
+    c->ready[i] = r;
+    c->n++;
+    return r;
+}
+
+double im_lines_fetch(im_icode *c, uint64_t line, double now, double cost)
+{
+    if (!c->line)
+        return now;
+    size_t i = icode_slot(c, line);
+    if (c->line[i])
+        return c->ready[i];
+    double r = now + cost;
+    if (2 * (c->n + 1) > c->cap) {
+        if (icode_grow(c) != 0)
+            return r;
         i = icode_slot(c, line);
     }
     c->line[i] = line + 1;

@@ -111,39 +111,47 @@ static int mem_kind(const wc_inst *in, const wc_opinfo *oi, int *mop)
     return 1;
 }
 
-/* Register-bank read bubble of a fixed-latency instruction (seed 000 5.3:
- * n operand reads from one single-ported bank cost n - 1 cycles), with the
- * register file cache serving reuse-cached operands. */
-static unsigned rf_bubble(im_walker *w, const wc_inst *in)
+/* Register-bank reads of a fixed-latency instruction (seed 000 5.3): the
+ * registers it reads from each single-ported bank (a register read twice
+ * is read once; operands found in the register file cache need no read).
+ * Updates the RFC.  Returns the number of banks used (cnt[b] set). */
+static void rf_reads(im_walker *w, const wc_inst *in, unsigned cnt[8])
 {
     const im_par *p = w->p;
-    unsigned cnt[8] = {0};
-    unsigned banks = (unsigned)(p->banks > 0 && p->banks <= 8 ? p->banks : 2);
-    unsigned slot = 0, best = 0;
+    unsigned banks = (unsigned)p->banks;
+    wc_reg seen[WC_MAX_SRC * 4];
+    unsigned ns = 0, slot = 0;
+    memset(cnt, 0, 8 * sizeof *cnt);
     for (unsigned s = 0; s < in->nsrc && s < WC_MAX_SRC; s++) {
         wc_reg r = in->src[s];
         if (!WC_REG_IS_R(r))
             continue;
+        unsigned sl = slot++;
+        if (r == WC_RZ)
+            continue;
         unsigned nr = in->src_nregs[s] ? in->src_nregs[s] : 1;
         for (unsigned j = 0; j < nr; j++) {
             wc_reg rr = (wc_reg)(r + j);
-            if (rr == WC_RZ)
-                continue;
             unsigned b = rr % banks;
             int hit = 0;
-            if (p->rfc && slot < 4 && in->ctrl.valid) {
-                hit = w->rfc[b][slot] == rr;
-                w->rfc[b][slot] = ((in->ctrl.reuse >> s) & 1u) ? rr
+            if (p->rfc && sl < 4 && in->ctrl.valid) {
+                hit = w->rfc[b][sl] == rr;
+                w->rfc[b][sl] = ((in->ctrl.reuse >> sl) & 1u) ? rr
                                                                : WC_REG_NONE;
             }
-            if (!hit && ++cnt[b] > best)
-                best = cnt[b];
+            if (hit)
+                continue;
+            unsigned k;
+            for (k = 0; k < ns; k++)
+                if (seen[k] == rr)
+                    break;
+            if (k < ns)
+                continue;
+            if (ns < WC_MAX_SRC * 4)
+                seen[ns++] = rr;
+            cnt[b]++;
         }
-        slot++;
     }
-    unsigned ports = (unsigned)(p->ports > 0 ? p->ports : 1);
-    unsigned cyc = (best + ports - 1) / ports;
-    return cyc > 1 ? cyc - 1 : 0;
 }
 
 /* Table 2 row of a memory instruction. */
@@ -171,7 +179,7 @@ int im_warp_run(im_walker *w, int sub, im_next_fn next, void *ctx,
         return wc_diag_set(d, WC_EINTERNAL, "", 0, 0, "out of memory");
     double *dem = acc->dem;
     double t0 = w->base; /* phase start */
-    double prev = w->base - 1, next_ok = w->base, extra_next = 0;
+    double prev = w->base - 1, next_ok = w->base;
     double maxt = w->base;
     double total = 0;
     uint64_t n = 0;
@@ -186,6 +194,8 @@ int im_warp_run(im_walker *w, int sub, im_next_fn next, void *ctx,
         w->unit_free[i] = w->base;
     w->addr_free = w->base;
     for (int b = 0; b < 8; b++)
+        w->bank_next[b] = w->base;
+    for (int b = 0; b < 8; b++)
         for (int s = 0; s < 4; s++)
             w->rfc[b][s] = WC_REG_NONE;
     wc_inst *in = &w->in;
@@ -199,6 +209,10 @@ int im_warp_run(im_walker *w, int sub, im_next_fn next, void *ctx,
         int mop = 0;
         int mk = mem_kind(in, oi, &mop);
         n++;
+        int fixed = !mk && !(oi->flags & WC_OPF_VARLAT);
+        unsigned reads[8] = {0};
+        if (fixed)
+            rf_reads(w, in, reads);
         /* ---- earliest issue and its binding constraint ---- */
         double e = prev + 1;
         int cause = CAUSE_NONE;
@@ -210,7 +224,11 @@ int im_warp_run(im_walker *w, int sub, im_next_fn next, void *ctx,
             cause = (c);                                                       \
         }                                                                      \
     } while (0)
-        BIND(prev + 1 + extra_next, IM_CPI_UNIT);
+        /* every read of a bank within the read window after issue */
+        for (int b = 0; b < p->banks; b++)
+            if (reads[b])
+                BIND(w->bank_next[b] + reads[b] - 1 - p->read_window,
+                     IM_CPI_UNIT);
         if (w->ic && in->pc / p->iline != cur_line) {
             /* a new code line: wait until it is in the SM's icache (cold
              * misses are shared by every warp that asks meanwhile) */
@@ -219,6 +237,19 @@ int im_warp_run(im_walker *w, int sub, im_next_fn next, void *ctx,
             double rdy = im_icode_fetch(w->ic, p, cur_line, now);
             if (rdy > now)
                 BIND(prev + 1 + (rdy - now), IM_CPI_FETCH);
+        }
+        if (w->cl1 && (in->iflags & WC_IF_CONSTOP) && !mk) {
+            /* constant operand of a fixed-latency instruction: looked up
+             * in the sub-core's L0 FL constant cache at issue; a cold line
+             * comes from the SM's L1 constant cache or, first, the L2 */
+            uint64_t cl = in->const_addr / p->cline;
+            double now = w->cta_t + (e - w->base);
+            double r1 = im_lines_fetch(w->cl1, cl, now, p->c_l1_miss);
+            double r0 = im_lines_fetch(&w->cl0[sub], cl, now,
+                                       (r1 > now ? r1 - now : 0) +
+                                           p->c_l0_miss);
+            if (r0 > now)
+                BIND(e + (r0 - now), IM_CPI_MEM_SHARED);
         }
         if (ctrl) {
             BIND(next_ok, IM_CPI_DEP);
@@ -264,12 +295,13 @@ int im_warp_run(im_walker *w, int sub, im_next_fn next, void *ctx,
         double t = e;
         /* ---- demands and results ---- */
         double *D = dem + phase * IM_NRES;
-        unsigned bubble = 0;
-        int fixed = !mk && !(oi->flags & WC_OPF_VARLAT);
-        if (fixed)
-            bubble = rf_bubble(w, in);
-        D[IM_R_ISSUE + sub] += 1 + bubble;
-        extra_next = bubble;
+        D[IM_R_ISSUE + sub] += 1;
+        for (int b = 0; b < p->banks; b++)
+            if (reads[b]) {
+                double st = w->bank_next[b] > t + 1 ? w->bank_next[b] : t + 1;
+                w->bank_next[b] = st + reads[b];
+                D[IM_R_BANK + sub * 8 + b] += reads[b];
+            }
         double lat = p->lat[lc], war = 0;
         int lcause = IM_CPI_DEP;
         if (!mk) {
@@ -313,13 +345,13 @@ int im_warp_run(im_walker *w, int sub, im_next_fn next, void *ctx,
                     lat += p->l2_lat - p->l1_lat;
                 else if (a.level == 3)
                     lat += p->dram_lat - p->l1_lat;
-                if (a.l2_bytes > 0) {
+                if (a.l2_bytes > 0 && !st) {
                     if (t - w->base < acc->first_l2)
                         acc->first_l2 = t - w->base;
                     if (t + lat > last_l2)
                         last_l2 = t + lat;
                 }
-                if (a.dram_bytes > 0) {
+                if (a.dram_bytes > 0 && !st) {
                     if (t - w->base < acc->first_dram)
                         acc->first_dram = t - w->base;
                     if (t + lat > last_dram)
@@ -402,7 +434,6 @@ int im_warp_run(im_walker *w, int sub, im_next_fn next, void *ctx,
             t0 = t + 1 + p->barrier_cycles;
             prev = t0 - 1;
             next_ok = t0;
-            extra_next = 0;
         }
     }
     if (rc < 0)

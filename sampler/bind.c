@@ -35,6 +35,7 @@ void smp_options_default(smp_options *o)
     o->stratify = 1;
     o->reuse = 1;
     o->warmup_ctas = -1; /* config smp_warmup_ctas */
+    o->bias = -1;        /* config smp_bias */
 }
 
 /* ------------------------------------------------------------------------ */
@@ -116,6 +117,8 @@ typedef struct kbind {
     uint64_t rctas;      /* CTAs per region (the last one takes the rest)     */
     uint64_t warm;       /* warm-up CTAs before a region                      */
     size_t nregions;
+    double *z;           /* per region: latency-bound warp cycles (weight)    */
+    uint64_t *ins;       /* per region: warp instructions                     */
 } kbind;
 
 static void layout(kbind *b, const wc_kernel_info *ki, const smp_options *o)
@@ -161,8 +164,26 @@ static void region_window(const kbind *b, size_t r, uint64_t *first,
 /* The two models                                                            */
 /* ------------------------------------------------------------------------ */
 
-/* Model m on CTAs [first, first+count) of the slice (count 0 with
- * whole = 1: the whole kernel on the full GPU). */
+/* Per-region weights and signatures from the per-warp output of the
+ * whole-kernel interval run. */
+static int take_proxies(kbind *b, const im_result *r, wc_diag *d)
+{
+    b->z = calloc(b->nregions, sizeof *b->z);
+    b->ins = calloc(b->nregions, sizeof *b->ins);
+    if (!b->z || !b->ins)
+        return wc_diag_set(d, WC_EINTERNAL, "", 0, 0, "out of memory");
+    for (size_t w = 0; w < r->nwarps; w++) {
+        uint64_t reg = r->warp_cta[w] / b->rctas;
+        if (reg >= b->nregions)
+            reg = b->nregions - 1;
+        b->z[reg] += r->warp_cycles[w];
+        b->ins[reg] += r->warp_insts_of[w];
+    }
+    return 0;
+}
+
+/* Model m on CTAs [first, first+count) of the slice (whole = 1: the whole
+ * kernel on the full GPU). */
 static int model_run(kbind *b, int m, int whole, uint64_t first,
                      uint64_t count, smp_eval *out, wc_diag *d)
 {
@@ -180,6 +201,7 @@ static int model_run(kbind *b, int m, int whole, uint64_t first,
         rc = dm_run_kernel(b->t, b->k, g, &o, &r, d);
         if (rc == 0) {
             out->cycles = (double)r.cycles;
+            out->fixed = (double)(r.cycles - r.sim_cycles);
             out->warp_insts = r.warp_insts;
         }
         dm_result_free(&r);
@@ -190,25 +212,37 @@ static int model_run(kbind *b, int m, int whole, uint64_t first,
     o.cta_first = first;
     o.cta_count = count;
     o.sms = sms;
+    o.per_warp = whole;
     im_result r;
     memset(&r, 0, sizeof r);
     rc = im_run_kernel(b->t, b->k, g, &o, &r, d);
     if (rc == 0) {
         out->cycles = (double)r.cycles;
+        out->fixed = (double)(r.cycles - r.sim_cycles);
         out->warp_insts = r.warp_insts;
-        /* Signature: fractions of the CPI stack, and log CPI per SM. */
-        _Static_assert(IM_CPI_COUNT < SMP_SIG_DIM, "signature too small");
-        double tot = 0;
-        for (int i = 0; i < IM_CPI_COUNT; i++)
-            tot += r.cpi[i];
-        for (int i = 0; i < IM_CPI_COUNT && tot > 0; i++)
-            out->sig[i] = r.cpi[i] / tot;
-        if (r.warp_insts && r.cycles > 0)
-            out->sig[SMP_SIG_DIM - 1] = log((double)r.cycles * (double)b->sms /
-                                            (double)r.warp_insts);
+        if (whole)
+            rc = take_proxies(b, &r, d);
     }
     im_result_free(&r);
     return rc;
+}
+
+static int eng_proxy(void *ctx, size_t r, smp_eval *out, wc_diag *d)
+{
+    (void)d;
+    const kbind *b = ctx;
+    out->cycles = b->z[r];
+    out->warp_insts = b->ins[r];
+    /* Signature: log of the latency-bound CPI of the region's warps (its
+     * instruction mix and dependence structure) and log of its instructions
+     * per CTA (amount of work). */
+    uint64_t first, count;
+    region_window(b, r, &first, &count);
+    if (b->ins[r] > 0 && b->z[r] > 0)
+        out->sig[0] = log(b->z[r] / (double)b->ins[r]);
+    if (count > 0 && b->ins[r] > 0)
+        out->sig[1] = log((double)b->ins[r] / (double)count);
+    return 0;
 }
 
 static int eng_region(void *ctx, int m, size_t r, smp_eval *out, wc_diag *d)
@@ -328,7 +362,7 @@ int smp_ctx_create(const smp_options *o, smp_ctx **out, wc_diag *d)
         c->o = *o;
     else
         smp_options_default(&c->o);
-    c->clock = smp_clock_create();
+    c->clock = smp_clock_create(c->o.self_profile || c->o.budget_s > 0);
     if (!c->clock) {
         free(c);
         return wc_diag_set(d, WC_EINTERNAL, "", 0, 0, "out of memory");
@@ -494,6 +528,7 @@ int smp_ctx_run(smp_ctx *c, wc_trace *t, size_t k, const wc_gpu *g,
     p.budget_s = o->budget_s > 0 ? budget_share(c, t, k) : 0;
     p.stratify = o->stratify;
     p.max_strata = o->max_strata > 0 ? o->max_strata : (int)g->smp_max_strata;
+    p.bias = o->bias >= 0 ? o->bias : g->smp_bias;
     p.small_kernel_insts = o->small_kernel_insts
                                ? o->small_kernel_insts
                                : (uint64_t)g->smp_small_kernel_insts;
@@ -503,9 +538,11 @@ int smp_ctx_run(smp_ctx *c, wc_trace *t, size_t k, const wc_gpu *g,
     p.clock = c->clock;
     p.dm_cost_per_inst = smp_ctx_cost_per_inst(c, SMP_DETAILED, NULL, NULL);
 
-    smp_engine e = {&b, b.nregions, eng_region, eng_whole};
+    smp_engine e = {&b, b.nregions, eng_whole, eng_proxy, eng_region};
     rc = smp_estimate(&e, &p, r, d);
     wc_kreader_close(hold);
+    free(b.z);
+    free(b.ins);
     if (rc)
         return rc;
     r->region_ctas = b.rctas;

@@ -3,13 +3,13 @@
  *
  *   interval(whole) ─► I, warp insts ──small──► detailed(whole): exact
  *        │
- *   interval(region r) for every r ─► x_r, signature_r
+ *   proxy(r) for every r ─► weight z_r, signature_r (no model run)
  *        │
  *   strata ─► systematic sample (period, or budget: pilot then halving)
  *        │
- *   detailed(region r) for sampled r ─► y_r
+ *   interval(region r), detailed(region r) for sampled r ─► x_r, y_r
  *        │
- *   smp_stats_ratio(x, y, strata, scale = I / sum x) ─► estimate, CI
+ *   smp_stats_ratio(x, y, strata, W_h = Z_h / Z) ─► I corrected, CI
  *
  * Everything here depends only on the engine's answers and the seed, so the
  * same seed gives the same estimate byte for byte; only budget mode looks at
@@ -87,10 +87,10 @@ static int run_full(loop *L, wc_diag *d)
     return 0;
 }
 
-/* Detailed model on every sampled region not yet run. */
+/* Both models on every sampled region not yet run. */
 static int run_sample(loop *L, const unsigned char *sampled, unsigned char *done,
-                      const double *x, double *y, size_t ntotal,
-                      size_t *ndone, wc_diag *d)
+                      double *x, double *y, size_t ntotal, size_t *ndone,
+                      wc_diag *d)
 {
     size_t N = L->e->nregions;
     double sx = 0, sy = 0;
@@ -103,8 +103,11 @@ static int run_sample(loop *L, const unsigned char *sampled, unsigned char *done
         if (!sampled[i] || done[i])
             continue;
         smp_eval ev;
-        int rc = call(L, SMP_DETAILED, (long)i, &ev, d);
+        int rc = call(L, SMP_INTERVAL, (long)i, &ev, d);
         if (rc)
+            return rc;
+        x[i] = ev.cycles;
+        if ((rc = call(L, SMP_DETAILED, (long)i, &ev, d)))
             return rc;
         y[i] = ev.cycles;
         done[i] = 1;
@@ -160,12 +163,62 @@ static long budget_period(loop *L, const int *strat, int ns,
     return best;
 }
 
+/* The stratified ratio over the regions done. */
+static int finish_estimate(loop *L, size_t N, const unsigned char *done,
+                           const double *x, const double *y, const int *strat,
+                           int ns, const double *z, double fixed, wc_diag *d)
+{
+    size_t n = count_set(done, N), j = 0;
+    size_t nsz = (size_t)ns;
+    double *xs = malloc(n * sizeof *xs), *ys = malloc(n * sizeof *ys);
+    double *Nh = calloc(nsz, sizeof *Nh), *Wh = calloc(nsz, sizeof *Wh);
+    int *st = malloc(n * sizeof *st);
+    int rc;
+    if (!xs || !ys || !Nh || !Wh || !st) {
+        rc = wc_diag_set(d, WC_EINTERNAL, "", 0, 0, "out of memory");
+        goto out;
+    }
+    double Z = 0;
+    for (size_t i = 0; i < N; i++) {
+        Nh[strat[i]] += 1;
+        Wh[strat[i]] += z[i];
+        Z += z[i];
+        if (done[i]) {
+            xs[j] = x[i];
+            ys[j] = y[i];
+            st[j++] = strat[i];
+        }
+    }
+    for (size_t h = 0; h < nsz; h++)
+        Wh[h] = Z > 0 ? Wh[h] / Z : Nh[h] / (double)N;
+    smp_estimate_out est;
+    smp_kernel_result *r = L->r;
+    rc = smp_stats_ratio(n, xs, ys, st, ns, Nh, Wh, fixed,
+                         r->interval_cycles - fixed, L->p->bias, &est, d);
+    if (rc == 0) {
+        r->sampled = n;
+        r->estimate = est.total;
+        r->has_ci = est.has_ci;
+        r->ci95[0] = est.ci95[0];
+        r->ci95[1] = est.ci95[1];
+        r->how = est.how;
+        r->df = est.df;
+    }
+out:
+    free(xs);
+    free(ys);
+    free(Nh);
+    free(Wh);
+    free(st);
+    return rc;
+}
+
 int smp_estimate(const smp_engine *e, const smp_plan *p, smp_kernel_result *r,
                  wc_diag *d)
 {
     loop L = {e, p, r, wc_now(), 0};
     size_t N = e->nregions;
-    double *x = NULL, *y = NULL;
+    double *x = NULL, *y = NULL, *z = NULL;
     double (*sig)[SMP_SIG_DIM] = NULL;
     uint64_t *ins = NULL;
     int *strat = NULL;
@@ -181,11 +234,12 @@ int smp_estimate(const smp_engine *e, const smp_plan *p, smp_kernel_result *r,
     r->how = SMP_HOW_SAMPLED;
 
     smp_eval ev;
-    report(&L, "interval", 0, N, 0, 1);
+    report(&L, "interval", 0, 1, 0, 1);
     if ((rc = call(&L, SMP_INTERVAL, -1, &ev, d)))
         goto out;
     r->interval_cycles = ev.cycles;
     r->warp_insts = ev.warp_insts;
+    double fixed = ev.fixed < ev.cycles ? ev.fixed : 0;
 
     if (N < 4 || ev.warp_insts < p->small_kernel_insts) {
         if ((rc = run_full(&L, d)))
@@ -195,31 +249,25 @@ int smp_estimate(const smp_engine *e, const smp_plan *p, smp_kernel_result *r,
 
     x = calloc(N, sizeof *x);
     y = calloc(N, sizeof *y);
+    z = calloc(N, sizeof *z);
     sig = calloc(N, sizeof *sig);
     ins = calloc(N, sizeof *ins);
     strat = calloc(N, sizeof *strat);
     sampled = calloc(N, 1);
     done = calloc(N, 1);
     tmp = calloc(N, 1);
-    if (!x || !y || !sig || !ins || !strat || !sampled || !done || !tmp) {
+    if (!x || !y || !z || !sig || !ins || !strat || !sampled || !done ||
+        !tmp) {
         rc = wc_diag_set(d, WC_EINTERNAL, "", 0, 0, "out of memory");
         goto out;
     }
-    double X = 0;
     for (size_t i = 0; i < N; i++) {
-        if ((rc = call(&L, SMP_INTERVAL, (long)i, &ev, d)))
+        memset(&ev, 0, sizeof ev);
+        if ((rc = e->proxy(e->ctx, i, &ev, d)))
             goto out;
-        x[i] = ev.cycles;
+        z[i] = ev.cycles;
         ins[i] = ev.warp_insts;
         memcpy(sig[i], ev.sig, sizeof sig[i]);
-        X += x[i];
-        report(&L, "interval", i + 1, N, r->interval_cycles, 0);
-    }
-    if (X <= 0) {
-        /* Nothing the ratio could scale: the kernel is empty. */
-        if ((rc = run_full(&L, d)))
-            goto out;
-        goto finish;
     }
 
     int budget = p->budget_s > 0;
@@ -235,8 +283,8 @@ int smp_estimate(const smp_engine *e, const smp_plan *p, smp_kernel_result *r,
 
     size_t ndone = 0;
     if (budget) {
-        /* Pilot: the coarsest sample (two regions per stratum), unless the
-         * detailed model's cost is already known from earlier kernels. */
+        /* Pilot: the coarsest sample (two to four regions per stratum),
+         * unless the detailed model's cost is known from earlier kernels. */
         smp_select(N, strat, ns, LONG_MAX, 1, p->seed, sampled);
         double cost = p->dm_cost_per_inst;
         if (cost <= 0) {
@@ -244,7 +292,13 @@ int smp_estimate(const smp_engine *e, const smp_plan *p, smp_kernel_result *r,
                                  &ndone, d)))
                 goto out;
             const smp_host_cost *h = &r->host[SMP_DETAILED];
-            cost = h->warp_insts ? h->seconds / (double)h->warp_insts : 0;
+            const smp_host_cost *hi = &r->host[SMP_INTERVAL];
+            /* Both models run on each sampled region: cost per region
+             * instruction of the pair (the whole-kernel interval run is
+             * already paid). */
+            double sec = h->seconds + hi->seconds * (double)(hi->runs - 1) /
+                                          (double)hi->runs;
+            cost = h->warp_insts ? sec / (double)h->warp_insts : 0;
         }
         period = budget_period(&L, strat, ns, sampled, ins, cost, tmp);
         if (period != LONG_MAX)
@@ -262,18 +316,8 @@ int smp_estimate(const smp_engine *e, const smp_plan *p, smp_kernel_result *r,
     }
     if ((rc = run_sample(&L, sampled, done, x, y, n, &ndone, d)))
         goto out;
-    r->sampled = n;
-
-    smp_estimate_out est;
-    if ((rc = smp_stats_ratio(N, x, y, sampled, strat, ns,
-                              r->interval_cycles / X, &est, d)))
+    if ((rc = finish_estimate(&L, N, done, x, y, strat, ns, z, fixed, d)))
         goto out;
-    r->estimate = est.total;
-    r->has_ci = est.has_ci;
-    r->ci95[0] = est.ci95[0];
-    r->ci95[1] = est.ci95[1];
-    r->how = est.how;
-    r->df = est.df;
 
 finish:
     r->cycles = r->estimate > 0 ? (uint64_t)llround(r->estimate) : 0;
@@ -285,6 +329,7 @@ finish:
 out:
     free(x);
     free(y);
+    free(z);
     free(sig);
     free(ins);
     free(strat);

@@ -72,7 +72,10 @@ typedef struct smp_options {
     long region_waves;           /* waves of those SMs per region (0 = cfg)  */
     long warmup_ctas;            /* CTAs run before a region to warm caches,
                                     cycles not counted (< 0: config key)     */
-    int self_profile;            /* measure host cycles/time per warp inst   */
+    double bias;                 /* CI allowance for non-sampling error, as a
+                                    fraction of the estimate (< 0: config)   */
+    int self_profile;            /* also count host CPU cycles (perf_event);
+                                    thread CPU time is always measured       */
     smp_progress_fn progress;    /* may be NULL                              */
     void *progress_ctx;
 } smp_options;
@@ -154,19 +157,32 @@ double smp_ctx_cost_per_inst(const smp_ctx *c, int m, double *cycles,
 
 /* What one model says about one region (or the whole kernel). */
 typedef struct smp_eval {
-    double cycles;
+    double cycles;           /* region: cycles; proxy: weight z_r > 0       */
+    double fixed;            /* whole kernel: cycles no region accounts for
+                                (launch overhead), not corrected            */
     uint64_t warp_insts;
-    double sig[SMP_SIG_DIM]; /* interval only: signature (e.g. CPI stack
-                                fractions); unused entries 0             */
+    double sig[SMP_SIG_DIM]; /* proxy: signature of the region (dimensionless:
+                                fractions, logarithms); unused entries 0    */
 } smp_eval;
 
+/*
+ * The estimate is  D = fixed + (I - fixed) * rho,  rho = sum_h W_h rho_h,
+ * where I is the interval model's whole-kernel estimate, rho_h the ratio of
+ * detailed to interval cycles on the sampled regions of stratum h (both
+ * models run on the same window), and W_h the stratum's share of the
+ * regions' weights z_r (the interval model's latency-bound warp time).
+ */
 typedef struct smp_engine {
     void *ctx;
     size_t nregions;
-    /* Run model m on region r (0 <= r < nregions). */
-    int (*region)(void *ctx, int m, size_t r, smp_eval *out, wc_diag *d);
-    /* Run model m on the whole kernel. */
+    /* Model m on the whole kernel.  whole(SMP_INTERVAL) is called first and
+     * makes proxy() usable. */
     int (*whole)(void *ctx, int m, smp_eval *out, wc_diag *d);
+    /* Cheap facts of region r from the whole-kernel interval run: weight
+     * (cycles), warp instructions, signature. */
+    int (*proxy)(void *ctx, size_t r, smp_eval *out, wc_diag *d);
+    /* Model m on region r alone (0 <= r < nregions). */
+    int (*region)(void *ctx, int m, size_t r, smp_eval *out, wc_diag *d);
 } smp_engine;
 
 /* Resolved settings of one estimate (config keys already applied). */
@@ -177,6 +193,7 @@ typedef struct smp_plan {
     int stratify;
     int max_strata;
     uint64_t small_kernel_insts;
+    double bias;              /* non-sampling allowance (fraction) of the CI */
     size_t kernel;            /* for progress reports                        */
     smp_progress_fn progress;
     void *progress_ctx;
@@ -196,29 +213,33 @@ int smp_estimate(const smp_engine *e, const smp_plan *p, smp_kernel_result *r,
 /* Statistics and selection (pure functions, unit-tested)                    */
 /* ------------------------------------------------------------------------ */
 
-/* Stratified ratio estimate of the population total of y from the known x
- * of every region and y of the sampled ones:
- *   R_h = sum_{S_h} y / sum_{S_h} x,   Y = sum_h R_h X_h
- *   v_h = N_h^2 (1 - n_h/N_h) s_eh^2 / n_h,  e_i = y_i - R_h x_i
- * then scaled by `scale` (I / X: interval kernel cycles over the sum of the
- * interval region cycles).  df by Welch-Satterthwaite; the interval is
- * Y +- t_{0.975,df} sqrt(V).  has_ci = 0 when some stratum has n_h < 2 and
- * n_h < N_h (flagged SMP_HOW_SMALL_N); when every stratum is a census the
- * interval is degenerate (SMP_HOW_CENSUS). */
+/* Stratified ratio of detailed to interval cycles from n sampled regions
+ * (x interval, y detailed, stratum of each), with the stratum sizes Nh
+ * (regions in the population) and weights Wh (summing to 1):
+ *   rho_h = sum_{S_h} y / sum_{S_h} x,   rho = sum_h W_h rho_h
+ *   v(rho) = sum_h W_h^2 (1 - n_h/N_h) s_eh^2 / (n_h xbar_h^2),
+ *   e_i = y_i - rho_h x_i,  xbar_h = mean of x over S_h
+ * (Cochran 6.9 / 6.13).  The estimate is fixed + scale * rho with scale
+ * = I - fixed, its interval  +- scale t_{0.975,df} sqrt(v) with df by
+ * Welch-Satterthwaite, widened in quadrature by bias * estimate (an
+ * allowance for the non-sampling error of running regions alone; 0 = none).
+ * has_ci = 0 when some stratum has n_h < 2 and n_h < N_h (SMP_HOW_SMALL_N);
+ * when every stratum is a census (or all residuals vanish) only the bias
+ * allowance remains (SMP_HOW_CENSUS for a census). */
 typedef struct smp_estimate_out {
-    double total;     /* scaled estimate                                   */
-    double se;        /* scaled standard error                             */
+    double total;     /* fixed + scale * ratio                              */
+    double se;        /* standard error of total (sampling only)            */
     double df;
     double ci95[2];
     int has_ci;
     int how;
-    double ratio;     /* Y / X (before scaling)                            */
+    double ratio;     /* rho                                                */
 } smp_estimate_out;
 
-int smp_stats_ratio(size_t N, const double *x, const double *y,
-                    const unsigned char *sampled, const int *stratum,
-                    int nstrata, double scale, smp_estimate_out *out,
-                    wc_diag *d);
+int smp_stats_ratio(size_t n, const double *x, const double *y,
+                    const int *stratum, int nstrata, const double *Nh,
+                    const double *Wh, double fixed, double scale, double bias,
+                    smp_estimate_out *out, wc_diag *d);
 
 /* Systematic sample: for each stratum h (regions of stratum h in index
  * order, N_h of them) a start s_h = floor(u_h * K_h) with u_h drawn from
@@ -249,7 +270,9 @@ int smp_stratify(size_t N, const double (*sig)[SMP_SIG_DIM], int kmax,
 /* Thread CPU time, and task cycles through perf_event (libpfm4) when the
  * hardware counter can be opened. */
 typedef struct smp_clock smp_clock;
-smp_clock *smp_clock_create(void);   /* NULL only when out of memory */
+/* want_cycles: also try the hardware cycle counter.  NULL only when out of
+ * memory. */
+smp_clock *smp_clock_create(int want_cycles);
 void smp_clock_free(smp_clock *c);   /* accepts NULL */
 /* Current thread CPU seconds and (when available) cycles. */
 void smp_clock_read(smp_clock *c, double *seconds, double *cycles);

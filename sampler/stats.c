@@ -28,56 +28,46 @@ const char *smp_how_name(int how)
     }
 }
 
-int smp_stats_ratio(size_t N, const double *x, const double *y,
-                    const unsigned char *sampled, const int *stratum,
-                    int nstrata, double scale, smp_estimate_out *out,
-                    wc_diag *d)
+int smp_stats_ratio(size_t n, const double *x, const double *y,
+                    const int *stratum, int nstrata, const double *Nh,
+                    const double *Wh, double fixed, double scale, double bias,
+                    smp_estimate_out *out, wc_diag *d)
 {
     memset(out, 0, sizeof *out);
-    if (nstrata < 1 || N == 0)
+    if (nstrata < 1 || n == 0)
         return wc_diag_set(d, WC_EUSAGE, "", 0, 0,
-                           "sampler: empty population (%zu regions, %d strata)",
-                           N, nstrata);
+                           "sampler: empty sample (%zu regions, %d strata)", n,
+                           nstrata);
     size_t ns = (size_t)nstrata;
-    double *acc = calloc(ns * 4, sizeof *acc); /* Nh, nh, Xh, xs | ys */
-    double *ys = calloc(ns, sizeof *ys);
-    if (!acc || !ys) {
-        free(acc);
-        free(ys);
+    double *acc = calloc(ns * 3, sizeof *acc);
+    if (!acc)
         return wc_diag_set(d, WC_EINTERNAL, "", 0, 0, "out of memory");
-    }
-    double *Nh = acc, *nh = acc + ns, *Xh = acc + 2 * ns, *xs = acc + 3 * ns;
-    for (size_t i = 0; i < N; i++) {
-        size_t h = (size_t)stratum[i];
-        if (stratum[i] < 0 || h >= ns) {
-            free(acc);
-            free(ys);
-            return wc_diag_set(d, WC_EINTERNAL, "", 0, 0,
-                               "sampler: region %zu in stratum %d of %d", i,
-                               stratum[i], nstrata);
-        }
-        Nh[h] += 1;
-        Xh[h] += x[i];
-        if (sampled[i]) {
-            nh[h] += 1;
-            xs[h] += x[i];
-            ys[h] += y[i];
-        }
-    }
-    double Y = 0, X = 0, V = 0, dfden = 0;
-    int small = 0, census = 1;
+    double *nh = acc, *xs = acc + ns, *ys = acc + 2 * ns;
     int rc = WC_OK;
+    for (size_t i = 0; i < n; i++) {
+        if (stratum[i] < 0 || (size_t)stratum[i] >= ns) {
+            rc = wc_diag_set(d, WC_EINTERNAL, "", 0, 0,
+                             "sampler: region in stratum %d of %d", stratum[i],
+                             nstrata);
+            goto out;
+        }
+        size_t h = (size_t)stratum[i];
+        nh[h] += 1;
+        xs[h] += x[i];
+        ys[h] += y[i];
+    }
+    double rho = 0, V = 0, dfden = 0;
+    int small = 0, census = 1;
     for (size_t h = 0; h < ns; h++) {
-        if (Nh[h] == 0)
+        if (Wh[h] <= 0 && Nh[h] <= 0)
             continue;
-        X += Xh[h];
         if (nh[h] == 0 || xs[h] <= 0) {
             rc = wc_diag_set(d, WC_EINTERNAL, "", 0, 0,
                              "sampler: stratum %zu has no usable sample", h);
             goto out;
         }
         double R = ys[h] / xs[h];
-        Y += R * Xh[h];
+        rho += Wh[h] * R;
         if (nh[h] < Nh[h])
             census = 0;
         if (nh[h] < 2) {
@@ -86,43 +76,43 @@ int smp_stats_ratio(size_t N, const double *x, const double *y,
             continue;
         }
         double ss = 0;
-        for (size_t i = 0; i < N; i++)
-            if (sampled[i] && (size_t)stratum[i] == h) {
+        for (size_t i = 0; i < n; i++)
+            if ((size_t)stratum[i] == h) {
                 double e = y[i] - R * x[i];
                 ss += e * e;
             }
-        double s2 = ss / (nh[h] - 1);
-        double vh = Nh[h] * Nh[h] * (1 - nh[h] / Nh[h]) * s2 / nh[h];
+        double xbar = xs[h] / nh[h];
+        double fpc = Nh[h] > 0 ? 1 - nh[h] / Nh[h] : 1;
+        if (fpc < 0)
+            fpc = 0;
+        double vh = Wh[h] * Wh[h] * fpc * ss / (nh[h] - 1) /
+                    (nh[h] * xbar * xbar);
         V += vh;
         dfden += vh * vh / (nh[h] - 1);
     }
-    out->ratio = X > 0 ? Y / X : 0;
-    out->total = Y * scale;
+    out->ratio = rho;
+    out->total = fixed + scale * rho;
     out->se = sqrt(V) * fabs(scale);
     out->how = SMP_HOW_SAMPLED;
+    out->ci95[0] = out->ci95[1] = out->total;
     if (small) {
         out->how = SMP_HOW_SMALL_N;
-        out->has_ci = 0;
-        out->ci95[0] = out->ci95[1] = out->total;
         goto out;
     }
     out->has_ci = 1;
-    if (census || V <= 0 || dfden <= 0) {
-        /* No sampling error left: every stratum complete, or residuals all
-         * zero.  The interval collapses to the estimate. */
-        if (census)
-            out->how = SMP_HOW_CENSUS;
-        out->df = 0;
-        out->ci95[0] = out->ci95[1] = out->total;
-        goto out;
+    double half = 0;
+    if (census)
+        out->how = SMP_HOW_CENSUS;
+    if (!census && V > 0 && dfden > 0) {
+        out->df = V * V / dfden;
+        half = gsl_cdf_tdist_Pinv(0.975, out->df) * out->se;
     }
-    out->df = V * V / dfden;
-    double tq = gsl_cdf_tdist_Pinv(0.975, out->df);
-    out->ci95[0] = out->total - tq * out->se;
-    out->ci95[1] = out->total + tq * out->se;
+    double b = bias * fabs(out->total);
+    half = sqrt(half * half + b * b);
+    out->ci95[0] = out->total - half;
+    out->ci95[1] = out->total + half;
 out:
     free(acc);
-    free(ys);
     return rc;
 }
 

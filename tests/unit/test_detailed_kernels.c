@@ -57,6 +57,18 @@ static uint64_t count_insts(const char *path)
     return n;
 }
 
+static uint64_t kernel_ctas(const char *path)
+{
+    wc_diag d;
+    wc_trace *t = NULL;
+    uint64_t n = 0;
+    if (wc_trace_open(path, &t, &d) != 0)
+        return 0;
+    n = wc_trace_kernel(t, 0)->ctas;
+    wc_trace_close(t);
+    return n;
+}
+
 static void test_shared_traces(void)
 {
     char buf[512];
@@ -125,7 +137,6 @@ static void test_synth(void)
     }
     wc_synth_defaults(&sp, "mixed");
     sp.with_sass = 1;
-    sp.ctas = 16;
     if (wc_synth_write(&sp, dir, &d) != 0) {
         fprintf(stderr, "synth: %s\n", d.msg);
         CHECK(0);
@@ -134,7 +145,8 @@ static void test_synth(void)
     dm_options_default(&o);
     if (run(dir, "rtx-a6000", NULL, &o, &r) == 0) {
         CHECK(r.warp_insts > 0);
-        CHECK_EQ_INT(r.ctas, 16);
+        CHECK_EQ_INT(r.warp_insts, count_insts(dir));
+        CHECK_EQ_INT(r.ctas, kernel_ctas(dir));
         /* scoreboards instead of control bits (Table 7 what-if) */
         if (run(dir, "rtx-a6000", "dep_mode=scoreboard", &o, &rs) == 0) {
             fprintf(stderr, "synth mixed: ctrl %llu cycles, scoreboard %llu\n",

@@ -46,6 +46,8 @@ static void gpu(wc_gpu *g)
         "mem_shared_ii=2", "mem_sub_ii_regular=4", "mem_dispatch_cycles=2",
         "mem_sub_latency=11", "mem_queue_entries=4", "mem_latch_entries=1",
         "shmem_wavefront_cycles=1", "rf_banks=2", "rf_read_ports=1",
+        "rf_read_window=3", "icache_perfect=1", "cc_l0_miss_latency=0",
+        "cc_l1_miss_latency=0",
     };
     for (size_t i = 0; i < sizeof set / sizeof set[0]; i++) {
         int rc = wc_gpu_set(g, set[i], &d);

@@ -18,13 +18,14 @@
  *   df = 2, t = 4.302653, half width = 12.666667 -> [127.3333, 152.6667] */
 static void test_one_stratum(void)
 {
-    double x[6] = {10, 10, 20, 20, 30, 30};
-    double y[6] = {12, 0, 22, 0, 36, 0};
-    unsigned char s[6] = {1, 0, 1, 0, 1, 0};
-    int st[6] = {0};
+    double x[3] = {10, 20, 30}, y[3] = {12, 22, 36};
+    int st[3] = {0};
+    double Nh[1] = {6}, Wh[1] = {1};
     smp_estimate_out o;
     wc_diag d;
-    CHECK_EQ_INT(smp_stats_ratio(6, x, y, s, st, 1, 1.0, &o, &d), 0);
+    /* I = 120 = X, no fixed part: the estimate is the total. */
+    CHECK_EQ_INT(smp_stats_ratio(3, x, y, st, 1, Nh, Wh, 0, 120, 0, &o, &d),
+                 0);
     CHECK_NEAR(o.ratio, 7.0 / 6.0, 1e-12);
     CHECK_NEAR(o.total, 140, 1e-9);
     CHECK_NEAR(o.se, sqrt(26.0 / 3.0), 1e-9);
@@ -33,14 +34,25 @@ static void test_one_stratum(void)
     CHECK_EQ_INT(o.how, SMP_HOW_SAMPLED);
     CHECK_NEAR(o.ci95[0], 127.333333, 1e-4);
     CHECK_NEAR(o.ci95[1], 152.666667, 1e-4);
-    /* The scale (I / X) multiplies estimate and interval. */
-    CHECK_EQ_INT(smp_stats_ratio(6, x, y, s, st, 1, 2.0, &o, &d), 0);
-    CHECK_NEAR(o.total, 280, 1e-9);
-    CHECK_NEAR(o.ci95[0], 254.666667, 2e-4);
-    CHECK_NEAR(o.ci95[1], 305.333333, 2e-4);
+    /* The scale (I - fixed) multiplies estimate and interval, the fixed
+     * part (launch overhead) is added. */
+    CHECK_EQ_INT(smp_stats_ratio(3, x, y, st, 1, Nh, Wh, 10, 240, 0, &o, &d),
+                 0);
+    CHECK_NEAR(o.total, 290, 1e-9);
+    CHECK_NEAR(o.ci95[0], 264.666667, 2e-4);
+    CHECK_NEAR(o.ci95[1], 315.333333, 2e-4);
+    /* The bias allowance widens the interval in quadrature:
+     * sqrt(12.666667^2 + (0.05 * 140)^2) = 14.472195. */
+    CHECK_EQ_INT(smp_stats_ratio(3, x, y, st, 1, Nh, Wh, 0, 120, 0.05, &o,
+                                 &d),
+                 0);
+    CHECK_NEAR(o.ci95[1] - o.total, 14.472195, 1e-4);
 }
 
-/* Two strata: stratum 0 as above (V0 = 26/3, n0 = 3); stratum 1:
+/* Two strata (weights W_h = X_h / X = 120/140, 20/140; the sample means
+ * of x equal the population means, so the numbers are those of the
+ * ratio estimator of a total with X known):
+ * stratum 0 as above (V0 = 26/3, n0 = 3); stratum 1:
  *   x = 5 5 5 5, sampled 0 1 with y = 6 8: R1 = 1.4, Y1 = 28,
  *   e = -1, 1, s^2 = 2, V1 = 16 (1/2) 2 / 2 = 8
  *   Y = 168, V = 50/3, se = 4.082483
@@ -48,13 +60,13 @@ static void test_one_stratum(void)
  *   half width = 13.7336 -> [154.2664, 181.7336] */
 static void test_two_strata(void)
 {
-    double x[10] = {10, 10, 20, 20, 30, 30, 5, 5, 5, 5};
-    double y[10] = {12, 0, 22, 0, 36, 0, 6, 8, 0, 0};
-    unsigned char s[10] = {1, 0, 1, 0, 1, 0, 1, 1, 0, 0};
-    int st[10] = {0, 0, 0, 0, 0, 0, 1, 1, 1, 1};
+    double x[5] = {10, 20, 30, 5, 5}, y[5] = {12, 22, 36, 6, 8};
+    int st[5] = {0, 0, 0, 1, 1};
+    double Nh[2] = {6, 4}, Wh[2] = {120.0 / 140, 20.0 / 140};
     smp_estimate_out o;
     wc_diag d;
-    CHECK_EQ_INT(smp_stats_ratio(10, x, y, s, st, 2, 1.0, &o, &d), 0);
+    CHECK_EQ_INT(smp_stats_ratio(5, x, y, st, 2, Nh, Wh, 0, 140, 0, &o, &d),
+                 0);
     CHECK_NEAR(o.total, 168, 1e-9);
     CHECK_NEAR(o.se, sqrt(50.0 / 3.0), 1e-9);
     CHECK_NEAR(o.df, 2.7352297593, 1e-8);
@@ -67,28 +79,30 @@ static void test_two_strata(void)
 static void test_small_and_census(void)
 {
     double x[5] = {1, 2, 3, 4, 5};
-    double y[5] = {2, 0, 0, 0, 0};
-    unsigned char s[5] = {1, 0, 0, 0, 0};
+    double y[5] = {2, 4, 6, 8, 11};
     int st[5] = {0};
+    double N5[1] = {5}, W1[1] = {1};
     smp_estimate_out o;
     wc_diag d;
-    CHECK_EQ_INT(smp_stats_ratio(5, x, y, s, st, 1, 1.0, &o, &d), 0);
+    CHECK_EQ_INT(smp_stats_ratio(1, x, y, st, 1, N5, W1, 0, 15, 0, &o, &d), 0);
     CHECK_NEAR(o.total, 30, 1e-12);
     CHECK_EQ_INT(o.has_ci, 0);
     CHECK_EQ_INT(o.how, SMP_HOW_SMALL_N);
 
-    double y2[5] = {2, 4, 6, 8, 11};
-    unsigned char all[5] = {1, 1, 1, 1, 1};
-    CHECK_EQ_INT(smp_stats_ratio(5, x, y2, all, st, 1, 1.0, &o, &d), 0);
+    /* Census: ratio 31/15, no sampling error; only the bias allowance. */
+    CHECK_EQ_INT(smp_stats_ratio(5, x, y, st, 1, N5, W1, 0, 15, 0, &o, &d), 0);
     CHECK_NEAR(o.total, 31, 1e-12);
     CHECK_EQ_INT(o.has_ci, 1);
     CHECK_EQ_INT(o.how, SMP_HOW_CENSUS);
     CHECK_NEAR(o.ci95[0], 31, 1e-12);
     CHECK_NEAR(o.ci95[1], 31, 1e-12);
+    CHECK_EQ_INT(smp_stats_ratio(5, x, y, st, 1, N5, W1, 0, 15, 0.1, &o, &d),
+                 0);
+    CHECK_NEAR(o.ci95[0], 27.9, 1e-12);
 
     /* A stratum with no sample is an error, not a silent zero. */
-    unsigned char none[5] = {0};
-    CHECK(smp_stats_ratio(5, x, y2, none, st, 1, 1.0, &o, &d) != 0);
+    double N2[2] = {5, 3}, W2[2] = {0.5, 0.5};
+    CHECK(smp_stats_ratio(5, x, y, st, 2, N2, W2, 0, 15, 0, &o, &d) != 0);
 }
 
 static void test_select(void)
@@ -197,6 +211,16 @@ static int pop_region(void *ctx, int m, size_t r, smp_eval *out, wc_diag *d)
     P->calls[m]++;
     out->cycles = m == SMP_INTERVAL ? P->x[r] : P->y[r];
     out->warp_insts = 1000;
+    return 0;
+}
+
+/* The weight is the interval cycles themselves (so W_h = X_h / X). */
+static int pop_proxy(void *ctx, size_t r, smp_eval *out, wc_diag *d)
+{
+    (void)d;
+    pop *P = ctx;
+    out->cycles = P->x[r];
+    out->warp_insts = 1000;
     out->sig[0] = P->sigv[r < P->N / 2 ? 0 : 1];
     return 0;
 }
@@ -245,7 +269,7 @@ static void test_loop(void)
 {
     pop P;
     pop_make(&P, 1000, 11);
-    smp_engine e = {&P, P.N, pop_region, pop_whole};
+    smp_engine e = {&P, P.N, pop_whole, pop_proxy, pop_region};
     smp_plan p;
     memset(&p, 0, sizeof p);
     p.seed = 1;
@@ -270,8 +294,9 @@ static void test_loop(void)
     CHECK_EQ_INT(r1.has_ci, 1);
     CHECK(fabs(r1.estimate - truth) / truth < 0.02);
     CHECK(nprog >= 2);
-    /* Detailed regions only on the sample; no full detailed run. */
+    /* Both models on the sample only; no full detailed run. */
     CHECK_EQ_INT(r1.host[SMP_DETAILED].runs, 50);
+    CHECK_EQ_INT(r1.host[SMP_INTERVAL].runs, 51);
     CHECK_EQ_INT(r1.detailed_warp_insts, 50000);
 
     /* Same seed: the same answer, bit for bit. */
