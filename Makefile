@@ -113,7 +113,7 @@ test: deps
 	@echo "all tests passed"
 
 bless: $(PROG)
-	@WARPCAST=$(PROG) tests/golden/run.sh --bless
+	@WARPCAST=$(PROG) tests/golden/run.sh --bless $(CASES)
 
 # ---- demo / bench / fuzz --------------------------------------------------------
 demo: deps

@@ -136,10 +136,15 @@ void cli_load_gpu(const cli_common *c, int binary_version,
     if (!name)
         name = fallback;
     if (!name) {
-        fprintf(stderr,
-                "warpcast: no GPU config for binary version %d; pass --gpu NAME "
-                "(see 'warpcast gpus')\n",
-                binary_version);
+        if (binary_version > 0)
+            fprintf(stderr,
+                    "warpcast: no bundled GPU config for binary version %d; pass "
+                    "--gpu NAME|FILE (see 'warpcast gpus')\n",
+                    binary_version);
+        else
+            fprintf(stderr,
+                    "warpcast: the input does not say which GPU it is for; pass "
+                    "--gpu NAME|FILE (see 'warpcast gpus')\n");
         exit(WC_EUSAGE);
     }
     if (wc_gpu_load(name, g, &d) != 0)

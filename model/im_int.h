@@ -88,11 +88,15 @@ int im_par_init(im_par *p, const wc_gpu *g, long sms, wc_diag *d);
 
 /* ---- im_mem.c ------------------------------------------------------------ */
 
+typedef struct im_way {
+    uint64_t tag;       /* line number + 1, 0 = invalid                    */
+    uint64_t stamp;     /* LRU                                             */
+    uint32_t valid;     /* sector masks                                    */
+    uint32_t dirty;
+} im_way;
+
 typedef struct im_cache {
-    uint64_t *tag;      /* line number + 1, 0 = invalid                    */
-    uint32_t *valid;    /* sector masks                                    */
-    uint32_t *dirty;
-    uint64_t *stamp;    /* LRU                                             */
+    im_way *way;        /* sets x ways, a set contiguous                  */
     unsigned sets, ways, line_shift, sector_shift;
     uint64_t now;
 } im_cache;

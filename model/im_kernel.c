@@ -498,7 +498,7 @@ static int run_cta(im_run *x, const im_cta_src *src, uint64_t cta_no,
             return wc_diag_set(d, WC_EINTERNAL, "", 0, 0, "out of memory");
         x->l1_ready[sm] = 1;
     }
-    x->w->l1 = x->l1[sm].tag ? &x->l1[sm] : NULL;
+    x->w->l1 = x->l1[sm].way ? &x->l1[sm] : NULL;
     x->w->ic = x->ic[sm].line ? &x->ic[sm] : NULL;
     x->w->cta_t = t;
     x->w->cl1 = x->cl1[sm].line ? &x->cl1[sm] : NULL;

@@ -37,26 +37,15 @@ int im_cache_init(im_cache *c, long size, long assoc, unsigned line_bytes,
         c->sets = 1;
     c->line_shift = ilog2u(line_bytes);
     c->sector_shift = ilog2u(sector_bytes ? sector_bytes : line_bytes);
-    size_t n = (size_t)c->sets * c->ways;
-    c->tag = calloc(n, sizeof *c->tag);
-    c->valid = calloc(n, sizeof *c->valid);
-    c->dirty = calloc(n, sizeof *c->dirty);
-    c->stamp = calloc(n, sizeof *c->stamp);
-    if (!c->tag || !c->valid || !c->dirty || !c->stamp) {
-        im_cache_free(c);
-        return -1;
-    }
-    return 0;
+    c->way = calloc((size_t)c->sets * c->ways, sizeof *c->way);
+    return c->way ? 0 : -1;
 }
 
 void im_cache_free(im_cache *c)
 {
     if (!c)
         return;
-    free(c->tag);
-    free(c->valid);
-    free(c->dirty);
-    free(c->stamp);
+    free(c->way);
     memset(c, 0, sizeof *c);
 }
 
@@ -70,50 +59,36 @@ uint32_t im_cache_access(im_cache *c, uint64_t line, uint32_t sectors,
 {
     if (wb_sectors)
         *wb_sectors = 0;
-    if (!c || !c->tag)
+    if (!c || !c->way)
         return sectors;
     /* hash the set index so that power-of-two strides spread */
     uint64_t h = line ^ (line >> 7) ^ (line >> 17);
-    size_t set = (size_t)(h % c->sets);
-    size_t base = set * c->ways;
+    im_way *set = c->way + (size_t)(h % c->sets) * c->ways;
     uint64_t key = line + 1;
     c->now++;
+    im_way *victim = set;
     for (unsigned w = 0; w < c->ways; w++) {
-        if (c->tag[base + w] == key) {
-            uint32_t miss = sectors & ~c->valid[base + w];
-            c->stamp[base + w] = c->now;
-            if (is_write) {
-                if (write_alloc) {
-                    c->valid[base + w] |= sectors;
-                    c->dirty[base + w] |= sectors;
-                }
-            } else {
-                c->valid[base + w] |= sectors;
-            }
+        im_way *x = set + w;
+        if (x->tag == key) {
+            uint32_t miss = sectors & ~x->valid;
+            x->stamp = c->now;
+            if (!is_write || write_alloc)
+                x->valid |= sectors;
+            if (is_write && write_alloc)
+                x->dirty |= sectors;
             return miss;
         }
+        if (victim->tag && (x->tag == 0 || x->stamp < victim->stamp))
+            victim = x;
     }
     if (is_write && !write_alloc)
         return sectors;
-    unsigned victim = 0;
-    uint64_t oldest = UINT64_MAX;
-    for (unsigned w = 0; w < c->ways; w++) {
-        if (c->tag[base + w] == 0) {
-            victim = w;
-            break;
-        }
-        if (c->stamp[base + w] < oldest) {
-            oldest = c->stamp[base + w];
-            victim = w;
-        }
-    }
-    size_t v = base + victim;
-    if (c->tag[v] && wb_sectors)
-        *wb_sectors = popc(c->dirty[v]);
-    c->tag[v] = key;
-    c->valid[v] = sectors;
-    c->dirty[v] = is_write ? sectors : 0;
-    c->stamp[v] = c->now;
+    if (victim->tag && wb_sectors)
+        *wb_sectors = popc(victim->dirty);
+    victim->tag = key;
+    victim->valid = sectors;
+    victim->dirty = is_write ? sectors : 0;
+    victim->stamp = c->now;
     return sectors;
 }
 

@@ -8,16 +8,21 @@
 #   filter           (optional) sed script applied to stdout before comparing
 #                    (e.g. to drop host_seconds)
 # --bless rewrites the expectations from the current program.
+# Further arguments name the cases to run (default: all).
 set -u
 WARPCAST=${WARPCAST:-build/warpcast}
 bless=0
-[ "${1:-}" = "--bless" ] && bless=1
+[ "${1:-}" = "--bless" ] && { bless=1; shift; }
+only="$*"
 pass=0; fail=0; skip=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 for dir in tests/golden/*/; do
     case=${dir%/}; case=${case##*/}
     [ -f "$dir/cmd" ] || continue
+    if [ -n "$only" ]; then
+        case " $only " in *" $case "*) ;; *) continue ;; esac
+    fi
     if [ -f "$dir/needs_shared" ] && [ ! -d ../shared/data/traces ]; then
         echo "notice: golden/$case skipped: ../shared absent"; skip=$((skip+1)); continue
     fi
