@@ -240,8 +240,18 @@ int cal_write_overlay(const cal_report *r, const char *path,
     const char *inc = base_ref;
     if (!inc) {
         char src[PATH_MAX], odir[PATH_MAX], tmp[PATH_MAX];
+        char r_src_fallback[PATH_MAX] = "";
         snprintf(incbuf, sizeof incbuf, "%s", r->gpu_source);
-        if (realpath(r->gpu_source, src)) {
+        if (!realpath(r->gpu_source, src) && !strchr(r->gpu, '/')) {
+            /* a bundled name: data/gpus/NAME.cfg */
+            char guess[PATH_MAX];
+            snprintf(guess, sizeof guess, "%.2000s/gpus/%.200s.cfg",
+                     wc_data_dir(), r->gpu);
+            snprintf(incbuf, sizeof incbuf, "%s", guess);
+            snprintf(r_src_fallback, sizeof r_src_fallback, "%s", guess);
+        }
+        if (realpath(r_src_fallback[0] ? r_src_fallback : r->gpu_source,
+                     src)) {
             snprintf(incbuf, sizeof incbuf, "%s", src);
             snprintf(tmp, sizeof tmp, "%s", path);
             char *sl = strrchr(tmp, '/');

@@ -146,41 +146,39 @@ typedef struct dm_sbe {
 } dm_sbe;
 
 typedef struct dm_warp {
-    int live;                /* slot holds a warp                            */
-    int done;                /* finished: nothing left, nothing in flight    */
-    int at_bar;              /* waiting at a CTA barrier                     */
-    int sbmode;              /* scoreboard dependence tracking               */
+    /* hot: read by issue and fetch every cycle (first cache line) */
+    int8_t live;             /* slot holds a warp                            */
+    int8_t done;             /* finished: nothing left, nothing in flight    */
+    int8_t at_bar;           /* waiting at a CTA barrier                     */
+    int8_t sbmode;           /* scoreboard dependence tracking               */
+    int8_t la_valid;         /* look-ahead holds the next instruction        */
+    int8_t src_end;          /* no more instructions to fetch                */
+    int8_t prev_exit;        /* previous issued instruction was EXIT         */
+    uint8_t sb[DM_SB];       /* dependence counters (visible)                */
+    uint32_t head;           /* oldest busy ring slot                        */
+    uint32_t iss;            /* next to issue                                */
+    uint32_t tail;           /* next free                                    */
+    uint64_t stall_until;    /* may issue from this cycle                    */
+    uint64_t yield_at;       /* may not issue in this cycle (yield)          */
+    uint64_t age;            /* launch sequence: larger = younger            */
     unsigned sub;            /* sub-core                                     */
     unsigned cta;            /* SM CTA slot                                  */
     unsigned id;             /* warp id in its CTA (ubench: .warp N)         */
     unsigned uidx;           /* ubench warp index                            */
-    uint64_t age;            /* launch sequence: larger = younger            */
+    unsigned outstanding;    /* variable-latency instructions in flight      */
     /* instruction source: ubench array or trace stream */
     const wc_inst *code;
     size_t ncode, pos;
     wc_cta *tcta;
     unsigned stream;
-    int src_end;             /* no more instructions to fetch                */
-    wc_inst la;              /* look-ahead: next instruction to fetch        */
-    int la_valid;
     uint64_t pcbase;         /* kernel code base (distinct kernels, lines)   */
-    /* ibuffer ring */
-    dm_slot ring[DM_RING];
-    uint32_t head;           /* oldest busy slot                             */
-    uint32_t iss;            /* next to issue                                */
-    uint32_t tail;           /* next free                                    */
-    /* control bits state */
-    uint64_t stall_until;    /* may issue from this cycle                    */
-    uint64_t yield_at;       /* may not issue in this cycle (yield)          */
-    uint8_t sb[DM_SB];       /* dependence counters (visible)                */
-    int prev_exit;           /* previous issued instruction was EXIT         */
-    /* bookkeeping */
-    unsigned outstanding;    /* variable-latency instructions in flight      */
     uint64_t insts;
     uint64_t *clocks;        /* ubench clock values                          */
     size_t nclocks, capclocks;
-    dm_sbe sbl[DM_SBL_MAX];  /* scoreboard mode                              */
     unsigned nsbl;
+    dm_sbe sbl[DM_SBL_MAX];  /* scoreboard mode                              */
+    dm_slot ring[DM_RING];   /* instruction buffer + pipeline front          */
+    wc_inst la;              /* look-ahead: next instruction to fetch        */
 } dm_warp;
 
 /* A latch between stages: the warp and ring slot of its instruction. */
@@ -289,7 +287,17 @@ typedef struct dm_sm {
     uint32_t nflfree;
     dm_mem_event evbuf[64];
     uint64_t last_progress;
+    /* issue hints per warp slot: not eligible before hint[w] (reason
+     * hwhy[w]); UINT64_MAX until an event wakes it (dm_wake) */
+    uint64_t *hint;
+    uint8_t *hwhy;
 } dm_sm;
+
+/* Something a waiting warp may depend on changed (counter, barrier). */
+static inline void dm_wake(dm_sm *sm, unsigned wi)
+{
+    sm->hint[wi] = 0;
+}
 
 struct dm_gpu {
     const wc_gpu *g;

@@ -17,10 +17,11 @@
 
 #include "dm_int.h"
 
-static void sb_dec(dm_warp *w, int8_t sb)
+static void sb_dec(dm_sm *sm, dm_warp *w, int8_t sb)
 {
     if (sb >= 0 && sb < DM_SB && w->sb[sb] > 0)
         w->sb[sb]--;
+    dm_wake(sm, (unsigned)(w - sm->warps));
 }
 
 /* The instruction of tag has completed: release its record. */
@@ -66,11 +67,11 @@ static void on_war(dm_sm *sm, uint64_t tag, uint64_t c)
     if (f->war_done)
         return;
     f->war_done = 1;
-    sb_dec(w, f->rbar);
+    sb_dec(sm, w, f->rbar);
     if (w->sbmode)
         dm_sb_release(w, tag, 0, c);
     if (!f->hasdst) {
-        sb_dec(w, f->wbar);
+        sb_dec(sm, w, f->wbar);
         if (w->sbmode)
             dm_sb_release(w, tag, 1, c);
         finish(sm, tag);
@@ -122,7 +123,7 @@ void dm_writeback_tick(dm_sm *sm, dm_sub *s, uint64_t c)
         if (!f)
             continue;
         dm_warp *w = &sm->warps[f->warp];
-        sb_dec(w, f->wbar);
+        sb_dec(sm, w, f->wbar);
         if (w->sbmode)
             dm_sb_release(w, q.tag, 1, c);
         finish(sm, q.tag);
@@ -152,7 +153,7 @@ void dm_vq_tick(dm_sm *sm, dm_sub *s, uint64_t c)
     dm_fl *f = dm_fl_get(sm, tag);
     if (f) {
         dm_warp *w = &sm->warps[f->warp];
-        sb_dec(w, f->rbar);
+        sb_dec(sm, w, f->rbar);
         if (w->sbmode)
             dm_sb_release(w, tag, 0, c);
         f->war_done = 1;

@@ -85,27 +85,25 @@ void dm_fetch_tick(dm_sm *sm, dm_sub *s, uint64_t c)
             return;
         }
     }
-    /* youngest warp with room whose line is present; else start the miss
-     * of the youngest one */
-    dm_warp *best = NULL, *young = NULL;
-    for (unsigned i = 0; i < s->nwarps; i++) {
+    /* youngest warp with room whose line is present (s->warps is in
+     * launch order); else start the miss of the youngest one */
+    dm_warp *young = NULL;
+    for (unsigned i = s->nwarps; i-- > 0;) {
         unsigned wi = s->warps[i];
         if (wi == greedy)
             continue;
         dm_warp *w = &sm->warps[wi];
         if (!wants(p, w))
             continue;
-        if (!young || w->age > young->age)
+        if (!young)
             young = w;
-        if ((!best || w->age > best->age) &&
-            dm_icache_access(s->l0i, line_of(p, w), c, 1))
-            best = w;
+        if (dm_icache_access(s->l0i, line_of(p, w), c, 1)) {
+            dm_icache_access(s->l0i, line_of(p, w), c, 0);
+            do_fetch(sm, w, c);
+            return;
+        }
     }
-    if (best) {
-        dm_icache_access(s->l0i, line_of(p, best), c, 0);
-        do_fetch(sm, best, c);
-    } else if (young && greedy == DM_NO_WARP) {
-        if (dm_icache_access(s->l0i, line_of(p, young), c, 0))
-            do_fetch(sm, young, c);
-    }
+    if (young && greedy == DM_NO_WARP &&
+        dm_icache_access(s->l0i, line_of(p, young), c, 0))
+        do_fetch(sm, young, c);
 }

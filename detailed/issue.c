@@ -206,6 +206,46 @@ static void do_issue(dm_sm *sm, dm_sub *s, unsigned wi, uint64_t c)
     sm->last_progress = c;
 }
 
+/* eligible() behind the per-warp hint: a warp known to wait until a
+ * later cycle (stall counter, decode, unit latch) or an event (dependence
+ * counters, barrier) is skipped without touching it. */
+static int elig(dm_sm *sm, dm_sub *s, unsigned wi, uint64_t c, int *why)
+{
+    if (c < sm->hint[wi]) {
+        *why = sm->hwhy[wi];
+        return 0;
+    }
+    const dm_warp *w = &sm->warps[wi];
+    if (eligible(sm, s, w, c, why))
+        return 1;
+    uint64_t h = c + 1;
+    switch (*why) {
+    case DM_STALL_STALL_COUNTER:
+        h = w->stall_until;
+        break;
+    case DM_STALL_IBUFFER:
+        h = w->iss == w->tail ? c + 2 : w->ring[w->iss % DM_RING].ready;
+        break;
+    case DM_STALL_UNIT: {
+        const dm_slot *sl = &w->ring[w->iss % DM_RING];
+        h = (sl->lc == WC_LAT_fp64 && sm->p->fp64_shared)
+                ? sm->fp64_free
+                : s->unit_free[sl->lc];
+        break;
+    }
+    case DM_STALL_DEP_COUNTER:
+    case DM_STALL_BARRIER:
+    case DM_STALL_EXITED:
+        h = UINT64_MAX; /* until dm_wake */
+        break;
+    default:
+        break;
+    }
+    sm->hint[wi] = h;
+    sm->hwhy[wi] = (uint8_t)*why;
+    return 0;
+}
+
 /* Youngest eligible warp other than skip (s->warps is in launch order,
  * oldest first), optionally without a pending constant miss. */
 static unsigned youngest(dm_sm *sm, dm_sub *s, uint64_t c, unsigned skip,
@@ -216,7 +256,7 @@ static unsigned youngest(dm_sm *sm, dm_sub *s, uint64_t c, unsigned skip,
         int why = DM_STALL_IDLE;
         if (wi == skip)
             continue;
-        if (eligible(sm, s, &sm->warps[wi], c, &why)) {
+        if (elig(sm, s, wi, c, &why)) {
             if (no_const && const_wait(sm, s, wi, c))
                 continue;
             return i;
@@ -243,7 +283,7 @@ void dm_issue_tick(dm_sm *sm, dm_sub *s, uint64_t c)
     int why_greedy = -1, why_young = -1;
     if (p->policy == DM_POL_CGGTY || p->policy == DM_POL_GTO) {
         unsigned g = s->last_issued;
-        if (g != DM_NO_WARP && eligible(sm, s, &sm->warps[g], c, &why_greedy)) {
+        if (g != DM_NO_WARP && elig(sm, s, g, c, &why_greedy)) {
             for (unsigned i = 0; i < n; i++)
                 if (s->warps[i] == g)
                     pick = i;
@@ -252,7 +292,7 @@ void dm_issue_tick(dm_sm *sm, dm_sub *s, uint64_t c)
         } else {
             for (unsigned i = 0; i < n && pick == DM_NO_WARP; i++) {
                 int why = DM_STALL_IDLE;
-                if (eligible(sm, s, &sm->warps[s->warps[i]], c, &why))
+                if (elig(sm, s, s->warps[i], c, &why))
                     pick = i;
                 else if (why_young < 0 && why != DM_STALL_EXITED)
                     why_young = why;
@@ -263,7 +303,7 @@ void dm_issue_tick(dm_sm *sm, dm_sub *s, uint64_t c)
         for (unsigned k = 0; k < n; k++) {
             unsigned i = p->policy == DM_POL_LRR ? (s->lrr_next + k) % n : k;
             int why = DM_STALL_IDLE;
-            if (!eligible(sm, s, &sm->warps[s->warps[i]], c, &why)) {
+            if (!elig(sm, s, s->warps[i], c, &why)) {
                 if (why_young < 0 && why != DM_STALL_EXITED)
                     why_young = why;
                 continue;

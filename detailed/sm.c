@@ -35,7 +35,9 @@ int dm_sm_init(dm_gpu *gpu, dm_sm *sm, unsigned id)
     sm->capfl = 64;
     sm->fl = calloc(sm->capfl, sizeof *sm->fl);
     sm->flfree = calloc(sm->capfl, sizeof *sm->flfree);
-    if (!sm->warps || !sm->ctas || !sm->l1i || !sm->mem || !sm->fl ||
+    sm->hint = calloc(sm->nslots, sizeof *sm->hint);
+    sm->hwhy = calloc(sm->nslots, sizeof *sm->hwhy);
+    if (!sm->hint || !sm->hwhy || !sm->warps || !sm->ctas || !sm->l1i || !sm->mem || !sm->fl ||
         !sm->flfree)
         return -1;
     for (uint32_t t = sm->capfl - 1; t >= 1; t--)
@@ -89,6 +91,8 @@ void dm_sm_fini(dm_sm *sm)
     dm_mem_free(sm->mem);
     free(sm->fl);
     free(sm->flfree);
+    free(sm->hint);
+    free(sm->hwhy);
 }
 
 uint64_t dm_fl_alloc(dm_sm *sm)
@@ -227,6 +231,7 @@ int dm_sm_launch(dm_sm *sm, wc_cta *cta, const wc_ubench *u, uint64_t num,
         free(w->clocks);
         memset(w, 0, sizeof *w);
         w->live = 1;
+        dm_wake(sm, wi);
         w->cta = ci;
         w->age = ++sm->gpu->seq;
         w->pcbase = pcbase;
@@ -308,8 +313,10 @@ void dm_bar_check(dm_sm *sm, unsigned ci)
     if (ct->at_bar == 0 || ct->at_bar + ct->done < ct->nwarps)
         return;
     ct->at_bar = 0;
-    for (unsigned i = 0; i < ct->nwarps; i++)
+    for (unsigned i = 0; i < ct->nwarps; i++) {
         sm->warps[ct->slots[i]].at_bar = 0;
+        dm_wake(sm, ct->slots[i]);
+    }
     for (unsigned i = 0; i < ct->nwarps && ct->live; i++)
         dm_warp_check_done(sm, ct->slots[i]);
 }
