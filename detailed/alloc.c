@@ -152,7 +152,7 @@ void dm_alloc_tick(dm_sm *sm, dm_sub *s, uint64_t c)
         long lat = dm_inst_lat(p, in, sl->lc);
         uint64_t when = c + (uint64_t)(lat > 2 ? lat - 2 : 1);
         for (unsigned b = 0; b < p->banks; b++)
-            if ((wb >> b) & 1u) {
+            if (((unsigned)wb >> b) & 1u) {
                 uint8_t *x = &s->wr[b][when % DM_CAL];
                 if (*x < 255)
                     (*x)++;

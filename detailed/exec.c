@@ -110,14 +110,15 @@ void dm_writeback_tick(dm_sm *sm, dm_sub *s, uint64_t c)
         dm_wb q = s->wbq[i];
         int ok = q.cycle <= c;
         for (unsigned b = 0; ok && b < p->banks; b++)
-            if (((q.banks >> b) & 1u) && s->wr[b][c % DM_CAL] >= p->write_ports)
+            if ((((unsigned)q.banks >> b) & 1u) &&
+                s->wr[b][c % DM_CAL] >= p->write_ports)
                 ok = 0;
         if (!ok) {
             s->wbq[k++] = q;
             continue;
         }
         for (unsigned b = 0; b < p->banks; b++)
-            if ((q.banks >> b) & 1u)
+            if (((unsigned)q.banks >> b) & 1u)
                 s->wr[b][c % DM_CAL]++;
         dm_fl *f = dm_fl_get(sm, q.tag);
         if (!f)
