@@ -254,7 +254,7 @@ int im_warp_run(im_walker *w, int sub, im_next_fn next, void *ctx,
         if (ctrl) {
             BIND(next_ok, IM_CPI_DEP);
             for (int i = 0; i < 6; i++)
-                if ((in->ctrl.wait >> i) & 1u)
+                if ((in->ctrl.wait >> i) & 1)
                     BIND(w->sb_ready[i], w->sb_cause[i]);
             if (in->depbar_sb >= 0 && in->depbar_sb < 6 && in->depbar_le == 0)
                 BIND(w->sb_ready[in->depbar_sb], w->sb_cause[in->depbar_sb]);

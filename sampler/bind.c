@@ -121,18 +121,34 @@ typedef struct kbind {
     uint64_t *ins;       /* per region: warp instructions                     */
 } kbind;
 
+/*
+ * Region layout.  Per SM, the full run keeps occ_eff = min(occupancy,
+ * ceil(ctas / num_sms)) CTAs resident; a region gives each of its s SMs
+ * occ_eff CTAs per wave (the slice config caps residency at occ_eff) for
+ * min(waves, waves the kernel has) waves.
+ */
 static void layout(kbind *b, const wc_kernel_info *ki, const smp_options *o)
 {
     const wc_gpu *g = b->g;
     long occ = ctas_per_sm(g, ki);
-    long waves = o->region_waves > 0 ? o->region_waves : g->smp_region_waves;
-    long sms = o->region_sms > 0 ? o->region_sms : g->smp_region_sms;
     b->ctas = ki->ctas;
+    long per_sm = (long)((b->ctas + (uint64_t)g->num_sms - 1) /
+                         (uint64_t)g->num_sms);
+    if (per_sm < occ)
+        occ = per_sm < 1 ? 1 : per_sm;
+    long waves = o->region_waves > 0 ? o->region_waves : g->smp_region_waves;
+    double kwaves = (double)b->ctas / ((double)occ * (double)g->num_sms);
+    if ((double)waves > ceil(kwaves))
+        waves = (long)ceil(kwaves);
+    if (waves < 1)
+        waves = 1;
+    long sms = o->region_sms > 0 ? o->region_sms : g->smp_region_sms;
     if (sms <= 0) {
         /* Fewest SMs (at least 1) that still give ~smp_target_regions
          * regions; all SMs when the kernel is long enough for that. */
-        double per_sm = (double)occ * (double)waves;
-        sms = (long)((double)b->ctas / (per_sm * (double)g->smp_target_regions));
+        double cta_per_region_sm = (double)occ * (double)waves;
+        sms = (long)((double)b->ctas /
+                     (cta_per_region_sm * (double)g->smp_target_regions));
         if (sms < 1)
             sms = 1;
     }
@@ -151,6 +167,8 @@ static void layout(kbind *b, const wc_kernel_info *ki, const smp_options *o)
     long w = o->warmup_ctas >= 0 ? o->warmup_ctas : g->smp_warmup_ctas;
     b->warm = w < 0 ? (uint64_t)(sms * occ) : (uint64_t)w;
     slice_config(g, sms, &b->slice);
+    if (b->slice.max_ctas_per_sm > occ)
+        b->slice.max_ctas_per_sm = occ;
 }
 
 static void region_window(const kbind *b, size_t r, uint64_t *first,

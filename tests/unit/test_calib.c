@@ -83,7 +83,12 @@ static int eval_synth(void *ctx, const wc_gpu *g, const cal_meas *m,
 {
     (void)ctx;
     (void)d;
-    const feat *f = &feats[m->kidx];
+    /* the row index is carried in the label ("rowN"): kidx belongs to the
+     * matcher, which resets it for rows that name no trace */
+    long i = strtol(m->label + 3, NULL, 10);
+    if (i < 0 || i >= (long)(sizeof feats / sizeof feats[0]))
+        return WC_EINTERNAL;
+    const feat *f = &feats[i];
     double body = f->a * g->l2_bw + f->b * g->dram_bw +
                   f->c * g->clock_mhz / 100 + f->e * 1e4 / g->mem_bw_gbs +
                   f->f * g->boost_clock_mhz / 10;

@@ -1,0 +1,151 @@
+/*
+ * tests/unit/test_sampler_trace.c - hybrid mode on real model runs over
+ * small synthetic traces: determinism per seed, another seed's answer
+ * inside the interval, agreement with full detailed mode, the small-kernel
+ * path, kernel-level reuse and progress reports.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "dm.h"
+#include "smp.h"
+
+static char dir[64];
+
+static int write_trace(const char *kind, unsigned ctas, unsigned iters)
+{
+    wc_synth_params p;
+    wc_synth_defaults(&p, kind);
+    p.ctas = ctas;
+    p.threads = 256;
+    p.iters = iters;
+    wc_diag d;
+    if (wc_synth_write(&p, dir, &d) != 0) {
+        fprintf(stderr, "synth: %s\n", d.msg);
+        return -1;
+    }
+    return 0;
+}
+
+/* kernelslist.g naming kernel-1.traceg twice: two identical launches. */
+static int twice(void)
+{
+    char path[128];
+    snprintf(path, sizeof path, "%s/kernelslist.g", dir);
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return -1;
+    fputs("kernel-1.traceg\nkernel-1.traceg\n", f);
+    return fclose(f);
+}
+
+static double full_detailed(wc_trace *t, size_t k, const wc_gpu *g)
+{
+    dm_options o;
+    dm_options_default(&o);
+    dm_result r;
+    memset(&r, 0, sizeof r);
+    wc_diag d;
+    if (dm_run_kernel(t, k, g, &o, &r, &d) != 0)
+        return -1;
+    double c = (double)r.cycles;
+    dm_result_free(&r);
+    return c;
+}
+
+static int nprog;
+static void on_progress(void *ctx, const smp_progress *p)
+{
+    (void)ctx;
+    CHECK(p->regions_done <= p->regions_total);
+    nprog++;
+}
+
+int main(void)
+{
+    snprintf(dir, sizeof dir, "/tmp/wc_test_sampler_XXXXXX");
+    if (!mkdtemp(dir)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    wc_diag d;
+    wc_gpu g;
+    CHECK_EQ_INT(wc_gpu_load("h100-pcie", &g, &d), 0);
+    CHECK_EQ_INT(write_trace("compute", 456, 4), 0);
+    CHECK_EQ_INT(twice(), 0);
+    wc_trace *t = NULL;
+    CHECK_EQ_INT(wc_trace_open(dir, &t, &d), 0);
+    if (!t)
+        CHECK_DONE();
+    CHECK_EQ_INT(wc_trace_nkernels(t), 2);
+
+    smp_options o;
+    smp_options_default(&o);
+    o.small_kernel_insts = 1; /* force sampling on this small kernel */
+    o.period = 10;
+    o.progress = on_progress;
+    smp_kernel_result r1, r2;
+    CHECK_EQ_INT(smp_run_kernel(t, 0, &g, &o, &r1, &d), 0);
+    CHECK_EQ_INT(r1.how, SMP_HOW_SAMPLED);
+    CHECK(r1.sampled >= 2 && r1.sampled < r1.regions);
+    CHECK_EQ_INT(r1.has_ci, 1);
+    CHECK(r1.ci95[0] <= r1.estimate && r1.estimate <= r1.ci95[1]);
+    CHECK(nprog >= 2);
+
+    /* Same seed, same answer byte for byte. */
+    CHECK_EQ_INT(smp_run_kernel(t, 0, &g, &o, &r2, &d), 0);
+    CHECK(memcmp(&r1.estimate, &r2.estimate, sizeof r1.estimate) == 0);
+    CHECK(memcmp(r1.ci95, r2.ci95, sizeof r1.ci95) == 0);
+
+    /* Other seeds: answers inside seed 1's interval. */
+    for (uint64_t s = 2; s <= 4; s++) {
+        o.seed = s;
+        CHECK_EQ_INT(smp_run_kernel(t, 0, &g, &o, &r2, &d), 0);
+        CHECK(r1.ci95[0] <= r2.estimate && r2.estimate <= r1.ci95[1]);
+    }
+
+    /* Agreement with full detailed mode. */
+    double full = full_detailed(t, 0, &g);
+    CHECK(full > 0);
+    fprintf(stderr, "hybrid %.0f [%.0f, %.0f] vs detailed %.0f (%+.2f%%)\n",
+            r1.estimate, r1.ci95[0], r1.ci95[1], full,
+            100 * (r1.estimate - full) / full);
+    CHECK(fabs(r1.estimate - full) / full < 0.05);
+
+    /* Default threshold: this kernel is small, so it runs fully in detail
+     * and gives exactly the detailed answer. */
+    smp_options_default(&o);
+    CHECK_EQ_INT(smp_run_kernel(t, 0, &g, &o, &r2, &d), 0);
+    CHECK_EQ_INT(r2.how, SMP_HOW_FULL);
+    CHECK_NEAR(r2.estimate, full, 0.5);
+
+    /* Reuse: the second launch is the same kernel, simulated once. */
+    smp_ctx *c = NULL;
+    CHECK_EQ_INT(smp_ctx_create(&o, &c, &d), 0);
+    CHECK_EQ_INT(smp_ctx_run(c, t, 0, &g, &r1, &d), 0);
+    CHECK_EQ_INT(smp_ctx_run(c, t, 1, &g, &r2, &d), 0);
+    CHECK_EQ_INT(r2.how, SMP_HOW_REUSED);
+    CHECK_EQ_INT(r2.reused_from, 0);
+    CHECK_EQ_INT(r2.cycles, r1.cycles);
+    CHECK_EQ_INT(r2.host[SMP_DETAILED].runs, 0);
+    CHECK(smp_ctx_cost_per_inst(c, SMP_DETAILED, NULL, NULL) > 0);
+    smp_ctx_free(c);
+    /* Without reuse it is simulated again, with the same answer. */
+    o.reuse = 0;
+    CHECK_EQ_INT(smp_ctx_create(&o, &c, &d), 0);
+    CHECK_EQ_INT(smp_ctx_run(c, t, 0, &g, &r1, &d), 0);
+    CHECK_EQ_INT(smp_ctx_run(c, t, 1, &g, &r2, &d), 0);
+    CHECK_EQ_INT(r2.reused_from, -1);
+    CHECK_EQ_INT(r2.cycles, r1.cycles);
+    smp_ctx_free(c);
+    wc_trace_close(t);
+
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "could not remove %s\n", dir);
+    CHECK_DONE();
+}
