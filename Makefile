@@ -118,7 +118,7 @@ bless: $(PROG)
 # ---- demo / bench / fuzz --------------------------------------------------------
 demo: deps
 	@$(MAKE) --no-print-directory all
-	@$(PROG) synth --kind mixed --out $(BUILD)/demo-trace >/dev/null
+	@$(PROG) synth --kind mixed --sass --out $(BUILD)/demo-trace --quiet
 	$(PROG) info $(BUILD)/demo-trace
 	$(PROG) predict $(BUILD)/demo-trace
 	$(PROG) ubench data/ubench/listing1-r10-r12.sass
