@@ -147,33 +147,10 @@ int cal_threads(int want)
 /* Launch model                                                              */
 /* ------------------------------------------------------------------------ */
 
-static long ceil_to(long v, long unit)
-{
-    return unit > 0 ? (v + unit - 1) / unit * unit : v;
-}
-
 unsigned cal_ctas_per_sm(const wc_gpu *g, unsigned threads, long nregs,
                          long shmem)
 {
-    long warps = ((long)threads + WC_WARP_SIZE - 1) / WC_WARP_SIZE;
-    if (warps < 1)
-        warps = 1;
-    long n = g->max_ctas_per_sm;
-    long w = g->max_warps_per_sm / warps;
-    if (w < n)
-        n = w;
-    if (nregs > 0 && g->regs_per_sm > 0) {
-        long per_warp = ceil_to(nregs * WC_WARP_SIZE, g->reg_alloc_unit);
-        long r = g->regs_per_sm / (per_warp * warps);
-        if (r < n)
-            n = r;
-    }
-    if (shmem > 0 && g->shmem_per_sm > 0) {
-        long s = g->shmem_per_sm / ceil_to(shmem, g->shmem_alloc_unit);
-        if (s < n)
-            n = s;
-    }
-    return n < 1 ? 1u : (unsigned)n;
+    return wc_gpu_ctas_per_sm(g, threads, nregs, shmem);
 }
 
 double cal_launch_cycles(const wc_gpu *g, uint64_t ctas, unsigned threads,

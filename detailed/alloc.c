@@ -92,6 +92,16 @@ unsigned dm_rfc_access(const dm_params *p, dm_sub *s, unsigned warp,
     return op;
 }
 
+/* Cycles bank b has to read need registers: rf_read_window, or more for
+ * an instruction that reads more registers of one bank than the window has
+ * ports (HMMA.16816: 10 source registers on 2 banks); without this it would
+ * wait in Allocate forever. */
+static unsigned window_of(const dm_params *p, unsigned need)
+{
+    unsigned w = (need + p->read_ports - 1) / p->read_ports;
+    return w > p->read_window ? w : p->read_window;
+}
+
 /* Reserve need[b] read slots of each bank in cycles c+1..c+window; all or
  * nothing. */
 static int reserve(const dm_params *p, dm_sub *s, const uint8_t *need,
@@ -101,14 +111,16 @@ static int reserve(const dm_params *p, dm_sub *s, const uint8_t *need,
         unsigned freeslots = 0;
         if (!need[b])
             continue;
-        for (unsigned k = 1; k <= p->read_window; k++)
+        unsigned win = window_of(p, need[b]);
+        for (unsigned k = 1; k <= win; k++)
             freeslots += s->rd[b][(c + k) % DM_CAL] < p->read_ports;
         if (freeslots < need[b])
             return 0;
     }
     for (unsigned b = 0; b < p->banks; b++) {
         unsigned left = need[b];
-        for (unsigned k = 1; k <= p->read_window && left; k++) {
+        unsigned win = window_of(p, need[b]);
+        for (unsigned k = 1; k <= win && left; k++) {
             uint8_t *x = &s->rd[b][(c + k) % DM_CAL];
             if (*x < p->read_ports) {
                 (*x)++;
@@ -119,8 +131,9 @@ static int reserve(const dm_params *p, dm_sub *s, const uint8_t *need,
     return 1;
 }
 
-void dm_release_slot(dm_warp *w, uint32_t idx)
+void dm_release_slot(dm_sub *s, dm_warp *w, uint32_t idx)
 {
+    s->fetch_idle = 0;
     w->ring[idx % DM_RING].busy = 0;
     while (w->head != w->iss && !w->ring[w->head % DM_RING].busy)
         w->head++;
@@ -158,7 +171,7 @@ void dm_alloc_tick(dm_sm *sm, dm_sub *s, uint64_t c)
                     (*x)++;
             }
     }
-    dm_release_slot(w, s->alloc.slot);
+    dm_release_slot(s, w, s->alloc.slot);
     s->alloc.warp = DM_NO_WARP;
     sm->last_progress = c;
     dm_warp_check_done(sm, wi);

@@ -77,11 +77,11 @@ void dm_control_tick(dm_sm *sm, dm_sub *s, uint64_t c)
             record_clock(w, c);
     }
     if (sl->ismem || (sl->varlat && !s->ctrl.tag)) {
-        dm_release_slot(w, s->ctrl.slot);
+        dm_release_slot(s, w, s->ctrl.slot);
     } else if (sl->varlat) {
         if (!to_vq(sm, s, w, sl))
             return;
-        dm_release_slot(w, s->ctrl.slot);
+        dm_release_slot(s, w, s->ctrl.slot);
     } else {
         if (s->alloc.warp != DM_NO_WARP)
             return;

@@ -249,6 +249,13 @@ typedef struct dm_sub {
     dm_rfce rfc[DM_MAX_BANKS][DM_RFC_SLOTS];
     uint64_t unit_free[WC_LAT_COUNT];  /* input latch free from this cycle  */
     dm_icache *l0i;
+    /* speed only, never a result: Issue found no eligible warp and every
+     * warp is hinted past this cycle (reason issue_idle_why); Fetch found
+     * no warp with room.  Cleared by whatever can change that (dm_wake,
+     * issue, a released ring slot, warps arriving or leaving). */
+    uint64_t issue_idle_until;
+    uint8_t issue_idle_why;
+    uint8_t fetch_idle;
     uint64_t stall[DM_STALL_COUNT];
     uint64_t issued;
 } dm_sub;
@@ -297,6 +304,15 @@ typedef struct dm_sm {
 static inline void dm_wake(dm_sm *sm, unsigned wi)
 {
     sm->hint[wi] = 0;
+    sm->sub[sm->warps[wi].sub].issue_idle_until = 0;
+}
+
+/* Warps of s changed (launch, finish, ring slots): recompute Issue and
+ * Fetch next cycle. */
+static inline void dm_sub_touch(dm_sub *s)
+{
+    s->issue_idle_until = 0;
+    s->fetch_idle = 0;
 }
 
 struct dm_gpu {
@@ -359,7 +375,7 @@ void dm_warp_check_done(dm_sm *sm, unsigned wi);
 /* Release the barrier of CTA slot cta when every live warp arrived. */
 void dm_bar_check(dm_sm *sm, unsigned cta);
 /* A ring slot's instruction left the pipeline front (alloc.c). */
-void dm_release_slot(dm_warp *w, uint32_t idx);
+void dm_release_slot(dm_sub *s, dm_warp *w, uint32_t idx);
 void dm_fail(dm_gpu *gpu, int code, const char *what);
 
 /* ---- stage ticks (one file each), back to front ---- */

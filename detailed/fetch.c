@@ -77,6 +77,8 @@ void dm_fetch_tick(dm_sm *sm, dm_sub *s, uint64_t c)
 {
     const dm_params *p = sm->p;
     unsigned greedy = DM_NO_WARP;
+    if (s->fetch_idle)
+        return; /* no warp had room, and none got some since */
     if (s->last_issued != DM_NO_WARP && wants(p, &sm->warps[s->last_issued])) {
         greedy = s->last_issued;
         dm_warp *w = &sm->warps[greedy];
@@ -103,7 +105,9 @@ void dm_fetch_tick(dm_sm *sm, dm_sub *s, uint64_t c)
             return;
         }
     }
-    if (young && greedy == DM_NO_WARP &&
-        dm_icache_access(s->l0i, line_of(p, young), c, 0))
+    if (!young && greedy == DM_NO_WARP)
+        s->fetch_idle = 1;
+    else if (young && greedy == DM_NO_WARP &&
+             dm_icache_access(s->l0i, line_of(p, young), c, 0))
         do_fetch(sm, young, c);
 }

@@ -199,6 +199,7 @@ static void do_issue(dm_sm *sm, dm_sub *s, unsigned wi, uint64_t c)
     s->ctrl.tag = tag;
     s->ctrl.seen = 0;
     w->iss++;
+    s->fetch_idle = 0;
     w->insts++;
     s->issued++;
     sm->gpu->insts++;
@@ -279,6 +280,10 @@ void dm_issue_tick(dm_sm *sm, dm_sub *s, uint64_t c)
         s->stall[DM_STALL_PIPELINE]++;
         return;
     }
+    if (c < s->issue_idle_until) { /* nothing changed since the last scan */
+        s->stall[s->issue_idle_why]++;
+        return;
+    }
     unsigned pick = DM_NO_WARP, wi;
     int why_greedy = -1, why_young = -1;
     if (p->policy == DM_POL_CGGTY || p->policy == DM_POL_GTO) {
@@ -324,6 +329,13 @@ void dm_issue_tick(dm_sm *sm, dm_sub *s, uint64_t c)
                 : why_young >= 0                                  ? why_young
                                                                   : DM_STALL_EXITED;
         s->stall[r]++;
+        /* every warp was looked at: none can issue before its hint */
+        uint64_t until = UINT64_MAX;
+        for (unsigned i = 0; i < n; i++)
+            if (sm->hint[s->warps[i]] < until)
+                until = sm->hint[s->warps[i]];
+        s->issue_idle_until = until;
+        s->issue_idle_why = (uint8_t)r;
         return;
     }
     wi = s->warps[pick];

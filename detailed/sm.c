@@ -256,6 +256,7 @@ int dm_sm_launch(dm_sm *sm, wc_cta *cta, const wc_ubench *u, uint64_t num,
         ct->slots[i] = wi;
         dm_sub *s = &sm->sub[w->sub];
         s->warps[s->nwarps++] = wi;
+        dm_sub_touch(s);
         if (dm_warp_next(sm, w) != 0)
             return sm->gpu->err;
     }
@@ -282,6 +283,7 @@ static void cta_finish(dm_sm *sm, unsigned ci)
             }
         if (s->last_issued == wi)
             s->last_issued = DM_NO_WARP;
+        dm_sub_touch(s);
         if (s->const_warp == wi)
             s->const_warp = DM_NO_WARP;
         for (unsigned b = 0; b < DM_MAX_BANKS; b++)

@@ -182,36 +182,10 @@ int im_par_init(im_par *p, const wc_gpu *g, long sms, wc_diag *d)
 }
 
 /* Resident CTAs per SM from the occupancy limits. */
-static int occupancy(const wc_gpu *g, const wc_kernel_info *ki,
-                     unsigned wpc)
+static int occupancy(const wc_gpu *g, const wc_kernel_info *ki)
 {
-    long occ = g->max_ctas_per_sm;
-    long wau = g->warp_alloc_unit > 0 ? g->warp_alloc_unit : 1;
-    long warps = ((long)wpc + wau - 1) / wau * wau;
-    if (warps < 1)
-        warps = 1;
-    if (g->max_warps_per_sm / warps < occ)
-        occ = g->max_warps_per_sm / warps;
-    long nregs = ki->nregs > 0 ? ki->nregs : 0;
-    if (nregs > 0) {
-        long unit = g->reg_alloc_unit > 0 ? g->reg_alloc_unit : 1;
-        long per;
-        if (g->reg_alloc_per_cta) {
-            long threads = (long)ki->block[0] * ki->block[1] * ki->block[2];
-            per = (nregs * threads + unit - 1) / unit * unit;
-        } else {
-            per = (nregs * 32 + unit - 1) / unit * unit * (long)wpc;
-        }
-        if (per > 0 && g->regs_per_sm / per < occ)
-            occ = g->regs_per_sm / per;
-    }
-    if (ki->shmem > 0) {
-        long unit = g->shmem_alloc_unit > 0 ? g->shmem_alloc_unit : 1;
-        long per = (ki->shmem + unit - 1) / unit * unit;
-        if (g->shmem_per_sm / per < occ)
-            occ = g->shmem_per_sm / per;
-    }
-    return occ < 1 ? 1 : (int)occ;
+    unsigned threads = ki->block[0] * ki->block[1] * ki->block[2];
+    return (int)wc_gpu_ctas_per_sm(g, threads, ki->nregs, ki->shmem);
 }
 
 static uint64_t mix64(uint64_t x)
@@ -311,7 +285,7 @@ static int run_init(im_run *x, const wc_gpu *g, const wc_kernel_info *ki,
     }
     if (x->wpc == 0)
         x->wpc = 1;
-    x->slots = occupancy(g, ki, x->wpc);
+    x->slots = occupancy(g, ki);
     x->w = calloc(1, sizeof *x->w);
     x->l1 = calloc((size_t)x->nsm, sizeof *x->l1);
     x->l1_ready = calloc((size_t)x->nsm, 1);

@@ -384,6 +384,22 @@ static void test_depcounters(void)
     CHECK_EQ_INT(elapsed_text(s2, &gpu_a6000), 1 + 24);
 }
 
+/* An instruction reading more registers of one bank than the read window
+ * has ports (HMMA.16816.F32: A 4 + B 2 + C 4 registers, 5 per bank) reads
+ * them over more cycles instead of waiting in Allocate forever. */
+static void test_wide_reads(void)
+{
+    static const char hmma[] =
+        ".warp 0\n"
+        "[B------:R-:W-:-:S01] CS2R.32 R30, SR_CLOCKLO ;\n"
+        "[B------:R-:W-:-:S02] HMMA.16816.F32 R16, R4, R12, R16 ;\n"
+        "[B------:R-:W-:-:S01] HMMA.16816.F32 R20, R4, R12, R20 ;\n"
+        "[B------:R-:W-:-:S01] CS2R.32 R31, SR_CLOCKLO ;\n"
+        "[B------:R-:W-:-:S01] EXIT ;\n";
+    long e = elapsed_text(hmma, &gpu_a6000);
+    CHECK(e >= 3 && e < 20);
+}
+
 /* Seed 001 Fig. 3/4 on the A100: 8 warps x 4096 independent FFMAs, with 24
  * empty warps per block in the balanced / unbalanced layouts, then a
  * barrier.  rr puts all compute warps of the unbalanced layout on one
@@ -467,6 +483,7 @@ int main(void)
     test_table2();
     test_quirks();
     test_depcounters();
+    test_wide_reads();
     test_imbalance();
     CHECK_DONE();
 }
