@@ -237,14 +237,7 @@ int cmd_info(int argc, char **argv)
             print_text(f, wc_trace_kernel(t, k), &st[k]);
         }
     }
-    if (!c.quiet) {
-        const char *const *names = NULL;
-        const uint64_t *counts = NULL;
-        size_t nu = wc_trace_unknown_ops(t, &names, &counts);
-        for (size_t i = 0; i < nu; i++)
-            fprintf(stderr, "warning: unknown opcode '%s' (%llu times)\n",
-                    names[i], (unsigned long long)counts[i]);
-    }
+    cli_warn_unknown_ops(&c, t);
     cli_close_out(&c, f);
     free(st);
     wc_trace_close(t);

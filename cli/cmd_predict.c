@@ -495,14 +495,7 @@ int cmd_predict(int argc, char **argv)
         write_csv(f, ko, nout);
     else
         write_text(f, g, mode, ko, nout, self_profile);
-    if (!c.quiet) {
-        const char *const *names = NULL;
-        const uint64_t *counts = NULL;
-        size_t nu = wc_trace_unknown_ops(t, &names, &counts);
-        for (size_t i = 0; i < nu; i++)
-            fprintf(stderr, "warning: unknown opcode '%s' (%llu times)\n",
-                    names[i], (unsigned long long)counts[i]);
-    }
+    cli_warn_unknown_ops(&c, t);
     cli_close_out(&c, f);
     for (size_t i = 0; i < nout; i++)
         if (ko[i].pw) {

@@ -178,6 +178,18 @@ void cli_close_out(const cli_common *c, FILE *f)
     }
 }
 
+void cli_warn_unknown_ops(const cli_common *c, const wc_trace *t)
+{
+    if (c->quiet)
+        return;
+    const char *const *names = NULL;
+    const uint64_t *counts = NULL;
+    size_t nu = wc_trace_unknown_ops(t, &names, &counts);
+    for (size_t i = 0; i < nu; i++)
+        fprintf(stderr, "warning: unknown opcode '%s' (%llu times)\n", names[i],
+                (unsigned long long)counts[i]);
+}
+
 int cli_progress_ok(const cli_common *c)
 {
     return !c->quiet && isatty(2);
