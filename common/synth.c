@@ -834,6 +834,51 @@ static void sy_sched_one(sy_sched *s, sy_kernel *k, size_t i, const wc_gpu *g)
     s->prev = (long)i;
 }
 
+/* Whether some execution of the kernel skips op j right after op i: the
+ * side of an if/else that i is not on, the loop work of an idle warp. */
+static int sy_skippable(const sy_op *i, const sy_op *j)
+{
+    if ((j->mk == MK_IF || j->mk == MK_ELSE) && j->mk != i->mk)
+        return 1;
+    return j->path != i->path;
+}
+
+/* Raise the stall of op i to 2 if an op that can run right after it,
+ * starting the search at j, waits on one of the counters in bars.  The
+ * loop back edge goes from the end of the body to its start. */
+static void sy_raise_stall(sy_kernel *k, size_t i, unsigned bars, size_t j,
+                           int depth)
+{
+    sy_op *o = &k->ops[i];
+    for (; j < k->n && depth < 64; j++, depth++) {
+        if (j == k->body_e && i >= k->body_b && i < k->body_e)
+            sy_raise_stall(k, i, bars, k->body_b, depth + 1);
+        if ((k->ops[j].ctrl.wait & bars) && o->ctrl.stall < 2)
+            o->ctrl.stall = 2;
+        if (!sy_skippable(o, &k->ops[j]))
+            return;
+    }
+}
+
+/* Seed 000 sec. 4: Control raises a dependence counter the cycle after
+ * issue and Issue sees it from the next cycle, so a producer whose next
+ * instruction waits on its write or read counter needs stall >= 2 (else
+ * the consumer slips through before the counter is up), as the compiler
+ * does for LDG -> FFMA, MUFU -> FMUL, S2R -> IMAD. */
+static void sy_counter_stalls(sy_kernel *k)
+{
+    for (size_t i = 0; i < k->n; i++) {
+        const sy_op *o = &k->ops[i];
+        unsigned bars = 0;
+        if (o->ctrl.wbar >= 0)
+            bars |= 1u << o->ctrl.wbar;
+        if (o->ctrl.rbar >= 0)
+            bars |= 1u << o->ctrl.rbar;
+        if (bars)
+            sy_raise_stall(k, i, bars, i + 1, 0);
+    }
+}
+
 static void sy_control_bits(sy_kernel *k, const wc_gpu *g)
 {
     sy_sched *s = calloc(1, sizeof *s);
@@ -861,6 +906,7 @@ static void sy_control_bits(sy_kernel *k, const wc_gpu *g)
     /* the EXIT waits for every outstanding counter it does not depend on
      * only through memory ordering; compilers leave it at S05 */
     k->ops[k->n - 1].ctrl.stall = 5;
+    sy_counter_stalls(k);
     free(s);
 }
 

@@ -1,7 +1,8 @@
 /*
  * tests/unit/test_synth.c - the synthetic trace generator: every kind
  * writes a trace directory the reader opens, with the header, CTA and warp
- * structure asked for, control bits joined from the .sass listing, EXIT at
+ * structure asked for, control bits joined from the .sass listing (a
+ * producer right before a consumer of its counter has stall >= 2), EXIT at
  * the end of every warp, repeating loop PCs, and the same bytes for the
  * same seed.
  */
@@ -75,9 +76,24 @@ static void check_kind(const char *kind, const char *base)
             for (unsigned w = 0; w < wc_cta_nwarps(c); w++) {
                 wc_inst in;
                 uint64_t n = 0, max_pc = 0, repeats = 0;
-                int last_exit = 0, ctrl_ok = 1;
+                int last_exit = 0, ctrl_ok = 1, stall_ok = 1;
+                wc_ctrl prev = {0, 0, 0, -1, -1, 0, 0};
                 while (wc_cta_next(c, w, &in, &d) == 1) {
                     n++;
+                    /* seed 000 sec. 4: a producer whose next instruction
+                     * waits on its counter needs stall >= 2 */
+                    unsigned bars = 0;
+                    if (prev.wbar >= 0)
+                        bars |= 1u << prev.wbar;
+                    if (prev.rbar >= 0)
+                        bars |= 1u << prev.rbar;
+                    if ((in.ctrl.wait & bars) && prev.stall < 2) {
+                        fprintf(stderr, "%s: stall %u before %s at 0x%llx\n",
+                                kind, prev.stall, in.opcode,
+                                (unsigned long long)in.pc);
+                        stall_ok = 0;
+                    }
+                    prev = in.ctrl;
                     if (in.pc <= max_pc && n > 1)
                         repeats++;
                     if (in.pc > max_pc)
@@ -93,6 +109,7 @@ static void check_kind(const char *kind, const char *base)
                 CHECK_EQ_INT(n, wc_cta_warp_len(c, w));
                 CHECK(last_exit);
                 CHECK(ctrl_ok);
+                CHECK(stall_ok);
                 if (strcmp(kind, "imbalanced") != 0 || w % 4 == 0)
                     CHECK(repeats > 0); /* the loop body ran again */
             }
