@@ -14,7 +14,8 @@
  *   for each warp: im_warp_run  (solo timeline; L1 of SM s, shared L2)
  *      |  phase p: solo time L[w][p], components, demand D[p][resource]
  *      v
- *   im_cta: T_alone = sum_p max(max_w L[w][p], max_r D[p][r]) + overheads
+ *   im_cta: T_alone = sum_p max(max_w L[w][p], max_r D[p][r] + E[p][r])
+ *           + overheads   (E: lead + tail of the warps using r, im_warp.c)
  *      |  queueing: memory stall x (1 + k rho/(1-rho)), GPU-wide bandwidth
  *      v
  *   im_sched: the CTA joins SM s; all CTAs of an SM progress at
@@ -125,15 +126,15 @@ void im_mem_global(const im_par *p, im_cache *l1, im_cache *l2,
 /* Shared memory wavefronts. */
 unsigned im_mem_wavefronts(const im_par *p, const wc_inst *in);
 
-/* Code lines an SM has fetched, with the kernel time each arrives (the L1
- * icache, taken as large enough for a kernel's code), and the stream
- * buffer's last miss. */
+/* Code lines an SM has fetched or prefetched, with the kernel time each
+ * arrives (the L1 icache, taken as large enough for a kernel's code), and
+ * the stream buffer's window. */
 typedef struct im_icode {
     uint64_t *line;     /* line + 1, 0 = empty slot                        */
     double *ready;
     size_t cap, n;
-    uint64_t sb_line;   /* last missed line                                */
-    double sb_ready;
+    uint64_t sb_line;   /* stream buffer: lines sb_line+1 .. sb_end follow */
+    uint64_t sb_end;    /* the last miss (sb_line) in sequence             */
 } im_icode;
 
 int im_icode_init(im_icode *c);
@@ -153,6 +154,8 @@ typedef struct im_cta_acc {
     double *lmax;       /* [phase] max solo time over warps                */
     double *crit;       /* [phase][IM_CPI_COUNT] components of that warp   */
     double *dem;        /* [phase][IM_NRES] demand                         */
+    double *edge;       /* [phase][IM_NRES] sum over warps of own demand x
+                           (lead + tail) on the resource: see im_warp.c    */
     double warp_total_max; /* max over warps of the sum of its phases      */
     double l2_bytes, dram_bytes;
     /* first L2 / DRAM access of the CTA (cycles after its start) and the
@@ -185,10 +188,19 @@ typedef struct im_walker {
     double addr_free;
     wc_reg rfc[8][4];   /* register file cache: [bank][operand slot]      */
     double bank_next[8]; /* next free read slot of each RF bank            */
+    double vbank_next[8]; /* same for variable-latency reads (slots left) */
     struct im_icode *ic; /* this SM's code lines (NULL: perfect fetch)     */
     double cta_t;       /* kernel time at which the current CTA started   */
     im_icode *cl1;      /* this SM's constant lines (L1 constant cache)   */
     im_icode *cl0;      /* per sub-core L0 FL constant caches of this SM  */
+    unsigned share_sub; /* warps of the current CTA on this warp's sub-core */
+    unsigned share_sm;  /* warps of the current CTA                        */
+    /* this warp's demand in the current phase (own), the time it first
+     * could be served less what the sharing warps ask meanwhile (lead) and
+     * its last use (last), per resource; used lists the resources */
+    double own[IM_NRES], lead[IM_NRES], last[IM_NRES];
+    uint16_t used[IM_NRES];
+    unsigned nused;
     wc_inst in;
 } im_walker;
 

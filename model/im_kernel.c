@@ -407,7 +407,12 @@ static void phase_extra(const im_par *p, const double *D, int rb,
     }
 }
 
-/* Solo time and components of the CTA in x->acc; fills dem_total. */
+/* Solo time and components of the CTA in x->acc; fills dem_total.
+ * A phase takes max(longest warp, max_r (demand_r + edge_r)): edge_r is
+ * the demand-weighted lead + tail of the warps using r (im_warp.c), the
+ * time r cannot work at the phase's start and end -- the serial prologue
+ * of a kernel start (latency, cold code and constant lines: seed 000
+ * 5.1.1, 5.2) and the drain after the last use. */
 static double cta_time(im_run *x, unsigned nwarps, double *comp,
                        double *dem_total)
 {
@@ -419,12 +424,16 @@ static double cta_time(im_run *x, unsigned nwarps, double *comp,
     for (size_t ph = 0; ph < a->nphases; ph++) {
         double L = a->lmax[ph] > 0 ? a->lmax[ph] : 0;
         const double *D = a->dem + ph * IM_NRES;
+        const double *E = a->edge + ph * IM_NRES;
         double Dm = 0;
         int rb = 0;
         for (int r = 0; r < IM_NRES; r++) {
             dem_total[r] += D[r];
-            if (D[r] > Dm) {
-                Dm = D[r];
+            if (D[r] <= 0)
+                continue;
+            double v = D[r] + E[r] / D[r];
+            if (v > Dm) {
+                Dm = v;
                 rb = r;
             }
         }
@@ -479,10 +488,17 @@ static int run_cta(im_run *x, const im_cta_src *src, uint64_t cta_no,
     x->w->cl0 = x->cl0 + sm * IM_MAXSUB;
     x->w->l2 = &x->l2;
     im_cta_reset(&x->acc);
+    unsigned on_sub[IM_MAXSUB] = {0};
+    for (unsigned w = 0; w < src->nwarps; w++) {
+        uint64_t W = (uint64_t)slot * x->wpc + src->warp_id(src->ctx, w);
+        on_sub[assign_subcore(&x->p, W, sm, x->o.seed)]++;
+    }
+    x->w->share_sm = src->nwarps;
     for (unsigned w = 0; w < src->nwarps; w++) {
         unsigned wid = src->warp_id(src->ctx, w);
         uint64_t W = (uint64_t)slot * x->wpc + wid;
         int sub = assign_subcore(&x->p, W, sm, x->o.seed);
+        x->w->share_sub = on_sub[sub];
         src->set_warp(src->ctx, w);
         uint64_t n = 0;
         double cyc = 0;

@@ -54,6 +54,13 @@ static unsigned popc(uint32_t x)
     return (unsigned)__builtin_popcount(x);
 }
 
+/* The set of `line` (hashed so that power-of-two strides spread). */
+static im_way *cache_set(const im_cache *c, uint64_t line)
+{
+    uint64_t h = line ^ (line >> 7) ^ (line >> 17);
+    return c->way + (size_t)(h % c->sets) * c->ways;
+}
+
 uint32_t im_cache_access(im_cache *c, uint64_t line, uint32_t sectors,
                          int is_write, int write_alloc, unsigned *wb_sectors)
 {
@@ -61,9 +68,7 @@ uint32_t im_cache_access(im_cache *c, uint64_t line, uint32_t sectors,
         *wb_sectors = 0;
     if (!c || !c->way)
         return sectors;
-    /* hash the set index so that power-of-two strides spread */
-    uint64_t h = line ^ (line >> 7) ^ (line >> 17);
-    im_way *set = c->way + (size_t)(h % c->sets) * c->ways;
+    im_way *set = cache_set(c, line);
     uint64_t key = line + 1;
     c->now++;
     im_way *victim = set;
@@ -100,6 +105,11 @@ typedef struct lineset {
     unsigned n;
 } lineset;
 
+static int pow2(unsigned v)
+{
+    return v && !(v & (v - 1));
+}
+
 static void coalesce(const im_par *p, const wc_inst *in, lineset *ls)
 {
     ls->n = 0;
@@ -118,6 +128,39 @@ static void coalesce(const im_par *p, const wc_inst *in, lineset *ls)
         return;
     }
     unsigned last = 0;
+    if (pow2(lb) && pow2(sb) && w <= sb) {
+        /* the usual case: no lane access crosses a sector; shifts, not
+         * 64-bit divisions */
+        unsigned ls_ = ilog2u(lb), ss = ilog2u(sb);
+        for (unsigned l = 0; l < WC_WARP_SIZE; l++) {
+            if (!((in->mask >> l) & 1u))
+                continue;
+            uint64_t a = in->addr[l], e = a + w - 1;
+            uint64_t line = a >> ls_;
+            if ((e >> ls_) != line || (e >> ss) != (a >> ss))
+                goto general; /* misaligned: the byte walk below */
+            uint32_t m = 1u << (((unsigned)a & (lb - 1)) >> ss);
+            unsigned j;
+            if (ls->n && ls->line[last] == line)
+                j = last;
+            else {
+                for (j = 0; j < ls->n; j++)
+                    if (ls->line[j] == line)
+                        break;
+            }
+            if (j == ls->n) {
+                ls->line[j] = line;
+                ls->sec[j] = 0;
+                ls->n++;
+            }
+            ls->sec[j] |= m;
+            last = j;
+        }
+        return;
+    }
+general:
+    ls->n = 0;
+    last = 0;
     for (unsigned l = 0; l < WC_WARP_SIZE; l++) {
         if (!((in->mask >> l) & 1u))
             continue;
@@ -279,7 +322,7 @@ int im_icode_init(im_icode *c)
     c->cap = 256;
     c->line = calloc(c->cap, sizeof *c->line);
     c->ready = calloc(c->cap, sizeof *c->ready);
-    c->sb_line = UINT64_MAX - 1024;
+    c->sb_line = c->sb_end = UINT64_MAX - 1024;
     if (!c->line || !c->ready) {
         im_icode_free(c);
         return -1;
@@ -327,30 +370,50 @@ static int icode_grow(im_icode *c)
     return 0;
 }
 
-double im_icode_fetch(im_icode *c, const im_par *p, uint64_t line,
-                      double now)
+/* Remember that `line` arrives at r (no-op when known). */
+static void icode_put(im_icode *c, uint64_t line, double r)
 {
-    if (!c->line)
-        return now;
     size_t i = icode_slot(c, line);
     if (c->line[i])
-        return c->ready[i];
-    double r;
-    if (line > c->sb_line && line - c->sb_line <= p->isbuf) {
-        r = c->sb_ready; /* prefetched with the last miss */
-    } else {
-        r = now + p->il1_lat + p->il1_miss;
-        c->sb_line = line;
-        c->sb_ready = r;
-    }
+        return;
     if (2 * (c->n + 1) > c->cap) {
         if (icode_grow(c) != 0)
-            return r; /* not remembered: later warps take it as a hit */
+            return; /* not remembered: later warps take it as a hit */
         i = icode_slot(c, line);
     }
     c->line[i] = line + 1;
     c->ready[i] = r;
     c->n++;
+}
+
+/* Seed 000 5.2: a miss fetches the line and restarts the stream buffer on
+ * the next icache_stream_buffer lines (they come with it); a hit in the
+ * stream buffer prefetches the next successive line, so a warp walking
+ * straight-line code stays behind the buffer once it has started. */
+double im_icode_fetch(im_icode *c, const im_par *p, uint64_t line,
+                      double now)
+{
+    if (!c->line)
+        return now;
+    double cost = p->il1_lat + p->il1_miss;
+    size_t i = icode_slot(c, line);
+    if (c->line[i]) {
+        double r = c->ready[i];
+        if (line > c->sb_line && line <= c->sb_end &&
+            line + p->isbuf > c->sb_end) {
+            uint64_t from = c->sb_end + 1;
+            c->sb_end = line + p->isbuf;
+            for (uint64_t l = from; l <= c->sb_end; l++)
+                icode_put(c, l, (r > now ? r : now) + cost);
+        }
+        return r;
+    }
+    double r = now + cost;
+    icode_put(c, line, r);
+    c->sb_line = line;
+    c->sb_end = line + p->isbuf;
+    for (uint64_t l = line + 1; l <= c->sb_end; l++)
+        icode_put(c, l, r);
     return r;
 }
 

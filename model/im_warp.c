@@ -39,6 +39,7 @@ void im_cta_free(im_cta_acc *a)
     free(a->lmax);
     free(a->crit);
     free(a->dem);
+    free(a->edge);
     memset(a, 0, sizeof *a);
 }
 
@@ -63,12 +64,17 @@ static int phase_at(im_cta_acc *a, size_t p)
         if (!dm)
             return -1;
         a->dem = dm;
+        double *ed = realloc(a->edge, nc * IM_NRES * sizeof *ed);
+        if (!ed)
+            return -1;
+        a->edge = ed;
         a->cap = nc;
     }
     for (size_t i = a->nphases; i <= p; i++) {
         a->lmax[i] = -1;
         memset(a->crit + i * IM_CPI_COUNT, 0, IM_CPI_COUNT * sizeof(double));
         memset(a->dem + i * IM_NRES, 0, IM_NRES * sizeof(double));
+        memset(a->edge + i * IM_NRES, 0, IM_NRES * sizeof(double));
     }
     a->nphases = p + 1;
     return 0;
@@ -167,6 +173,53 @@ static void mem_lat(const im_par *p, const wc_inst *in, int mop, double *raw,
 }
 
 #define CAUSE_NONE 255
+#define CAUSE_CONST IM_CPI_COUNT /* cold constant line: mem_shared       */
+
+/*
+ * Edges of a resource-bound phase.  Warps sharing resource r cannot keep
+ * it busy before they ask for it nor after their last use.  With the n
+ * warps sharing it alike, r finishes no earlier than
+ *
+ *     lead + n x (this warp's demand),  lead = max_i (t_i - n x demand
+ *                                                     before use i)
+ *
+ * over this warp's uses i of r at solo issue times t_i (phase time): the
+ * prologue's latency and the cold code and constant lines that every warp
+ * waits for at a kernel's start (seed 000 5.1.1, 5.2) are time r cannot
+ * work.  The warp then ends its tail after its last use.
+ */
+static inline void dem_add(im_walker *w, double *D, int r, double v,
+                           double t, double t0)
+{
+    if (v <= 0)
+        return;
+    D[r] += v;
+    double n = r >= IM_R_SMMEM ? w->share_sm : w->share_sub;
+    double c = (t - t0) - n * w->own[r];
+    if (w->own[r] == 0) {
+        w->used[w->nused++] = (uint16_t)r;
+        w->lead[r] = c;
+    } else if (c > w->lead[r]) {
+        w->lead[r] = c;
+    }
+    w->own[r] += v;
+    w->last[r] = t;
+}
+
+/* End of a phase at `end` (phase time): own demand x (lead + tail) into
+ * the CTA's edge sums, and the warp's per-phase state cleared. */
+static void edges_flush(im_walker *w, im_cta_acc *acc, size_t phase,
+                        double t0, double end)
+{
+    double *E = acc->edge + phase * IM_NRES;
+    for (unsigned i = 0; i < w->nused; i++) {
+        int r = w->used[i];
+        double tail = end - (w->last[r] - t0) - 1;
+        E[r] += w->own[r] * (w->lead[r] + (tail > 0 ? tail : 0));
+        w->own[r] = 0;
+    }
+    w->nused = 0;
+}
 
 int im_warp_run(im_walker *w, int sub, im_next_fn next, void *ctx,
                 im_cta_acc *acc, uint64_t *insts, double *cycles, wc_diag *d)
@@ -194,7 +247,7 @@ int im_warp_run(im_walker *w, int sub, im_next_fn next, void *ctx,
         w->unit_free[i] = w->base;
     w->addr_free = w->base;
     for (int b = 0; b < 8; b++)
-        w->bank_next[b] = w->base;
+        w->bank_next[b] = w->vbank_next[b] = w->base;
     for (int b = 0; b < 8; b++)
         for (int s = 0; s < 4; s++)
             w->rfc[b][s] = WC_REG_NONE;
@@ -209,9 +262,11 @@ int im_warp_run(im_walker *w, int sub, im_next_fn next, void *ctx,
         int mop = 0;
         int mk = mem_kind(in, oi, &mop);
         n++;
+        /* fixed latency, or variable latency outside the memory unit
+         * (MUFU, DFMA, S2R, conversions): both read the register file */
         int fixed = !mk && !(oi->flags & WC_OPF_VARLAT);
         unsigned reads[8] = {0};
-        if (fixed)
+        if (!mk)
             rf_reads(w, in, reads);
         /* ---- earliest issue and its binding constraint ---- */
         double e = prev + 1;
@@ -225,7 +280,7 @@ int im_warp_run(im_walker *w, int sub, im_next_fn next, void *ctx,
         }                                                                      \
     } while (0)
         /* every read of a bank within the read window after issue */
-        for (int b = 0; b < p->banks; b++)
+        for (int b = 0; fixed && b < p->banks; b++)
             if (reads[b])
                 BIND(w->bank_next[b] + reads[b] - 1 - p->read_window,
                      IM_CPI_UNIT);
@@ -249,7 +304,7 @@ int im_warp_run(im_walker *w, int sub, im_next_fn next, void *ctx,
                                        (r1 > now ? r1 - now : 0) +
                                            p->c_l0_miss);
             if (r0 > now)
-                BIND(e + (r0 - now), IM_CPI_MEM_SHARED);
+                BIND(e + (r0 - now), CAUSE_CONST);
         }
         if (ctrl) {
             BIND(next_ok, IM_CPI_DEP);
@@ -286,6 +341,8 @@ int im_warp_run(im_walker *w, int sub, im_next_fn next, void *ctx,
         if (mk)
             BIND(w->memq[qpos] + 1, IM_CPI_MEM_L1);
 #undef BIND
+        if (cause == CAUSE_CONST)
+            cause = IM_CPI_MEM_SHARED;
         if (cause != CAUSE_NONE && cause != IM_CPI_DEP &&
             cause != IM_CPI_UNIT)
             acc->intervals++; /* a long-latency event cut an interval */
@@ -295,21 +352,31 @@ int im_warp_run(im_walker *w, int sub, im_next_fn next, void *ctx,
         double t = e;
         /* ---- demands and results ---- */
         double *D = dem + phase * IM_NRES;
-        D[IM_R_ISSUE + sub] += 1;
+        dem_add(w, D, IM_R_ISSUE + sub, 1, t, t0);
+        /* RF reads: fixed latency in the window after issue; variable
+         * latency from the queue after Control, with the slots left (its
+         * own clock here), one register per bank and cycle */
+        double vread_end = 0;
         for (int b = 0; b < p->banks; b++)
             if (reads[b]) {
-                double st = w->bank_next[b] > t + 1 ? w->bank_next[b] : t + 1;
-                w->bank_next[b] = st + reads[b];
-                D[IM_R_BANK + sub * 8 + b] += reads[b];
+                double *bn = fixed ? &w->bank_next[b] : &w->vbank_next[b];
+                double first = fixed ? t + 1 : t + 2;
+                double st = *bn > first ? *bn : first;
+                *bn = st + reads[b];
+                if (*bn > vread_end)
+                    vread_end = *bn;
+                dem_add(w, D, IM_R_BANK + sub * 8 + b, reads[b], t, t0);
             }
         double lat = p->lat[lc], war = 0;
         int lcause = IM_CPI_DEP;
         if (!mk) {
             if (lc == WC_LAT_fp64 && p->fp64_shared)
-                D[IM_R_FP64SM] += p->ii[lc];
+                dem_add(w, D, IM_R_FP64SM, p->ii[lc], t, t0);
             else
-                D[IM_RU(sub, lc)] += p->ii[lc];
+                dem_add(w, D, IM_RU(sub, lc), p->ii[lc], t, t0);
             w->unit_free[lc] = t + p->ii[lc];
+            if (!fixed && vread_end - t > lat)
+                lat = vread_end - t; /* result after its operands are read */
         } else {
             double raw;
             mem_lat(p, in, mop, &raw, &war);
@@ -322,7 +389,7 @@ int im_warp_run(im_walker *w, int sub, im_next_fn next, void *ctx,
             w->addr_free = S + sub_ii;
             w->memq[qpos] = S + (p->sub_latency - p->dispatch);
             qpos = (qpos + 1) % memq;
-            D[IM_R_MEMSUB + sub] += sub_ii;
+            dem_add(w, D, IM_R_MEMSUB + sub, sub_ii, t, t0);
             double smb = p->shared_ii;
             lat = raw;
             if (mk == 1) {
@@ -372,7 +439,7 @@ int im_warp_run(im_walker *w, int sub, im_next_fn next, void *ctx,
             }
             if (in->mask == 0) /* predicated off: no access */
                 lat = war;
-            D[IM_R_SMMEM] += smb;
+            dem_add(w, D, IM_R_SMMEM, smb, t, t0);
         }
         /* results: dependence counters or register scoreboard */
         double done = t + lat;
@@ -424,6 +491,7 @@ int im_warp_run(im_walker *w, int sub, im_next_fn next, void *ctx,
                 memcpy(acc->crit + phase * IM_CPI_COUNT, comp, sizeof comp);
             }
             memset(comp, 0, sizeof comp);
+            edges_flush(w, acc, phase, t0, len);
             if (phase + 1 < IM_MAX_PHASES) {
                 if (phase_at(acc, phase + 1) != 0)
                     return wc_diag_set(d, WC_EINTERNAL, "", 0, 0,
@@ -446,6 +514,7 @@ int im_warp_run(im_walker *w, int sub, im_next_fn next, void *ctx,
         acc->lmax[phase] = len;
         memcpy(acc->crit + phase * IM_CPI_COUNT, comp, sizeof comp);
     }
+    edges_flush(w, acc, phase, t0, len);
     if (total > acc->warp_total_max)
         acc->warp_total_max = total;
     double end = prev + 1;

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "dm.h"
@@ -31,6 +32,15 @@ static long peak_rss_kb(void)
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
     return ru.ru_maxrss;
+}
+
+/* CPU seconds of this process (the host is shared: wall time varies). */
+static double cpu_now(void)
+{
+    struct timespec ts;
+    if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) != 0)
+        return 0;
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 static int fail(const char *what, const wc_diag *d)
@@ -85,6 +95,7 @@ int main(void)
     }
     /* reader alone */
     t0 = wc_now();
+    double c0 = cpu_now();
     uint64_t n = 0;
     wc_kreader *kr = NULL;
     if (wc_kreader_open(t, 0, &kr, &d) != 0) {
@@ -103,15 +114,16 @@ int main(void)
     }
     free(in);
     wc_kreader_close(kr);
-    double trd = wc_now() - t0;
+    double trd = wc_now() - t0, crd = cpu_now() - c0;
     /* interval model */
     im_result r;
     t0 = wc_now();
+    c0 = cpu_now();
     if (im_run_kernel(t, 0, &g, NULL, &r, &d) != 0) {
         fail("interval", &d);
         goto out;
     }
-    double tim = wc_now() - t0;
+    double tim = wc_now() - t0, cim = cpu_now() - c0;
     long rss = peak_rss_kb();
     /* detailed model on a window */
     dm_options dopt;
@@ -131,10 +143,16 @@ int main(void)
     printf("bench_interval: trace %s ctas=%u iters=%u: %llu warp insts "
            "(generated in %.2f s)\n",
            kind, sp.ctas, sp.iters, (unsigned long long)n, tgen);
-    printf("  reader alone     %12.0f warp insts/s (%.3f s)\n", rd_rate, trd);
-    printf("  interval model   %12.0f warp insts/s (%.3f s), %.2fx the "
-           "reader's time, predicted %llu cycles\n",
-           im_rate, tim, tim / trd, (unsigned long long)r.cycles);
+    printf("  reader alone     %12.0f warp insts/s (%.3f s, %.3f s CPU: "
+           "%.0f/s)\n",
+           rd_rate, trd, crd, crd > 0 ? (double)n / crd : 0);
+    printf("  interval model   %12.0f warp insts/s (%.3f s, %.3f s CPU: "
+           "%.0f/s), %.2fx the reader's CPU time, model alone %.0f/s, "
+           "predicted %llu cycles\n",
+           im_rate, tim, cim, cim > 0 ? (double)r.warp_insts / cim : 0,
+           crd > 0 ? cim / crd : 0,
+           cim > crd ? (double)r.warp_insts / (cim - crd) : 0,
+           (unsigned long long)r.cycles);
     if (tdm >= 0)
         printf("  detailed model   %12.0f warp insts/s (window of %llu CTAs)"
                " -> interval is %.0fx faster\n",

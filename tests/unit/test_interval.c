@@ -4,7 +4,9 @@
  * unit-throughput-bound stream, warps sharing a sub-core's issue slot, the
  * seed 001 sub-core imbalance microbenchmark (rr / srr / balanced layout),
  * the seed 000 Table 1 memory-issue pattern in aggregate, occupancy waves,
- * launch overhead, CTA windows and the CPI stack invariant.
+ * launch overhead, CTA windows, register-bank reads of variable-latency
+ * instructions, a bank-bound loop behind a latency-bound prologue, and the
+ * CPI stack invariant.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -299,6 +301,56 @@ static void test_ctrl(void)
     free(p.in);
 }
 
+/* Register-bank read ports (seed 000 5.3): variable-latency instructions
+ * read their registers too, and a bank-bound phase cannot start before
+ * the warps' prologue is done. */
+static void test_banks(void)
+{
+    wc_gpu g;
+    gpu(&g);
+    wc_diag d;
+    wc_gpu_set(&g, "lat_fp64=8", &d);
+    wc_gpu_set(&g, "ii_fp64=1", &d);
+    wc_gpu_set(&g, "fp64_shared=0", &d);
+    /* 64 independent DFMAs reading R4:R5, R2:R3 (two registers per bank),
+     * two warps per sub-core: 2 x 64 x 2 reads per bank, not 2 x 64
+     * issue slots */
+    prog p = {0};
+    char line[128];
+    for (int i = 0; i < 64; i++) {
+        snprintf(line, sizeof line,
+                 "0080 ffffffff 1 R%d DFMA 3 R4 R2 R4 0 0", 10 + 2 * (i % 8));
+        add(&p, line);
+    }
+    wc_kernel_info ki;
+    info(&ki, 1, 256);
+    prog *ps8[8] = {&p, &p, &p, &p, &p, &p, &p, &p};
+    im_result r = run(&g, &ki, ps8, NULL);
+    CHECK_NEAR((double)r.cycles, 2 * 64 * 2, 8);
+    CHECK(r.cpi[IM_CPI_UNIT] * (double)r.warp_insts > 64);
+    check_stack(&r);
+    im_result_free(&r);
+    free(p.in);
+    /* a dependent prologue of 20 FFMAs (80 cycles, little bank use), then
+     * 200 FFMAs reading R2 and R4 (both bank 0): two warps per sub-core
+     * need 800 bank-0 reads after the prologue, not overlapped with it */
+    prog q = {0};
+    for (int i = 0; i < 20; i++)
+        add(&q, "0080 ffffffff 1 R3 FFMA 2 R3 R1 0 0");
+    for (int i = 0; i < 200; i++) {
+        snprintf(line, sizeof line, "0100 ffffffff 1 R%d FFMA 2 R2 R4 0 0",
+                 41 + 2 * (i % 8));
+        add(&q, line);
+    }
+    prog *qs[8] = {&q, &q, &q, &q, &q, &q, &q, &q};
+    r = run(&g, &ki, qs, NULL);
+    CHECK(r.cycles >= 4 * 19 + 800);
+    CHECK(r.cycles <= 4 * 19 + 800 + 16);
+    check_stack(&r);
+    im_result_free(&r);
+    free(q.in);
+}
+
 static void test_names(void)
 {
     CHECK_STR(im_cpi_name(IM_CPI_BASE), "base");
@@ -316,5 +368,6 @@ int main(void)
     test_mem_issue();
     test_waves();
     test_ctrl();
+    test_banks();
     CHECK_DONE();
 }
