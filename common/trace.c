@@ -18,6 +18,19 @@
  *
  * The scan checks the structure (counts, nesting); the per-line syntax is
  * checked when the line is read, with file:line:col diagnostics.
+ *
+ * CTA index (per kernel, cached in the trace, O(CTAs) memory): for CTA i
+ * the scan position before it (byte offset and line number) and its warp
+ * instruction count.  It is built by any reader that passes over every CTA
+ * from the first without a gap (a full sequential pass, or
+ * wc_trace_cta_insts, which runs the scan alone: instruction lines are
+ * only counted, never decoded) and published when that reader reaches the
+ * end of the kernel.  With it wc_kreader_seek / wc_kreader_skip are O(1).
+ * Offsets are into the kernel text, i.e. the decompressed text for zstd;
+ * the temporary file of a zstd kernel is kept after its last reader closes
+ * (for the SRC_IDLE most recently used kernels), so the usual pattern
+ * "wc_trace_cta_insts, then one reader per sampled region" decompresses
+ * once.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -36,6 +49,7 @@
 #define WARP_BUF (8u << 10)           /* per warp stream buffer           */
 #define LINE_MAX_BYTES (16u << 20)    /* longest accepted line            */
 #define MAX_CTA_WARPS 1024u
+#define SRC_IDLE 2u                   /* zstd texts kept with no reader   */
 
 /* ---- types ------------------------------------------------------------ */
 
@@ -45,12 +59,21 @@ typedef struct tsrc { /* an open kernel text, shared by readers and CTAs */
     unsigned refs;
 } tsrc;
 
+typedef struct ctaix { /* the CTA index of one kernel */
+    uint64_t n;       /* CTAs                                              */
+    uint64_t *off;    /* [n + 1] scan position before CTA i; [n]: the end */
+    int64_t *line;    /* [n + 1] line number at off[i]                     */
+    uint64_t *insts;  /* [n] warp instructions of CTA i                   */
+} ctaix;
+
 typedef struct kent {
     wc_kernel_info info;
     int kind;          /* WCT_PLAIN, WCT_ZSTD, or KIND_UBENCH              */
     uint64_t data_off; /* first byte after the header                      */
     long data_line;    /* line number of that byte                         */
-    tsrc *src;         /* open while a reader or CTA of it is alive        */
+    tsrc *src;         /* open while a reader or CTA of it is alive, and
+                          for zstd while among the SRC_IDLE last used     */
+    ctaix *ix;         /* CTA index once built (immutable), or NULL        */
 } kent;
 
 #define KIND_UBENCH 100
@@ -64,7 +87,9 @@ struct wc_trace {
     char **unk_name;
     uint64_t *unk_count;
     size_t nunk, capunk;
-    pthread_mutex_t mu;
+    size_t idle[SRC_IDLE]; /* kernels whose zstd text is kept idle, LRU */
+    unsigned nidle;
+    pthread_mutex_t mu;    /* sources, indexes, unknown-opcode counts */
 };
 
 typedef struct lbuf { /* line reader over [off, limit) of an fd */
@@ -101,6 +126,10 @@ struct wc_kreader {
     int ub_done;     /* ubench: the one CTA was handed out          */
     wstream *scratch; /* warp records of the CTA being scanned      */
     unsigned cap_scratch;
+    uint64_t cta;    /* number of the CTA the next scan meets       */
+    ctaix bld;       /* index being built (bld.n CTAs so far)       */
+    uint64_t bld_cap;
+    int bld_on;      /* still building: no gap, no error, no OOM    */
 };
 
 /* ---- small helpers ------------------------------------------------------ */
@@ -235,29 +264,23 @@ static void lb_init(lbuf *b, uint64_t off, uint64_t limit)
     b->eof = off >= limit;
 }
 
-/*
- * Next line of b: *line and *n (without the newline), *loff its offset.
- * Returns 1, 0 at the end, or a WC_E* code (d filled, file = path).
- */
-static int lb_getline(lbuf *b, int fd, size_t initcap, const char *path,
-                      long lineno, const char **line, size_t *n,
-                      uint64_t *loff, wc_diag *d)
+/* Position b at off (same limit); keeps the buffered bytes when off is
+ * among them. */
+static void lb_seek(lbuf *b, uint64_t off)
+{
+    if (b->buf && off >= b->off && off <= b->off + b->end) {
+        b->beg = (size_t)(off - b->off);
+        return;
+    }
+    lb_init(b, off, b->limit);
+}
+
+/* Read more of b's range: keep the partial line, grow the buffer when the
+ * line fills it. */
+static int lb_fill(lbuf *b, int fd, size_t initcap, const char *path,
+                   long lineno, wc_diag *d)
 {
     for (;;) {
-        char *nl = b->end > b->beg
-                       ? memchr(b->buf + b->beg, '\n', b->end - b->beg)
-                       : NULL;
-        if (nl || (b->eof && b->end > b->beg)) {
-            size_t e = nl ? (size_t)(nl - b->buf) : b->end;
-            *line = b->buf + b->beg;
-            *n = e - b->beg;
-            *loff = b->off + b->beg;
-            b->beg = nl ? e + 1 : e;
-            return 1;
-        }
-        if (b->eof)
-            return 0;
-        /* refill: keep the partial line, grow when it fills the buffer */
         if (b->beg > 0) {
             memmove(b->buf, b->buf + b->beg, b->end - b->beg);
             b->off += b->beg;
@@ -293,6 +316,39 @@ static int lb_getline(lbuf *b, int fd, size_t initcap, const char *path,
         if (r == 0)
             b->eof = 1;
         b->end += (size_t)r;
+        return 0;
+    }
+}
+
+/*
+ * Next line of b: *line and *n (without the newline), *loff its offset.
+ * Returns 1, 0 at the end, or a WC_E* code (d filled, file = path).
+ */
+static inline int lb_getline(lbuf *b, int fd, size_t initcap,
+                             const char *path, long lineno, const char **line,
+                             size_t *n, uint64_t *loff, wc_diag *d)
+{
+    for (;;) {
+        char *nl = b->end > b->beg
+                       ? memchr(b->buf + b->beg, '\n', b->end - b->beg)
+                       : NULL;
+        if (nl || (b->eof && b->end > b->beg)) {
+            size_t e = nl ? (size_t)(nl - b->buf) : b->end;
+            *line = b->buf + b->beg;
+            *n = e - b->beg;
+            *loff = b->off + b->beg;
+            b->beg = nl ? e + 1 : e;
+            return 1;
+        }
+        if (b->eof)
+            return 0;
+        int rc = lb_fill(b, fd, initcap, path, lineno, d);
+        if (rc != 0) {
+            *line = NULL;
+            *n = 0;
+            *loff = 0;
+            return rc;
+        }
     }
 }
 
@@ -304,6 +360,43 @@ static void lb_free(lbuf *b)
 }
 
 /* ---- sources -------------------------------------------------------------- */
+
+static void src_close(tsrc *s)
+{
+    close(s->fd);
+    free(s);
+}
+
+/* Take kernel ki off the idle list (t->mu held). */
+static void idle_remove(wc_trace *t, size_t ki)
+{
+    for (unsigned i = 0; i < t->nidle; i++)
+        if (t->idle[i] == ki) {
+            memmove(t->idle + i, t->idle + i + 1,
+                    (t->nidle - i - 1) * sizeof t->idle[0]);
+            t->nidle--;
+            return;
+        }
+}
+
+/* Kernel ki's source has no user left: keep a zstd text among the SRC_IDLE
+ * last used (the oldest is closed), close any other (t->mu held). */
+static void idle_add(wc_trace *t, size_t ki)
+{
+    kent *k = &t->k[ki];
+    if (k->kind != WCT_ZSTD) {
+        src_close(k->src);
+        k->src = NULL;
+        return;
+    }
+    if (t->nidle == SRC_IDLE) {
+        kent *old = &t->k[t->idle[0]];
+        src_close(old->src);
+        old->src = NULL;
+        idle_remove(t, t->idle[0]);
+    }
+    t->idle[t->nidle++] = ki;
+}
 
 static int src_get(wc_trace *t, kent *k, tsrc **out, wc_diag *d)
 {
@@ -321,6 +414,8 @@ static int src_get(wc_trace *t, kent *k, tsrc **out, wc_diag *d)
             goto out;
         }
         k->src = s;
+    } else if (k->src->refs == 0) {
+        idle_remove(t, (size_t)(k - t->k));
     }
     k->src->refs++;
     *out = k->src;
@@ -334,12 +429,18 @@ static void src_put(wc_trace *t, kent *k, tsrc *s)
     if (!s)
         return;
     pthread_mutex_lock(&t->mu);
-    if (--s->refs == 0) {
-        close(s->fd);
-        free(s);
-        k->src = NULL;
-    }
+    if (--s->refs == 0)
+        idle_add(t, (size_t)(k - t->k));
     pthread_mutex_unlock(&t->mu);
+}
+
+static void ix_free(ctaix *ix)
+{
+    if (!ix)
+        return;
+    free(ix->off);
+    free(ix->line);
+    free(ix->insts);
 }
 
 /* ---- kernel headers ---------------------------------------------------------- */
@@ -842,11 +943,12 @@ void wc_trace_close(wc_trace *t)
 {
     if (!t)
         return;
-    for (size_t k = 0; k < t->nk; k++)
-        if (t->k[k].src) { /* readers left open: release anyway */
-            close(t->k[k].src->fd);
-            free(t->k[k].src);
-        }
+    for (size_t k = 0; k < t->nk; k++) {
+        if (t->k[k].src) /* idle, or readers left open: release anyway */
+            src_close(t->k[k].src);
+        ix_free(t->k[k].ix);
+        free(t->k[k].ix);
+    }
     free(t->k);
     wc_sass_free(t->sass);
     wc_ubench_free(t->ub);
@@ -939,6 +1041,9 @@ int wc_kreader_open(wc_trace *t, size_t k, wc_kreader **out, wc_diag *d)
         }
         lb_init(&r->b, r->k->data_off, r->src->size);
         r->line = r->k->data_line;
+        pthread_mutex_lock(&t->mu);
+        r->bld_on = r->k->ix == NULL;
+        pthread_mutex_unlock(&t->mu);
     }
     *out = r;
     return 0;
@@ -950,6 +1055,7 @@ void wc_kreader_close(wc_kreader *r)
         return;
     lb_free(&r->b);
     free(r->scratch);
+    ix_free(&r->bld);
     src_put(r->t, r->k, r->src);
     free(r);
 }
@@ -1006,16 +1112,25 @@ static int after_eq(const char *l, const char *s, size_t n, const char **v,
     return 0;
 }
 
+/* First byte of an instruction line (hex PC or decimal line number): such
+ * a line is neither blank nor structure, so the scan only counts it. */
+static inline int inst_start(char c)
+{
+    unsigned u = (unsigned)(unsigned char)c;
+    return u - '0' <= 9u || (u | 0x20u) - 'a' <= 5u;
+}
+
 /*
  * Scan one thread block.  With rec, fill r->scratch (warp records) and
- * idx; *got = 1 for a block, 0 at the end of the trace.
+ * idx; *got = 1 for a block, 0 at the end of the trace; *ninsts = the
+ * block's warp instructions.
  *
  *   OUT --#BEGIN_TB--> IN --warp = W--> (insts = N, N lines) --> IN
  *    ^                  |
  *    +----#END_TB-------+
  */
 static int scan_cta(wc_kreader *r, int rec, unsigned idx[3], unsigned *nw,
-                    int *got, wc_diag *d)
+                    int *got, uint64_t *ninsts, wc_diag *d)
 {
     const char *path = r->k->info.path;
     const char *l;
@@ -1025,6 +1140,7 @@ static int scan_cta(wc_kreader *r, int rec, unsigned idx[3], unsigned *nw,
     long tb_line = 0;
     *got = 0;
     *nw = 0;
+    *ninsts = 0;
     for (;;) {
         long lno = r->line;
         int g = lb_getline(&r->b, r->src->fd, SCAN_BUF, path, lno, &l, &n,
@@ -1124,6 +1240,25 @@ static int scan_cta(wc_kreader *r, int rec, unsigned idx[3], unsigned *nw,
         uint64_t off0 = loff + n + 1, end = off0;
         long line0 = r->line;
         for (uint64_t i = 0; i < ninst;) {
+            /* fast path: whole buffered lines that start like an
+             * instruction are counted with one memchr each */
+            lbuf *b = &r->b;
+            const char *p = b->buf ? b->buf + b->beg : NULL;
+            const char *e = b->buf ? b->buf + b->end : NULL;
+            while (i < ninst && p < e && inst_start(*p)) {
+                const char *nl = memchr(p, '\n', (size_t)(e - p));
+                if (!nl)
+                    break;
+                p = nl + 1;
+                i++;
+                r->line++;
+            }
+            if (p != b->buf + b->beg) {
+                b->beg = (size_t)(p - b->buf);
+                end = b->off + b->beg;
+            }
+            if (i == ninst)
+                break;
             long xl = r->line;
             g = lb_getline(&r->b, r->src->fd, SCAN_BUF, path, xl, &l, &n,
                            &loff, d);
@@ -1174,10 +1309,79 @@ static int scan_cta(wc_kreader *r, int rec, unsigned idx[3], unsigned *nw,
             lb_init(&w->b, w->off0, w->end);
         }
         (*nw)++;
+        *ninsts += ninst;
     }
     if (in_tb)
         return wc_diag_set(d, WC_EINPUT, path, tb_line, 1,
                            "thread block not closed by #END_TB (file ends)");
+    return 0;
+}
+
+/* Append to the index being built; 0, or -1 when out of memory. */
+static int bld_push(ctaix *x, uint64_t *cap, uint64_t off, long line)
+{
+    if (x->n + 1 >= *cap) {
+        uint64_t nc = *cap ? *cap * 2 : 64;
+        uint64_t *no = realloc(x->off, nc * sizeof *no);
+        if (no)
+            x->off = no;
+        int64_t *nl = realloc(x->line, nc * sizeof *nl);
+        if (nl)
+            x->line = nl;
+        uint64_t *ni = realloc(x->insts, nc * sizeof *ni);
+        if (ni)
+            x->insts = ni;
+        if (!no || !nl || !ni)
+            return -1;
+        *cap = nc;
+    }
+    x->off[x->n] = off;
+    x->line[x->n] = line;
+    return 0;
+}
+
+/*
+ * scan_cta, keeping count of CTAs and building the kernel's CTA index
+ * while this reader has met every CTA from the first: at the end of the
+ * kernel the index is published (first one wins).  Out of memory only
+ * stops the building.
+ */
+static int scan_next(wc_kreader *r, int rec, unsigned idx[3], unsigned *nw,
+                     int *got, wc_diag *d)
+{
+    uint64_t pos = r->b.off + r->b.beg, ninsts;
+    long line = r->line;
+    int rc = scan_cta(r, rec, idx, nw, got, &ninsts, d);
+    if (rc != 0) {
+        r->bld_on = 0;
+        return rc;
+    }
+    int build = r->bld_on && r->cta == r->bld.n;
+    if (build && bld_push(&r->bld, &r->bld_cap, pos, line) != 0) {
+        r->bld_on = build = 0;
+        ix_free(&r->bld);
+        memset(&r->bld, 0, sizeof r->bld);
+    }
+    if (*got) {
+        if (build)
+            r->bld.insts[r->bld.n++] = ninsts;
+        r->cta++;
+        return 0;
+    }
+    if (build) { /* the end: off[n], line[n] were just pushed */
+        ctaix *ix = malloc(sizeof *ix);
+        r->bld_on = 0;
+        if (!ix)
+            return 0;
+        *ix = r->bld;
+        memset(&r->bld, 0, sizeof r->bld);
+        pthread_mutex_lock(&r->t->mu);
+        if (!r->k->ix)
+            r->k->ix = ix, ix = NULL;
+        pthread_mutex_unlock(&r->t->mu);
+        ix_free(ix);
+        free(ix);
+    }
     return 0;
 }
 
@@ -1211,7 +1415,7 @@ int wc_kreader_next(wc_kreader *r, wc_cta **cta, wc_diag *d)
     }
     unsigned nw;
     int got;
-    int rc = scan_cta(r, 1, c->idx, &nw, &got, d);
+    int rc = scan_next(r, 1, c->idx, &nw, &got, d);
     if (rc != 0 || !got) {
         free(c);
         return rc;
@@ -1232,21 +1436,104 @@ int wc_kreader_next(wc_kreader *r, wc_cta **cta, wc_diag *d)
     return 0;
 }
 
+/* The kernel's CTA index, or NULL. */
+static ctaix *get_ix(wc_trace *t, kent *k)
+{
+    pthread_mutex_lock(&t->mu);
+    ctaix *ix = k->ix;
+    pthread_mutex_unlock(&t->mu);
+    return ix;
+}
+
 int wc_kreader_skip(wc_kreader *r, uint64_t n, wc_diag *d)
 {
-    for (uint64_t i = 0; i < n; i++) {
-        if (r->k->kind == KIND_UBENCH) {
+    if (r->k->kind == KIND_UBENCH) {
+        if (n > 0)
             r->ub_done = 1;
-            return 0;
-        }
+        return 0;
+    }
+    if (get_ix(r->t, r->k))
+        return wc_kreader_seek(r, n > UINT64_MAX - r->cta ? UINT64_MAX
+                                                         : r->cta + n,
+                               d);
+    for (uint64_t i = 0; i < n; i++) {
         unsigned idx[3], nw;
         int got;
-        int rc = scan_cta(r, 0, idx, &nw, &got, d);
+        int rc = scan_next(r, 0, idx, &nw, &got, d);
         if (rc != 0)
             return rc;
         if (!got)
             return 0;
     }
+    return 0;
+}
+
+int wc_kreader_seek(wc_kreader *r, uint64_t cta, wc_diag *d)
+{
+    if (r->k->kind == KIND_UBENCH) {
+        r->ub_done = cta > 0;
+        return 0;
+    }
+    ctaix *ix = get_ix(r->t, r->k);
+    if (ix) {
+        if (cta > ix->n)
+            cta = ix->n;
+        lb_seek(&r->b, ix->off[cta]);
+        r->line = (long)ix->line[cta];
+        r->cta = cta;
+        return 0;
+    }
+    if (cta < r->cta) { /* no index yet: from the start */
+        lb_seek(&r->b, r->k->data_off);
+        r->line = r->k->data_line;
+        r->cta = 0;
+    }
+    return wc_kreader_skip(r, cta - r->cta, d);
+}
+
+int wc_trace_cta_insts(wc_trace *t, size_t k, const uint64_t **insts,
+                       uint64_t *n, wc_diag *d)
+{
+    *insts = NULL;
+    *n = 0;
+    if (!t || k >= t->nk)
+        return wc_diag_set(d, WC_EUSAGE, "", 0, 0, "no kernel %zu in trace",
+                           k);
+    kent *ke = &t->k[k];
+    ctaix *ix = get_ix(t, ke);
+    if (!ix && ke->kind == KIND_UBENCH) {
+        ctaix *u = calloc(1, sizeof *u);
+        uint64_t *cnt = calloc(1, sizeof *cnt);
+        if (!u || !cnt) {
+            free(u);
+            free(cnt);
+            return oom(d);
+        }
+        for (unsigned w = 0; w < t->ub->nwarps; w++)
+            cnt[0] += t->ub->ninsts[w];
+        u->n = 1;
+        u->insts = cnt;
+        pthread_mutex_lock(&t->mu);
+        if (!ke->ix)
+            ke->ix = u, u = NULL;
+        ix = ke->ix;
+        pthread_mutex_unlock(&t->mu);
+        ix_free(u);
+        free(u);
+    } else if (!ix) {
+        /* one scan over the kernel builds and publishes the index */
+        wc_kreader *r;
+        int rc = wc_kreader_open(t, k, &r, d);
+        if (rc == 0)
+            rc = wc_kreader_skip(r, UINT64_MAX, d);
+        wc_kreader_close(r);
+        if (rc != 0)
+            return rc;
+        if (!(ix = get_ix(t, ke)))
+            return oom(d); /* the only way the pass builds nothing */
+    }
+    *insts = ix->insts;
+    *n = ix->n;
     return 0;
 }
 

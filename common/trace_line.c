@@ -10,9 +10,21 @@
  *
  *   [line] PC mask ndst Rd.. OPCODE nsrc Rs.. [gmma] width [mode addrs..]
  *          [imm (v4+)] [imm2 (v6)] [Val|NoVal [lists] (v6)]
+ *                 \_______ segment _______/
  *
  * The optional source line column is detected per line from the shape of
  * the first tokens, so the reader does not depend on "-enable lineinfo".
+ *
+ * Speed: numbers are parsed in the same pass that finds the end of their
+ * token (table lookups, no second scan); a token that does not parse on
+ * that fast path is handed to the plain parsers, which decide and report
+ * exactly as before.  Every warp of a kernel repeats the same text between
+ * the mask and the width for a given PC (registers, opcode, width), so a
+ * per-thread cache keyed by PC keeps that "segment" text with its decoded,
+ * wc_inst_finish'ed fields: a line whose segment is byte-identical to the
+ * cached one copies them instead of decoding registers and the opcode
+ * again.  A hit is only taken on identical text, so results and errors are
+ * the same with or without the cache.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -132,6 +144,160 @@ static inline int parse_sdec(const char *t, size_t n, int64_t *v)
     return 0;
 }
 
+/*
+ * Fused token parsers: skip separators, parse, check that the token ends
+ * there.  On success c->p moves past the token; on failure c->p is left
+ * where it was, so bad() re-reads the whole token for the message.  Each
+ * accepts exactly what next_tok + the parse_* function above accept.
+ */
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define WCT_SWAR 1
+/*
+ * Eight bytes of text (first byte lowest) as hex digits, SWAR: *nd = the
+ * number of leading hex digits, returns their value.  Bytes past them are
+ * ignored.
+ */
+static inline uint64_t swar_hex8(uint64_t w, unsigned *nd)
+{
+    const uint64_t L = 0x0101010101010101ull, H = 0x8080808080808080ull;
+    uint64_t w7 = w & ~H, lw = w7 | 0x20 * L;
+    /* per byte: high bit set when the byte is in range (no carries: all
+     * bytes < 0x80 and the added constants keep sums below 0x100) */
+    uint64_t dig = (w7 + (0x80 - '0') * L) & ~(w7 + (0x80 - '9' - 1) * L);
+    uint64_t alp = (lw + (0x80 - 'a') * L) & ~(lw + (0x80 - 'f' - 1) * L);
+    uint64_t inv = ~((dig | alp) & ~w) & H;
+    unsigned n = inv ? (unsigned)__builtin_ctzll(inv) >> 3 : 8;
+    uint64_t nib = (w & 0x0f * L) + ((w >> 6) & L) * 9; /* 'a'/'A' -> 10 */
+    if (n < 8)
+        nib &= (1ull << (8 * n)) - 1;
+    nib = ((nib & 0x000f000f000f000full) << 4) |
+          ((nib & 0x0f000f000f000f00ull) >> 8);
+    nib = ((nib & 0x000000ff000000ffull) << 8) |
+          ((nib & 0x00ff000000ff0000ull) >> 16);
+    nib = ((nib & 0xffffull) << 16) | ((nib >> 32) & 0xffffull);
+    *nd = n;
+    return nib >> (4 * (8 - n));
+}
+#endif
+
+/* Hex token, optional 0x, at most maxdig significant digits. */
+static inline int tok_hex(lcur *c, unsigned maxdig, uint64_t *v)
+{
+    const char *p = c->p, *e = c->end;
+    while (p < e && is_sp(*p))
+        p++;
+    if (e - p > 2 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X') &&
+        !is_sp(p[2]))
+        p += 2;
+    const char *d0 = p;
+    uint64_t x = 0;
+#ifdef WCT_SWAR
+    if (e - p >= 16) {
+        uint64_t w0, w1;
+        unsigned n0, n1;
+        memcpy(&w0, p, 8);
+        x = swar_hex8(w0, &n0);
+        p += n0;
+        if (n0 == 8 && !is_sp(*p)) { /* p < e: 16 bytes were there */
+            memcpy(&w1, p, 8);
+            uint64_t x1 = swar_hex8(w1, &n1);
+            x = n1 ? (x << (4 * n1)) | x1 : x;
+            p += n1;
+        }
+    } else
+#endif
+    {
+        int h;
+        while (p < e && (h = hexv[(unsigned char)*p]) != 0) {
+            x = (x << 4) | (uint64_t)(h - 1);
+            p++;
+        }
+    }
+    size_t nd = (size_t)(p - d0);
+    if (nd == 0 || nd > maxdig || (p < e && !is_sp(*p))) {
+        /* leading zeros past maxdig, or not a hex token at all */
+        lcur k = *c;
+        const char *tt;
+        size_t n = next_tok(&k, &tt);
+        if (parse_hex(tt, n, maxdig, v) != 0)
+            return -1;
+        c->p = k.p;
+        return 0;
+    }
+    c->p = p;
+    *v = x;
+    return 0;
+}
+
+/* Unsigned decimal token <= max. */
+static inline int tok_udec(lcur *c, uint64_t max, uint64_t *v)
+{
+    const char *p = c->p, *e = c->end;
+    while (p < e && is_sp(*p))
+        p++;
+    const char *t = p;
+    uint64_t x = 0;
+    unsigned dgt;
+    while (p < e && (dgt = (unsigned)(unsigned char)*p - '0') <= 9 &&
+           p - t < 19) /* 19 digits cannot overflow */
+        x = x * 10 + dgt, p++;
+    if (p < e && !is_sp(*p)) {
+        /* a 20-digit (or longer) number, or not a number */
+        lcur k = *c;
+        const char *tt;
+        size_t n = next_tok(&k, &tt);
+        if (parse_udec(tt, n, max, v) != 0)
+            return -1;
+        c->p = k.p;
+        return 0;
+    }
+    if (p == t || x > max)
+        return -1;
+    c->p = p;
+    *v = x;
+    return 0;
+}
+
+/* Signed decimal token (see parse_sdec). */
+static inline int tok_sdec(lcur *c, int64_t *v)
+{
+    const char *p = c->p, *e = c->end;
+    while (p < e && is_sp(*p))
+        p++;
+    int neg = 0;
+    if (p < e && (*p == '-' || *p == '+'))
+        neg = *p++ == '-';
+    const char *d0 = p;
+    uint64_t x = 0;
+    unsigned dgt;
+    while (p < e && (dgt = (unsigned)(unsigned char)*p - '0') <= 9 &&
+           p - d0 < 19)
+        x = x * 10 + dgt, p++;
+    if (p < e && !is_sp(*p)) {
+        lcur k = *c;
+        const char *tt;
+        size_t n = next_tok(&k, &tt);
+        if (parse_sdec(tt, n, v) != 0)
+            return -1;
+        c->p = k.p;
+        return 0;
+    }
+    if (p == d0 || (neg && x > (uint64_t)INT64_MAX + 1u))
+        return -1;
+    c->p = p;
+    *v = neg ? (int64_t)(0u - x) : (int64_t)x;
+    return 0;
+}
+
+/* Report the token at c->p as not being `what`. */
+static int bad(lcur *c, const char *what)
+{
+    const char *t;
+    size_t n = next_tok(c, &t);
+    return tok_err(c, t, n, what);
+}
+
 /* ---- registers and opcodes --------------------------------------------------- */
 
 /* Register token of a trace: R/UR/P/UP names; R255 (NVBit's RZ) is RZ. */
@@ -142,6 +308,34 @@ static inline int trace_reg(const char *t, size_t n, wc_reg *r)
         return 0;
     }
     return wc_reg_parse(t, n, r);
+}
+
+/* Register token at c->p; like tok_hex on failure.  Fast path for the
+ * common "R<decimal>" form, the rest through trace_reg. */
+static inline int tok_reg(lcur *c, wc_reg *r)
+{
+    const char *p = c->p, *e = c->end;
+    while (p < e && is_sp(*p))
+        p++;
+    if (e - p >= 2 && p[0] == 'R') {
+        unsigned v = 0, nd = 0, dgt;
+        const char *q = p + 1;
+        while (q < e && nd < 4 && (dgt = (unsigned)(unsigned char)*q - '0') <= 9)
+            v = v * 10 + dgt, q++, nd++;
+        if (nd >= 1 && nd <= 3 && (q == e || is_sp(*q)) &&
+            (nd == 1 || p[1] != '0') && v <= 255) {
+            *r = (wc_reg)v; /* 255 is RZ, the same number */
+            c->p = q;
+            return 0;
+        }
+    }
+    lcur k = *c;
+    const char *t;
+    size_t n = next_tok(&k, &t);
+    if (trace_reg(t, n, r) != 0)
+        return -1;
+    c->p = k.p;
+    return 0;
 }
 
 static int looks_reg(const char *t, size_t n)
@@ -284,12 +478,10 @@ static int gmma_flag(const lcur *c, int ver)
 static int parse_regs(lcur *c, unsigned cnt, wc_reg *out, unsigned maxn,
                       const char *what)
 {
-    const char *t;
     for (unsigned i = 0; i < cnt; i++) {
-        size_t n = next_tok(c, &t);
         wc_reg r;
-        if (trace_reg(t, n, &r) != 0)
-            return tok_err(c, t, n, what);
+        if (tok_reg(c, &r) != 0)
+            return bad(c, what);
         if (i < maxn)
             out[i] = r;
     }
@@ -299,56 +491,38 @@ static int parse_regs(lcur *c, unsigned cnt, wc_reg *out, unsigned maxn,
 /* mode 0/1/2 address list for the active lanes of mask. */
 static int parse_addrs(lcur *c, wc_inst *in)
 {
-    const char *t;
-    size_t n = next_tok(c, &t);
     uint64_t mode;
-    if (parse_udec(t, n, 2, &mode) != 0)
-        return tok_err(c, t, n, "address mode 0, 1 or 2");
+    if (tok_udec(c, 2, &mode) != 0)
+        return bad(c, "address mode 0, 1 or 2");
     memset(in->addr, 0, sizeof in->addr);
     uint32_t m = in->mask;
-    unsigned act = (unsigned)__builtin_popcount(m);
-    uint64_t a, prev = 0;
+    uint64_t a;
     if (mode == 0) {
-        for (unsigned lane = 0; lane < WC_WARP_SIZE; lane++) {
-            if (!(m >> lane & 1u))
-                continue;
-            n = next_tok(c, &t);
-            if (parse_hex(t, n, 16, &a) != 0)
-                return tok_err(c, t, n, "hex address (one per active lane)");
-            in->addr[lane] = a;
+        for (; m; m &= m - 1) {
+            if (tok_hex(c, 16, &a) != 0)
+                return bad(c, "hex address (one per active lane)");
+            in->addr[__builtin_ctz(m)] = a;
         }
     } else {
-        n = next_tok(c, &t);
-        if (parse_hex(t, n, 16, &a) != 0)
-            return tok_err(c, t, n, "hex base address");
+        if (tok_hex(c, 16, &a) != 0)
+            return bad(c, "hex base address");
         if (mode == 1) {
             int64_t stride;
-            n = next_tok(c, &t);
-            if (parse_sdec(t, n, &stride) != 0)
-                return tok_err(c, t, n, "decimal stride");
-            uint64_t k = 0;
-            for (unsigned lane = 0; lane < WC_WARP_SIZE; lane++)
-                if (m >> lane & 1u)
-                    in->addr[lane] = a + (uint64_t)stride * k++;
-        } else {
-            int first = 1;
-            for (unsigned lane = 0; lane < WC_WARP_SIZE; lane++) {
-                if (!(m >> lane & 1u))
-                    continue;
-                if (first) {
-                    in->addr[lane] = prev = a;
-                    first = 0;
-                    continue;
-                }
+            if (tok_sdec(c, &stride) != 0)
+                return bad(c, "decimal stride");
+            for (uint64_t k = 0; m; m &= m - 1, k++)
+                in->addr[__builtin_ctz(m)] = a + (uint64_t)stride * k;
+        } else if (m) {
+            const char *what = (m & (m - 1)) ? "decimal address delta "
+                                               "(popcount(mask)-1 of them)"
+                                             : "decimal address delta";
+            in->addr[__builtin_ctz(m)] = a;
+            for (m &= m - 1; m; m &= m - 1) {
                 int64_t delta;
-                n = next_tok(c, &t);
-                if (parse_sdec(t, n, &delta) != 0)
-                    return tok_err(c, t, n,
-                                   act > 1 ? "decimal address delta "
-                                             "(popcount(mask)-1 of them)"
-                                           : "decimal address delta");
-                prev += (uint64_t)delta;
-                in->addr[lane] = prev;
+                if (tok_sdec(c, &delta) != 0)
+                    return bad(c, what);
+                a += (uint64_t)delta;
+                in->addr[__builtin_ctz(m)] = a;
             }
         }
     }
@@ -359,22 +533,121 @@ static int parse_addrs(lcur *c, wc_inst *in)
 /* v6 register value lists: per operand "1 V" or "32 V0 .. V31". */
 static int parse_vals(lcur *c, unsigned nops)
 {
-    const char *t;
     for (unsigned i = 0; i < nops; i++) {
-        size_t n = next_tok(c, &t);
         uint64_t cnt, v;
-        if (parse_udec(t, n, 32, &cnt) != 0 || (cnt != 1 && cnt != 32))
-            return tok_err(c, t, n, "value count 1 or 32");
-        for (uint64_t j = 0; j < cnt; j++) {
-            n = next_tok(c, &t);
-            if (parse_hex(t, n, 16, &v) != 0)
-                return tok_err(c, t, n, "hex register value");
+        const char *at = c->p;
+        if (tok_udec(c, 32, &cnt) != 0 || (cnt != 1 && cnt != 32)) {
+            c->p = at;
+            return bad(c, "value count 1 or 32");
         }
+        for (uint64_t j = 0; j < cnt; j++)
+            if (tok_hex(c, 16, &v) != 0)
+                return bad(c, "hex register value");
     }
     return 0;
 }
 
+/* ---- the segment cache -------------------------------------------------------- */
+
+#define SEG_SLOTS 1024 /* power of two */
+#define SEG_TEXT 88   /* longest segment text kept */
+
+typedef struct seg_slot {
+    uint64_t pc;
+    uint8_t tlen;      /* 0 = empty slot                         */
+    uint8_t width;     /* the width token (the record's may differ) */
+    uint8_t nops;      /* ndst + nsrc as written (v6 value lists)  */
+    uint8_t tma;       /* rest of the line is not decoded          */
+    /* the record's fields after wc_inst_finish */
+    uint16_t op;
+    uint8_t unit, space, rwidth, ndst, nsrc, iflags;
+    wc_reg dst[WC_MAX_DST];
+    wc_reg src[WC_MAX_SRC];
+    uint8_t dst_nregs[WC_MAX_DST];
+    uint8_t src_nregs[WC_MAX_SRC];
+    char opcode[WC_OPCODE_LEN];
+    char text[SEG_TEXT];
+} seg_slot;
+
+static _Thread_local seg_slot seg_cache[SEG_SLOTS];
+
+static inline seg_slot *seg_find(uint64_t pc)
+{
+    return &seg_cache[(pc * 0x9E3779B97F4A7C15ull) >> 54 & (SEG_SLOTS - 1)];
+}
+
+static inline void seg_apply(const seg_slot *sl, wc_inst *in)
+{
+    in->op = sl->op;
+    in->unit = sl->unit;
+    in->space = sl->space;
+    in->width = sl->rwidth;
+    in->ndst = sl->ndst;
+    in->nsrc = sl->nsrc;
+    in->iflags = sl->iflags;
+    memcpy(in->dst, sl->dst, sizeof in->dst);
+    memcpy(in->src, sl->src, sizeof in->src);
+    memcpy(in->dst_nregs, sl->dst_nregs, sizeof in->dst_nregs);
+    memcpy(in->src_nregs, sl->src_nregs, sizeof in->src_nregs);
+    memcpy(in->opcode, sl->opcode, sizeof in->opcode);
+}
+
+static void seg_store(seg_slot *sl, const wc_inst *in, const char *text,
+                      size_t tlen, unsigned width, unsigned nops, int tma)
+{
+    sl->pc = in->pc;
+    sl->tlen = (uint8_t)tlen;
+    memcpy(sl->text, text, tlen);
+    sl->width = (uint8_t)width;
+    sl->nops = (uint8_t)nops;
+    sl->tma = (uint8_t)tma;
+    sl->op = in->op;
+    sl->unit = in->unit;
+    sl->space = in->space;
+    sl->rwidth = in->width;
+    sl->ndst = in->ndst;
+    sl->nsrc = in->nsrc;
+    sl->iflags = (uint8_t)(in->iflags & ~WC_IF_HAS_ADDR);
+    memcpy(sl->dst, in->dst, sizeof sl->dst);
+    memcpy(sl->src, in->src, sizeof sl->src);
+    memcpy(sl->dst_nregs, in->dst_nregs, sizeof sl->dst_nregs);
+    memcpy(sl->src_nregs, in->src_nregs, sizeof sl->src_nregs);
+    memcpy(sl->opcode, in->opcode, sizeof sl->opcode);
+}
+
 /* ---- the line -------------------------------------------------------------- */
+
+/* The line-number column, PC and mask, the general way. */
+static int parse_head(lcur *c, wc_inst *in)
+{
+    const char *s = c->s;
+    size_t len = (size_t)(c->end - c->s);
+    uint64_t v;
+    if (!third_is_count(c) && !shape_ok(s, len, 0) && shape_ok(s, len, 1)) {
+        if (tok_udec(c, UINT64_MAX, &v) != 0)
+            return bad(c, "decimal source line number");
+    }
+    if (tok_hex(c, 16, &in->pc) != 0)
+        return bad(c, "hex PC");
+    if (tok_hex(c, 8, &v) != 0)
+        return bad(c, "hex active mask (32 bits)");
+    in->mask = (uint32_t)v;
+    return 0;
+}
+
+/* Is the token at c->p a one- or two-digit count (no line column)? */
+static inline int count_next(const lcur *c)
+{
+    const char *p = c->p, *e = c->end;
+    while (p < e && is_sp(*p))
+        p++;
+    if (p == e || (unsigned)(unsigned char)*p - '0' > 9)
+        return 0;
+    p++;
+    if (p < e && (unsigned)(unsigned char)*p - '0' <= 9)
+        p++;
+    return p == e || is_sp(*p);
+}
 
 int wc_trace_parse_line(const char *s, size_t len, int ver, wc_inst *in,
                         const char *file, long line, wc_diag *d)
@@ -402,66 +675,81 @@ int wc_trace_parse_line(const char *s, size_t len, int ver, wc_inst *in,
     in->opcode[0] = '\0';
     in->line = line > 0 && line <= (long)UINT32_MAX ? (uint32_t)line : 0;
 
-    /* Optional source line column.  Fast path: the third token is a one-
-     * or two-digit count (the tracer prints masks with 8 digits), so there
-     * is no line column; otherwise decide from the shape of the line. */
-    if (!third_is_count(&c) && !shape_ok(s, len, 0) && shape_ok(s, len, 1)) {
-        n = next_tok(&c, &t);
-        if (parse_udec(t, n, UINT64_MAX, &v) != 0)
-            return tok_err(&c, t, n, "decimal source line number");
+    /* PC and mask.  Fast path: "PC mask" followed by a one- or two-digit
+     * count (the tracer prints masks with 8 digits, so there is no line
+     * column); otherwise decide the general way (parse_head). */
+    if (tok_hex(&c, 16, &in->pc) != 0 || tok_hex(&c, 8, &v) != 0 ||
+        !count_next(&c)) {
+        c.p = s;
+        if (parse_head(&c, in) != 0)
+            return d->code;
+    } else {
+        in->mask = (uint32_t)v;
     }
 
-    n = next_tok(&c, &t);
-    if (parse_hex(t, n, 16, &in->pc) != 0)
-        return tok_err(&c, t, n, "hex PC");
-    n = next_tok(&c, &t);
-    if (parse_hex(t, n, 8, &v) != 0)
-        return tok_err(&c, t, n, "hex active mask (32 bits)");
-    in->mask = (uint32_t)v;
+    /* The segment "ndst Rd.. OPCODE nsrc Rs.. width": from the cache when
+     * the text is the one last decoded at this PC. */
+    const char *seg = c.p;
+    while (seg < c.end && is_sp(*seg))
+        seg++;
+    seg_slot *sl = seg_find(in->pc);
+    size_t rest = (size_t)(c.end - seg);
+    uint64_t width, ndst, nsrc;
+    unsigned nops;
+    int tma, cached = 0, gmma = 0;
+    if (sl->tlen && sl->pc == in->pc && rest >= sl->tlen &&
+        memcmp(seg, sl->text, sl->tlen) == 0 &&
+        (rest == sl->tlen || is_sp(seg[sl->tlen]))) {
+        seg_apply(sl, in);
+        c.p = seg + sl->tlen;
+        width = sl->width;
+        nops = sl->nops;
+        tma = sl->tma;
+        cached = 1;
+    } else {
+        if (tok_udec(&c, 32, &ndst) != 0)
+            return bad(&c, "number of destination registers (0-32)");
+        if (parse_regs(&c, (unsigned)ndst, in->dst, WC_MAX_DST,
+                       "destination register") != 0)
+            return d->code;
+        in->ndst = (uint8_t)(ndst < WC_MAX_DST ? ndst : WC_MAX_DST);
 
-    n = next_tok(&c, &t);
-    uint64_t ndst;
-    if (parse_udec(t, n, 32, &ndst) != 0)
-        return tok_err(&c, t, n, "number of destination registers (0-32)");
-    if (parse_regs(&c, (unsigned)ndst, in->dst, WC_MAX_DST,
-                   "destination register") != 0)
-        return d->code;
-    in->ndst = (uint8_t)(ndst < WC_MAX_DST ? ndst : WC_MAX_DST);
-
-    n = next_tok(&c, &t);
-    if (!looks_opcode(t, n))
-        return tok_err(&c, t, n, "opcode");
-    if (n >= WC_OPCODE_LEN)
-        return wc_diag_set(d, WC_EINPUT, file, line, (long)(t - s) + 1,
-                           "opcode '%.*s' longer than %d characters",
-                           (int)(n > 60 ? 60 : n), t, WC_OPCODE_LEN - 1);
-    memcpy(in->opcode, t, n);
-    in->opcode[n] = '\0';
-    in->op = (uint16_t)op_lookup_cached(t, n);
-
-    n = next_tok(&c, &t);
-    uint64_t nsrc;
-    if (parse_udec(t, n, 32, &nsrc) != 0)
-        return tok_err(&c, t, n, "number of source registers (0-32)");
-    if (parse_regs(&c, (unsigned)nsrc, in->src, WC_MAX_SRC,
-                   "source register") != 0)
-        return d->code;
-    in->nsrc = (uint8_t)(nsrc < WC_MAX_SRC ? nsrc : WC_MAX_SRC);
-
-    /* Hopper GMMA: newer tracers add a commit-group flag before width. */
-    if (is_gmma(in->opcode) && gmma_flag(&c, ver)) {
         n = next_tok(&c, &t);
-        if (parse_udec(t, n, 1, &v) != 0)
-            return tok_err(&c, t, n, "GMMA commit-group flag 0 or 1");
-    }
+        if (!looks_opcode(t, n))
+            return tok_err(&c, t, n, "opcode");
+        if (n >= WC_OPCODE_LEN)
+            return wc_diag_set(d, WC_EINPUT, file, line, (long)(t - s) + 1,
+                               "opcode '%.*s' longer than %d characters",
+                               (int)(n > 60 ? 60 : n), t, WC_OPCODE_LEN - 1);
+        memcpy(in->opcode, t, n);
+        in->opcode[n] = '\0';
+        in->op = (uint16_t)op_lookup_cached(t, n);
 
-    n = next_tok(&c, &t);
-    uint64_t width;
-    if (parse_udec(t, n, 255, &width) != 0)
-        return tok_err(&c, t, n, "memory width in bytes (0-255)");
-    in->width = (uint8_t)width;
+        if (tok_udec(&c, 32, &nsrc) != 0)
+            return bad(&c, "number of source registers (0-32)");
+        if (parse_regs(&c, (unsigned)nsrc, in->src, WC_MAX_SRC,
+                       "source register") != 0)
+            return d->code;
+        in->nsrc = (uint8_t)(nsrc < WC_MAX_SRC ? nsrc : WC_MAX_SRC);
+        nops = (unsigned)(ndst + nsrc);
+
+        /* Hopper GMMA: newer tracers add a commit-group flag before width
+         * (decided from the rest of the line, so never cached). */
+        gmma = is_gmma(in->opcode);
+        if (gmma && gmma_flag(&c, ver)) {
+            if (tok_udec(&c, 1, &v) != 0)
+                return bad(&c, "GMMA commit-group flag 0 or 1");
+        }
+
+        if (tok_udec(&c, 255, &width) != 0)
+            return bad(&c, "memory width in bytes (0-255)");
+        in->width = (uint8_t)width;
+        tma = width > 0 && is_tma(in->opcode);
+    }
+    const char *seg_end = c.p;
+
     if (width > 0) {
-        if (is_tma(in->opcode)) {
+        if (tma) {
             /* TMA descriptors: addresses are not per lane; not decoded */
             c.p = c.end;
             goto finish;
@@ -471,9 +759,8 @@ int wc_trace_parse_line(const char *s, size_t len, int ver, wc_inst *in,
     }
 
     if (ver >= 4) {
-        n = next_tok(&c, &t);
-        if (parse_sdec(t, n, &in->imm) != 0)
-            return tok_err(&c, t, n, "decimal immediate");
+        if (tok_sdec(&c, &in->imm) != 0)
+            return bad(&c, "decimal immediate");
     }
     if (ver == 6) {
         const char *save = c.p;
@@ -483,7 +770,7 @@ int wc_trace_parse_line(const char *s, size_t len, int ver, wc_inst *in,
             c.p = save; /* imm2 absent (early v6 tracers) */
         n = next_tok(&c, &t);
         if (n == 3 && memcmp(t, "Val", 3) == 0) {
-            if (parse_vals(&c, (unsigned)(ndst + nsrc)) != 0)
+            if (parse_vals(&c, nops) != 0)
                 return d->code;
         } else if (n == 5 && memcmp(t, "NoVal", 5) == 0) {
             /* no values */
@@ -498,6 +785,11 @@ int wc_trace_parse_line(const char *s, size_t len, int ver, wc_inst *in,
                            "(tracer version %d)",
                            (int)(n > 40 ? 40 : n), t, ver);
 finish:
-    wc_inst_finish(in);
+    if (!cached) { /* a cache hit copied finished fields */
+        wc_inst_finish(in);
+        size_t tl = (size_t)(seg_end - seg);
+        if (!gmma && tl <= SEG_TEXT)
+            seg_store(sl, in, seg, tl, (unsigned)width, nops, tma);
+    }
     return 0;
 }

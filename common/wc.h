@@ -371,6 +371,17 @@ void wc_kreader_close(wc_kreader *r);
 int wc_kreader_next(wc_kreader *r, wc_cta **cta, wc_diag *d);
 /* Skip n CTAs without decoding their instructions. */
 int wc_kreader_skip(wc_kreader *r, uint64_t n, wc_diag *d);
+/* Position the reader so the next wc_kreader_next returns CTA number cta
+ * (trace order, 0-based).  O(1) once the kernel's CTA index exists (built by
+ * the first full pass or by wc_trace_cta_insts); otherwise scans forward. */
+int wc_kreader_seek(wc_kreader *r, uint64_t cta, wc_diag *d);
+/* Per-CTA dynamic warp-instruction counts of kernel k (from the trace's
+ * `insts = N` lines, without decoding instructions), in trace order.  The
+ * array is owned by t (valid until wc_trace_close); *n = number of CTAs.
+ * Builds and caches the kernel's CTA index (file offsets) as a side effect,
+ * so later wc_kreader_seek calls are O(1). */
+int wc_trace_cta_insts(wc_trace *t, size_t k, const uint64_t **insts,
+                       uint64_t *n, wc_diag *d);
 
 void wc_cta_free(wc_cta *c);
 void wc_cta_index(const wc_cta *c, unsigned xyz[3]);

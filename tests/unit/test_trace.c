@@ -3,7 +3,8 @@
  * every instruction-line form (versions 3-6, address modes, line column),
  * every error path with its exact line:col, zstd (good, truncated,
  * corrupt), interleaved warp streams, skip, rewind, the control-bit join
- * and hand-written ubench files.
+ * and hand-written ubench files; the CTA index: wc_trace_cta_insts
+ * against decoded counts, wc_kreader_seek against sequential reading.
  */
 #define _GNU_SOURCE
 #include <ftw.h>
@@ -791,6 +792,381 @@ static void test_ctrl_join(void)
     unlink_tmp("bench.sass");
 }
 
+/* ---- CTA index and seek ----------------------------------------------------- */
+
+/* A fingerprint of one CTA: its index, warps and every instruction. */
+static uint64_t cta_sig(wc_cta *c, uint64_t *ninsts)
+{
+    wc_diag d;
+    wc_inst in;
+    unsigned xyz[3];
+    wc_cta_index(c, xyz);
+    uint64_t h = 1469598103934665603ull ^ xyz[0] ^ (uint64_t)xyz[1] << 20 ^
+                 (uint64_t)xyz[2] << 40;
+    uint64_t n = 0;
+    for (unsigned w = 0; w < wc_cta_nwarps(c); w++) {
+        int g;
+        h = (h ^ wc_cta_warp_id(c, w)) * 1099511628211ull;
+        while ((g = wc_cta_next(c, w, &in, &d)) == 1) {
+            h = (h ^ in.pc ^ (uint64_t)in.imm << 24 ^ in.mask ^ in.line) *
+                1099511628211ull;
+            h = (h ^ in.op) * 1099511628211ull;
+            if (in.iflags & WC_IF_HAS_ADDR)
+                for (unsigned l = 0; l < WC_WARP_SIZE; l++)
+                    h = (h ^ in.addr[l]) * 1099511628211ull;
+            n++;
+        }
+        CHECK_EQ_INT(g, 0);
+    }
+    if (ninsts)
+        *ninsts = n;
+    return h;
+}
+
+/* Signatures and decoded instruction counts of every CTA of kernel k, read
+ * sequentially; returns the number of CTAs (at most max). */
+static uint64_t read_seq(wc_trace *t, size_t k, uint64_t *sig, uint64_t *cnt,
+                         uint64_t max)
+{
+    wc_diag d;
+    wc_kreader *r;
+    uint64_t n = 0;
+    CHECK_EQ_INT(wc_kreader_open(t, k, &r, &d), 0);
+    if (!r)
+        return 0;
+    for (;;) {
+        wc_cta *c = NULL;
+        CHECK_EQ_INT(wc_kreader_next(r, &c, &d), 0);
+        if (!c)
+            break;
+        uint64_t ni, h = cta_sig(c, &ni);
+        if (n < max) {
+            sig[n] = h;
+            cnt[n] = ni;
+        }
+        n++;
+        wc_cta_free(c);
+    }
+    wc_kreader_close(r);
+    return n;
+}
+
+/* Seek a fresh reader to cta: the CTA read equals the sequential one
+ * (NULL past the end). */
+static void check_seek(wc_trace *t, size_t k, uint64_t cta,
+                       const uint64_t *sig, uint64_t n)
+{
+    wc_diag d;
+    wc_kreader *r;
+    wc_cta *c = NULL;
+    CHECK_EQ_INT(wc_kreader_open(t, k, &r, &d), 0);
+    if (!r)
+        return;
+    CHECK_EQ_INT(wc_kreader_seek(r, cta, &d), 0);
+    CHECK_EQ_INT(wc_kreader_next(r, &c, &d), 0);
+    if (cta < n) {
+        CHECK(c != NULL);
+        if (c)
+            CHECK_EQ_INT(cta_sig(c, NULL), sig[cta]);
+        wc_cta_free(c);
+        /* and the reader goes on sequentially from there */
+        CHECK_EQ_INT(wc_kreader_next(r, &c, &d), 0);
+        if (cta + 1 < n) {
+            CHECK(c != NULL);
+            if (c)
+                CHECK_EQ_INT(cta_sig(c, NULL), sig[cta + 1]);
+        } else {
+            CHECK(c == NULL);
+        }
+    } else {
+        CHECK(c == NULL);
+    }
+    wc_cta_free(c);
+    wc_kreader_close(r);
+}
+
+/* Every seek target and the counts of kernel k of the trace at path, with
+ * and without the index built first. */
+static void check_index_trace(const char *path)
+{
+    enum { MAXC = 4096 };
+    static uint64_t sig[MAXC], cnt[MAXC];
+    wc_trace *t = NULL;
+    wc_diag d;
+    CHECK_EQ_INT(wc_trace_open(path, &t, &d), 0);
+    if (!t)
+        return;
+    for (size_t k = 0; k < wc_trace_nkernels(t); k++) {
+        /* seeks before any index: forward scans, and back to the start */
+        wc_trace *t2 = NULL;
+        CHECK_EQ_INT(wc_trace_open(path, &t2, &d), 0);
+        uint64_t n = read_seq(t, k, sig, cnt, MAXC);
+        CHECK(n <= MAXC);
+        if (t2) {
+            wc_kreader *r;
+            wc_cta *c = NULL;
+            CHECK_EQ_INT(wc_kreader_open(t2, k, &r, &d), 0);
+            uint64_t tgt[] = {n / 2, n ? n - 1 : 0, 0, n / 3};
+            for (unsigned i = 0; i < 4; i++) {
+                CHECK_EQ_INT(wc_kreader_seek(r, tgt[i], &d), 0);
+                CHECK_EQ_INT(wc_kreader_next(r, &c, &d), 0);
+                CHECK((c != NULL) == (tgt[i] < n));
+                if (c && tgt[i] < n)
+                    CHECK_EQ_INT(cta_sig(c, NULL), sig[tgt[i]]);
+                wc_cta_free(c);
+            }
+            wc_kreader_close(r);
+            wc_trace_close(t2);
+        }
+        /* the counts (the sequential pass built the index already) */
+        const uint64_t *ic;
+        uint64_t in = 0, tot = 0, dtot = 0;
+        CHECK_EQ_INT(wc_trace_cta_insts(t, k, &ic, &in, &d), 0);
+        CHECK_EQ_INT(in, n);
+        for (uint64_t i = 0; i < in && i < n && i < MAXC; i++) {
+            CHECK_EQ_INT(ic[i], cnt[i]);
+            tot += ic[i];
+            dtot += cnt[i];
+        }
+        CHECK_EQ_INT(tot, dtot);
+        if (n <= MAXC) {
+            uint64_t tg[] = {0, n / 2, n ? n - 1 : 0, n, n + 5, UINT64_MAX};
+            for (unsigned i = 0; i < 6; i++)
+                check_seek(t, k, tg[i], sig, n);
+        }
+    }
+    wc_trace_close(t);
+
+    /* counts from wc_trace_cta_insts alone (its own scan) */
+    CHECK_EQ_INT(wc_trace_open(path, &t, &d), 0);
+    if (!t)
+        return;
+    for (size_t k = 0; k < wc_trace_nkernels(t); k++) {
+        const uint64_t *ic;
+        uint64_t in = 0, n = read_seq(t, k, sig, cnt, 0);
+        wc_trace *t3 = NULL;
+        CHECK_EQ_INT(wc_trace_open(path, &t3, &d), 0);
+        if (!t3)
+            continue;
+        CHECK_EQ_INT(wc_trace_cta_insts(t3, k, &ic, &in, &d), 0);
+        CHECK_EQ_INT(in, n);
+        n = read_seq(t3, k, sig, cnt, MAXC);
+        for (uint64_t i = 0; i < in && i < MAXC; i++)
+            CHECK_EQ_INT(ic[i], cnt[i]);
+        /* a second call returns the same array */
+        const uint64_t *ic2;
+        uint64_t in2;
+        CHECK_EQ_INT(wc_trace_cta_insts(t3, k, &ic2, &in2, &d), 0);
+        CHECK(ic2 == ic);
+        CHECK_EQ_INT(in2, in);
+        wc_trace_close(t3);
+    }
+    wc_trace_close(t);
+}
+
+static void test_index(void)
+{
+    wc_diag d;
+    wc_trace *t = NULL;
+    wc_kreader *r = NULL;
+    wc_cta *a = NULL, *b = NULL, *c = NULL;
+    wc_inst x;
+    char *tr = make_trace("_Z4testPf", 7);
+    write_text("kernel-1.traceg", tr);
+    write_text("kernelslist.g", "kernel-1.traceg\n");
+    check_index_trace(tpath("kernel-1.traceg"));
+
+    /* interleave seeks with live CTAs */
+    CHECK_EQ_INT(wc_trace_open(tmpdir, &t, &d), 0);
+    if (!t)
+        goto out;
+    const uint64_t *ic;
+    uint64_t n;
+    CHECK_EQ_INT(wc_trace_cta_insts(t, 0, &ic, &n, &d), 0);
+    CHECK_EQ_INT(n, 7);
+    for (uint64_t i = 0; i < n; i++)
+        CHECK_EQ_INT(ic[i], 5);
+    CHECK_EQ_INT(wc_kreader_open(t, 0, &r, &d), 0);
+    CHECK_EQ_INT(wc_kreader_next(r, &a, &d), 0);   /* CTA 0 */
+    CHECK_EQ_INT(wc_cta_next(a, 0, &x, &d), 1);
+    CHECK_EQ_INT(x.imm, 0);
+    CHECK_EQ_INT(wc_kreader_seek(r, 5, &d), 0);
+    CHECK_EQ_INT(wc_kreader_next(r, &b, &d), 0);   /* CTA 5 */
+    CHECK_EQ_INT(wc_kreader_seek(r, 1, &d), 0);
+    CHECK_EQ_INT(wc_kreader_next(r, &c, &d), 0);   /* CTA 1 */
+    CHECK_EQ_INT(wc_cta_next(b, 1, &x, &d), 1);
+    CHECK_EQ_INT(x.imm, 105);
+    CHECK_EQ_INT(wc_cta_next(c, 0, &x, &d), 1);
+    CHECK_EQ_INT(x.imm, 1);
+    CHECK_EQ_INT(x.line, 40); /* line numbers survive the seek */
+    CHECK_EQ_INT(wc_cta_next(a, 0, &x, &d), 1);
+    CHECK_STR(x.opcode, "LDG.E");
+    CHECK_EQ_INT(wc_cta_next(b, 0, &x, &d), 1);
+    CHECK_EQ_INT(x.imm, 5);
+    wc_cta_free(a);
+    wc_cta_free(c);
+    /* skip counts from the reader's position, through the index */
+    CHECK_EQ_INT(wc_kreader_skip(r, 2, &d), 0);    /* 2, 3 */
+    CHECK_EQ_INT(wc_kreader_next(r, &a, &d), 0);   /* CTA 4 */
+    unsigned xyz[3];
+    wc_cta_index(a, xyz);
+    CHECK_EQ_INT(xyz[0], 4);
+    wc_cta_free(a);
+    CHECK_EQ_INT(wc_kreader_skip(r, UINT64_MAX, &d), 0);
+    CHECK_EQ_INT(wc_kreader_next(r, &a, &d), 0);
+    CHECK(a == NULL);
+    CHECK_EQ_INT(wc_kreader_seek(r, 6, &d), 0);
+    CHECK_EQ_INT(wc_kreader_next(r, &a, &d), 0);
+    wc_cta_index(a, xyz);
+    CHECK_EQ_INT(xyz[0], 6);
+    wc_cta_free(a);
+    wc_kreader_close(r);
+    CHECK_EQ_INT(wc_cta_next(b, 1, &x, &d), 1); /* outlives its reader */
+    CHECK_STR(x.opcode, "EXIT");
+    wc_cta_free(b);
+
+    /* a full sequential pass leaves the index cached: no file needed */
+    wc_trace_close(t);
+    CHECK_EQ_INT(wc_trace_open(tmpdir, &t, &d), 0);
+    if (!t)
+        goto out;
+    {
+        uint64_t sig[8], cnt[8];
+        CHECK_EQ_INT(read_seq(t, 0, sig, cnt, 8), 7);
+    }
+    unlink_tmp("kernel-1.traceg");
+    CHECK_EQ_INT(wc_trace_cta_insts(t, 0, &ic, &n, &d), 0);
+    CHECK_EQ_INT(n, 7);
+    wc_trace_close(t);
+
+    /* zstd: the index refers to the decompressed text, which is made once
+     * and kept for later readers (the .zst is not read again) */
+    size_t zn;
+    void *z = zcompress(tr, &zn);
+    write_file("kernel-1.traceg.zst", z, zn);
+    check_index_trace(tmpdir);
+    CHECK_EQ_INT(wc_trace_open(tmpdir, &t, &d), 0);
+    if (t) {
+        CHECK_EQ_INT(wc_trace_cta_insts(t, 0, &ic, &n, &d), 0);
+        CHECK_EQ_INT(n, 7);
+        write_file("kernel-1.traceg.zst", "garbage", 7);
+        for (unsigned i = 0; i < 3; i++) {
+            CHECK_EQ_INT(wc_kreader_open(t, 0, &r, &d), 0);
+            CHECK_EQ_INT(wc_kreader_seek(r, 6 - i, &d), 0);
+            CHECK_EQ_INT(wc_kreader_next(r, &a, &d), 0);
+            CHECK(a != NULL);
+            if (a) {
+                CHECK_EQ_INT(wc_cta_next(a, 0, &x, &d), 1);
+                CHECK_EQ_INT(x.imm, 6 - i);
+            }
+            wc_cta_free(a);
+            wc_kreader_close(r);
+        }
+        wc_trace_close(t);
+    }
+    unlink_tmp("kernel-1.traceg.zst");
+    free(z);
+
+    /* bad input met by the index scan: the same file:line:col as reading */
+    {
+        char hdr[2048], bad[8192];
+        snprintf(hdr, sizeof hdr, HDR_FMT, "_Z1kv", 3u, 5);
+        snprintf(bad, sizeof bad,
+                 "%s#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\ninsts = 1\n"
+                 "0000 ffffffff 0 EXIT 0 0 0\n#END_TB\n"
+                 "#BEGIN_TB\nthread block = 1,0,0\nwarp = 0\ninsts = 3\n"
+                 "0000 ffffffff 0 EXIT 0 0 0\n0010 ffffffff 0 EXIT 0 0 0\n"
+                 "#END_TB\n",
+                 hdr);
+        wc_diag d1, d2;
+        write_text("k.traceg", bad);
+        CHECK_EQ_INT(open_err(tpath("k.traceg"), &d1), WC_EINPUT);
+        CHECK_EQ_INT(wc_trace_open(tpath("k.traceg"), &t, &d), 0);
+        if (t) {
+            memset(&d2, 0, sizeof d2);
+            CHECK_EQ_INT(wc_trace_cta_insts(t, 0, &ic, &n, &d2), WC_EINPUT);
+            CHECK_EQ_INT(d2.line, d1.line);
+            CHECK_EQ_INT(d2.col, d1.col);
+            CHECK_EQ_INT(d2.line, 26);
+            CHECK_EQ_INT(d2.col, 9);
+            CHECK_STR(d2.msg, d1.msg);
+            CHECK(strstr(d2.file, "k.traceg") != NULL);
+            /* no index: seek scans and meets the same error */
+            CHECK_EQ_INT(wc_kreader_open(t, 0, &r, &d), 0);
+            memset(&d2, 0, sizeof d2);
+            CHECK_EQ_INT(wc_kreader_seek(r, 2, &d2), WC_EINPUT);
+            CHECK_EQ_INT(d2.line, 26);
+            wc_kreader_close(r);
+            wc_trace_close(t);
+        }
+        /* a header-only kernel: no CTAs */
+        write_text("k.traceg", hdr);
+        CHECK_EQ_INT(wc_trace_open(tpath("k.traceg"), &t, &d), 0);
+        if (t) {
+            CHECK_EQ_INT(wc_trace_cta_insts(t, 0, &ic, &n, &d), 0);
+            CHECK_EQ_INT(n, 0);
+            CHECK_EQ_INT(wc_kreader_open(t, 0, &r, &d), 0);
+            CHECK_EQ_INT(wc_kreader_seek(r, 0, &d), 0);
+            CHECK_EQ_INT(wc_kreader_next(r, &a, &d), 0);
+            CHECK(a == NULL);
+            wc_kreader_close(r);
+            CHECK_EQ_INT(wc_trace_cta_insts(t, 1, &ic, &n, &d), WC_EUSAGE);
+            wc_trace_close(t);
+        }
+        unlink_tmp("k.traceg");
+    }
+
+    /* a hand-written ubench: one CTA */
+    write_text("u.sass", ".warp 0\n[B------:R-:W-:-:S01]  NOP ;\n"
+                         "[B------:R-:W-:-:S01]  EXIT ;\n"
+                         ".warp 1\n[B------:R-:W-:-:S01]  EXIT ;\n");
+    CHECK_EQ_INT(wc_trace_open(tpath("u.sass"), &t, &d), 0);
+    if (t) {
+        CHECK_EQ_INT(wc_trace_cta_insts(t, 0, &ic, &n, &d), 0);
+        CHECK_EQ_INT(n, 1);
+        if (n == 1)
+            CHECK_EQ_INT(ic[0], 3);
+        CHECK_EQ_INT(wc_kreader_open(t, 0, &r, &d), 0);
+        CHECK_EQ_INT(wc_kreader_seek(r, 1, &d), 0);
+        CHECK_EQ_INT(wc_kreader_next(r, &a, &d), 0);
+        CHECK(a == NULL);
+        CHECK_EQ_INT(wc_kreader_seek(r, 0, &d), 0);
+        CHECK_EQ_INT(wc_kreader_next(r, &a, &d), 0);
+        CHECK(a != NULL);
+        if (a)
+            CHECK_EQ_INT(wc_cta_warp_len(a, 0), 2);
+        wc_cta_free(a);
+        wc_kreader_close(r);
+        wc_trace_close(t);
+    }
+    unlink_tmp("u.sass");
+
+    /* the real traces, and synthetic ones of every kind */
+    const char *rel[] = {"data/traces/simple-trace-example",
+                         "data/traces/simtune-ffmakernel-1-32-10",
+                         "data/traces/simtune-ffmakernel-1-32-20"};
+    for (unsigned i = 0; i < 3; i++) {
+        char buf[512];
+        const char *dir = shared_path(rel[i], buf, sizeof buf);
+        if (dir)
+            check_index_trace(dir);
+    }
+    for (const char *const *k = wc_synth_kinds(); *k; k++) {
+        wc_synth_params p;
+        char dir[600];
+        wc_synth_defaults(&p, *k);
+        p.ctas = 5;
+        p.iters = 3;
+        p.zstd = (k - wc_synth_kinds()) % 2 == 1;
+        snprintf(dir, sizeof dir, "%s/synth-%s", tmpdir, *k);
+        CHECK_EQ_INT(wc_synth_write(&p, dir, &d), 0);
+        check_index_trace(dir);
+    }
+out:
+    unlink_tmp("kernelslist.g");
+    free(tr);
+}
+
 int main(void)
 {
     snprintf(tmpdir, sizeof tmpdir, "/tmp/wc-test-trace-XXXXXX");
@@ -806,6 +1182,7 @@ int main(void)
     test_errors();
     test_misc_file();
     test_ctrl_join();
+    test_index();
     nftw(tmpdir, rm_cb, 16, FTW_DEPTH | FTW_PHYS);
     CHECK_DONE();
 }
