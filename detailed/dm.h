@@ -67,7 +67,8 @@ typedef struct dm_event {
 
 typedef struct dm_result {
     uint64_t cycles;     /* simulated cycles (+ launch_overhead for a whole kernel) */
-    uint64_t sim_cycles; /* simulated cycles only                            */
+    uint64_t sim_cycles; /* simulated cycles only (CTA dispatch and overheads
+                            of keys_launch.def included)                    */
     uint64_t warp_insts;
     uint64_t ctas;
     double ipc;          /* warp instructions per simulated cycle (whole GPU) */

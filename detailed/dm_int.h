@@ -122,6 +122,9 @@ typedef struct dm_params {
     int fp64_shared;
     long max_warps, max_ctas, regs_per_sm, reg_unit, reg_per_cta, shmem_per_sm,
         shmem_unit, warp_unit;
+    /* launch model (common/keys_launch.def): GPU-wide dispatch interval,
+     * per-CTA and per-warp slot time (0: none) */
+    double cta_dispatch, cta_ovh, cta_warp_ovh;
 } dm_params;
 
 /* One fetched instruction in a warp's ring. */
@@ -256,12 +259,18 @@ typedef struct dm_sub {
     uint64_t issue_idle_until;
     uint8_t issue_idle_why;
     uint8_t fetch_idle;
+    uint64_t wbq_min;        /* earliest cycle of a wbq entry (MAX: none)    */
+    uint64_t cal_done;       /* rd / wr slots of cycles before it cleared    */
     uint64_t stall[DM_STALL_COUNT];
     uint64_t issued;
 } dm_sub;
 
 typedef struct dm_cta_slot {
     int live;
+    int pending;             /* dispatched, warps start at cycle start      */
+    uint64_t start;
+    uint64_t pcbase;         /* kept for the start of a pending CTA         */
+    int has_ctrl;
     wc_cta *cta;             /* trace CTA (NULL for ubench)                 */
     uint64_t num;            /* CTA number in the run                       */
     unsigned nwarps, done, at_bar;
@@ -281,7 +290,9 @@ typedef struct dm_sm {
     unsigned nslots;
     dm_cta_slot *ctas;
     unsigned nctas;
-    unsigned live_ctas, live_warps;
+    unsigned live_ctas, live_warps; /* pending CTAs included             */
+    unsigned npending;       /* CTAs dispatched whose warps have not started */
+    uint64_t next_start;     /* earliest start of a pending CTA              */
     long regs_used, shmem_used;
     uint64_t warps_assigned; /* W of the assignment hash (seed 001)          */
     uint8_t shuf[DM_MAX_SUBCORES];
@@ -294,6 +305,11 @@ typedef struct dm_sm {
     uint32_t nflfree;
     dm_mem_event evbuf[64];
     uint64_t last_progress;
+    /* speed only: every sub-core is quiet (sm.c sub_quiet) in the cycles
+     * sleep_from .. wake-1 unless a memory event or a CTA launch comes;
+     * their stall counts are added when the SM wakes.  0: awake. */
+    uint64_t wake, sleep_from;
+    uint64_t mem_next;       /* asleep: dm_mem_next_cycle, skip mem before */
     /* issue hints per warp slot: not eligible before hint[w] (reason
      * hwhy[w]); UINT64_MAX until an event wakes it (dm_wake) */
     uint64_t *hint;
@@ -357,15 +373,22 @@ int dm_icache_access(dm_icache *c, uint64_t line, uint64_t cycle,
 int dm_sm_init(dm_gpu *gpu, dm_sm *sm, unsigned id);
 void dm_sm_fini(dm_sm *sm);
 void dm_sm_tick(dm_sm *sm, uint64_t c);
+/* Leave the sleep of dm_sm_tick before cycle c (count the stalls). */
+void dm_sm_wake(dm_sm *sm, uint64_t c);
+/* After the tick of cycle c: the next cycle the SM may act in (c + 1
+ * unless it sleeps; a launch wakes it). */
+uint64_t dm_sm_next(const dm_sm *sm, uint64_t c);
 int dm_sm_busy(const dm_sm *sm);
 void dm_sm_dump(const dm_sm *sm, char *buf, size_t n);
 /* Can the SM take a CTA of nwarps warps, nregs registers per thread and
  * shmem bytes now? */
 int dm_sm_fits(const dm_sm *sm, unsigned nwarps, long nregs, long shmem);
-/* Launch a CTA: either the warps of a trace CTA or of a microbenchmark. */
+/* Launch a CTA: either the warps of a trace CTA or of a microbenchmark.
+ * Its slot and resources are taken now (gpu->now); its warps start in
+ * cycle start (>= now: the CTA's launch overhead, keys_launch.def). */
 int dm_sm_launch(dm_sm *sm, wc_cta *cta, const wc_ubench *u, uint64_t num,
                  long nregs, long shmem, uint64_t pcbase, int has_ctrl,
-                 wc_diag *d);
+                 uint64_t start, wc_diag *d);
 /* In-flight records: tags carry a generation so that a late event of a
  * finished instruction never lands on the record's next user. */
 uint64_t dm_fl_alloc(dm_sm *sm);
@@ -379,7 +402,8 @@ void dm_release_slot(dm_sub *s, dm_warp *w, uint32_t idx);
 void dm_fail(dm_gpu *gpu, int code, const char *what);
 
 /* ---- stage ticks (one file each), back to front ---- */
-void dm_mem_events(dm_sm *sm, uint64_t c);                  /* exec.c    */
+/* Handle the n events already in sm->evbuf, then poll for more. */
+void dm_mem_events(dm_sm *sm, uint64_t c, size_t n);         /* exec.c    */
 void dm_writeback_tick(dm_sm *sm, dm_sub *s, uint64_t c);   /* exec.c    */
 void dm_vq_tick(dm_sm *sm, dm_sub *s, uint64_t c);          /* exec.c    */
 void dm_alloc_tick(dm_sm *sm, dm_sub *s, uint64_t c);       /* alloc.c   */
@@ -407,6 +431,9 @@ unsigned dm_rfc_access(const dm_params *p, dm_sub *s, unsigned warp,
 /* ---- scoreboard mode (scoreboard.c) ---- */
 int dm_sb_ready(const dm_params *p, dm_warp *w, const wc_inst *in,
                 uint64_t c);
+/* Earliest cycle after c at which an entry of w clears by itself
+ * (UINT64_MAX: only an event can, and it calls dm_wake). */
+uint64_t dm_sb_next(const dm_warp *w, uint64_t c);
 void dm_sb_issue(dm_warp *w, const wc_inst *in, int varlat, uint64_t tag,
                  uint64_t fixed_ready);
 void dm_sb_release(dm_warp *w, uint64_t tag, int write, uint64_t c);

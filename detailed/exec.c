@@ -55,6 +55,8 @@ static int wbq_push(dm_sm *sm, dm_sub *s, uint64_t tag, uint8_t banks,
     s->wbq[s->wbq_n].banks = banks;
     s->wbq[s->wbq_n].cycle = cycle;
     s->wbq_n++;
+    if (cycle < s->wbq_min)
+        s->wbq_min = cycle;
     return 0;
 }
 
@@ -78,10 +80,11 @@ static void on_war(dm_sm *sm, uint64_t tag, uint64_t c)
     }
 }
 
-void dm_mem_events(dm_sm *sm, uint64_t c)
+void dm_mem_events(dm_sm *sm, uint64_t c, size_t n)
 {
-    size_t n;
-    while ((n = dm_mem_poll(sm->mem, c, sm->evbuf, 64)) > 0) {
+    if (n == 0)
+        n = dm_mem_poll(sm->mem, c, sm->evbuf, 64);
+    for (; n > 0; n = dm_mem_poll(sm->mem, c, sm->evbuf, 64)) {
         for (size_t i = 0; i < n; i++) {
             const dm_mem_event *e = &sm->evbuf[i];
             uint64_t tag = e->tag;
@@ -106,6 +109,9 @@ void dm_writeback_tick(dm_sm *sm, dm_sub *s, uint64_t c)
 {
     const dm_params *p = sm->p;
     unsigned k = 0;
+    if (c < s->wbq_min)
+        return; /* nothing due (or the queue is empty) */
+    uint64_t next = UINT64_MAX;
     for (unsigned i = 0; i < s->wbq_n; i++) {
         dm_wb q = s->wbq[i];
         int ok = q.cycle <= c;
@@ -115,6 +121,8 @@ void dm_writeback_tick(dm_sm *sm, dm_sub *s, uint64_t c)
                 ok = 0;
         if (!ok) {
             s->wbq[k++] = q;
+            if (q.cycle < next)
+                next = q.cycle;
             continue;
         }
         for (unsigned b = 0; b < p->banks; b++)
@@ -131,6 +139,7 @@ void dm_writeback_tick(dm_sm *sm, dm_sub *s, uint64_t c)
         sm->last_progress = c;
     }
     s->wbq_n = k;
+    s->wbq_min = next;
 }
 
 void dm_vq_tick(dm_sm *sm, dm_sub *s, uint64_t c)

@@ -10,6 +10,9 @@
  * instruction is decoded the next cycle and can issue the cycle after that
  * (two stages from fetch to issue).
  */
+#include <stddef.h>
+#include <string.h>
+
 #include "dm_int.h"
 
 /* Read the next instruction of w's stream into its look-ahead. */
@@ -64,7 +67,11 @@ static void classify(dm_slot *sl)
 static void do_fetch(dm_sm *sm, dm_warp *w, uint64_t c)
 {
     dm_slot *sl = &w->ring[w->tail % DM_RING];
-    sl->in = w->la;
+    /* the per-lane addresses (a third of the record) only when present:
+     * nothing reads them without WC_IF_HAS_ADDR */
+    memcpy(&sl->in, &w->la, offsetof(wc_inst, addr));
+    if (w->la.iflags & WC_IF_HAS_ADDR)
+        memcpy(sl->in.addr, w->la.addr, sizeof w->la.addr);
     sl->ready = c + 2; /* decode in c+1, in the ibuffer from c+2 */
     sl->busy = 1;
     sl->ev = 0;

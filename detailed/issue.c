@@ -207,15 +207,12 @@ static void do_issue(dm_sm *sm, dm_sub *s, unsigned wi, uint64_t c)
     sm->last_progress = c;
 }
 
-/* eligible() behind the per-warp hint: a warp known to wait until a
- * later cycle (stall counter, decode, unit latch) or an event (dependence
- * counters, barrier) is skipped without touching it. */
-static int elig(dm_sm *sm, dm_sub *s, unsigned wi, uint64_t c, int *why)
+/* eligible() of a warp whose hint has passed; sets the next hint. */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static int elig_slow(dm_sm *sm, dm_sub *s, unsigned wi, uint64_t c, int *why)
 {
-    if (c < sm->hint[wi]) {
-        *why = sm->hwhy[wi];
-        return 0;
-    }
     const dm_warp *w = &sm->warps[wi];
     if (eligible(sm, s, w, c, why))
         return 1;
@@ -234,6 +231,9 @@ static int elig(dm_sm *sm, dm_sub *s, unsigned wi, uint64_t c, int *why)
                 : s->unit_free[sl->lc];
         break;
     }
+    case DM_STALL_SCOREBOARD: /* entries clear by time or by an event */
+        h = dm_sb_next(w, c);
+        break;
     case DM_STALL_DEP_COUNTER:
     case DM_STALL_BARRIER:
     case DM_STALL_EXITED:
@@ -245,6 +245,19 @@ static int elig(dm_sm *sm, dm_sub *s, unsigned wi, uint64_t c, int *why)
     sm->hint[wi] = h;
     sm->hwhy[wi] = (uint8_t)*why;
     return 0;
+}
+
+/* eligible() behind the per-warp hint: a warp known to wait until a
+ * later cycle (stall counter, decode, unit latch) or an event (dependence
+ * counters, barrier) is skipped without touching it. */
+static inline int elig(dm_sm *sm, dm_sub *s, unsigned wi, uint64_t c,
+                       int *why)
+{
+    if (c < sm->hint[wi]) {
+        *why = sm->hwhy[wi];
+        return 0;
+    }
+    return elig_slow(sm, s, wi, c, why);
 }
 
 /* Youngest eligible warp other than skip (s->warps is in launch order,
@@ -290,8 +303,10 @@ void dm_issue_tick(dm_sm *sm, dm_sub *s, uint64_t c)
         unsigned g = s->last_issued;
         if (g != DM_NO_WARP && elig(sm, s, g, c, &why_greedy)) {
             for (unsigned i = 0; i < n; i++)
-                if (s->warps[i] == g)
-                    pick = i;
+                if (s->warps[i] == g) {
+                    pick = i; /* a warp is listed once */
+                    break;
+                }
         } else if (p->policy == DM_POL_CGGTY) {
             pick = youngest(sm, s, c, DM_NO_WARP, 0, &why_young);
         } else {

@@ -261,6 +261,10 @@ void dm_mem_tick(dm_mem *m, uint64_t now);
 size_t dm_mem_poll(dm_mem *m, uint64_t now, dm_mem_event *ev, size_t max);
 /* Instructions pushed whose events have not all been polled (0: idle). */
 size_t dm_mem_pending(const dm_mem *m);
+/* A cycle >= now before which neither dm_mem_tick nor dm_mem_poll can do
+ * anything unless something is pushed (UINT64_MAX: nothing to do): the
+ * core may skip both until then (speed only, never a result). */
+uint64_t dm_mem_next_cycle(const dm_mem *m, uint64_t now);
 /* Occupied latch/queue slots of sub-core sc. */
 unsigned dm_mem_slots_used(const dm_mem *m, unsigned sc);
 void dm_mem_stats_get(const dm_mem *m, dm_mem_stats *st);

@@ -493,6 +493,33 @@ size_t dm_mem_pending(const dm_mem *m)
     return m->pending;
 }
 
+uint64_t dm_mem_next_cycle(const dm_mem *m, uint64_t now)
+{
+    uint64_t t = m->nheap ? m->heap[0].e.cycle : UINT64_MAX;
+    uint64_t leave = UINT64_MAX;
+    for (unsigned sc = 0; sc < m->nsub; sc++) {
+        const msub *s = &m->sub[sc];
+        if (s->nstarted && s->ring[s->head].leave < leave)
+            leave = s->ring[s->head].leave; /* grant: see dm_mem_tick */
+        if (s->nstarted < s->n) {           /* start: see dm_mem_tick */
+            uint64_t st =
+                s->ring[(s->head + s->nstarted) % m->cap].issue + m->dispatch;
+            if (s->agu_free > st)
+                st = s->agu_free;
+            if (st < t)
+                t = st;
+        }
+    }
+    /* a full PRT waits for a RAW event, which is in the heap */
+    if (leave != UINT64_MAX && m->prt_used < m->prt_cap) {
+        if (m->shared_free > leave)
+            leave = m->shared_free;
+        if (leave < t)
+            t = leave;
+    }
+    return t > now ? t : now;
+}
+
 unsigned dm_mem_slots_used(const dm_mem *m, unsigned sc)
 {
     return sc < m->nsub ? m->sub[sc].n : 0;

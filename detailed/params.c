@@ -110,6 +110,9 @@ int dm_params_load(const wc_gpu *g, dm_params *p, wc_diag *d)
     p->shmem_per_sm = g->shmem_per_sm;
     p->shmem_unit = g->shmem_alloc_unit;
     p->warp_unit = g->warp_alloc_unit;
+    p->cta_dispatch = g->cta_dispatch;
+    p->cta_ovh = g->cta_overhead;
+    p->cta_warp_ovh = g->cta_warp_overhead;
     return 0;
 }
 

@@ -1,9 +1,13 @@
 /*
- * detailed/run.c - the GPU loop of the detailed model: CTA dispatch over the
- * SMs (occupancy from registers, shared memory, warp and CTA slots),
- * one cycle at a time for every busy SM, the watchdog, results, the
- * timeline and its Chrome trace-event output.  Entry points of dm.h.
+ * detailed/run.c - the GPU loop of the detailed model: the GPU-wide CTA
+ * scheduler of the launch model (common/keys_launch.def: one CTA per
+ * cta_dispatch cycles, CTA overheads before its warps start; occupancy from
+ * registers, shared memory, warp and CTA slots), one cycle at a time for
+ * every busy SM with jumps over cycles in which every SM sleeps, the
+ * watchdog, results, the timeline and its Chrome trace-event output.
+ * Entry points of dm.h.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -95,10 +99,14 @@ static int watchdog(dm_gpu *gpu, uint64_t c)
                        (unsigned long long)c, buf);
 }
 
-/* One cycle of every busy SM; returns 1 while anything is busy. */
-static int gpu_cycle(dm_gpu *gpu, uint64_t c, uint64_t *last_prog)
+/* One cycle of every busy SM; returns 1 while anything is busy.  *next:
+ * the next cycle any SM may act in (c + 1 unless every busy SM sleeps
+ * past it: then the GPU jumps there). */
+static int gpu_cycle(dm_gpu *gpu, uint64_t c, uint64_t *last_prog,
+                     uint64_t *next)
 {
     int busy = 0;
+    uint64_t nx = UINT64_MAX;
     gpu->now = c;
     for (unsigned i = 0; i < gpu->nsms; i++) {
         dm_sm *sm = &gpu->sms[i];
@@ -108,8 +116,29 @@ static int gpu_cycle(dm_gpu *gpu, uint64_t c, uint64_t *last_prog)
         dm_sm_tick(sm, c);
         if (sm->last_progress > *last_prog)
             *last_prog = sm->last_progress;
+        uint64_t t = dm_sm_next(sm, c);
+        if (t < nx)
+            nx = t;
     }
+    if (nx == UINT64_MAX || nx <= c)
+        nx = c + 1;
+    *next = nx;
     return busy;
+}
+
+/* The cycle after c to simulate: next, but not past a cycle at which the
+ * watchdog or max_cycles would stop the run (they must stop it there; an
+ * SM waiting for a CTA start makes progress when ticked there). */
+static uint64_t next_cycle(const dm_gpu *gpu, uint64_t c, uint64_t next,
+                           uint64_t last_prog)
+{
+    uint64_t w = last_prog + gpu->p.watchdog + 1;
+    if (w > c && w < next)
+        next = w;
+    if (gpu->o.max_cycles && gpu->o.max_cycles > c &&
+        gpu->o.max_cycles < next)
+        next = gpu->o.max_cycles;
+    return next > c ? next : c + 1;
 }
 
 static void collect(dm_gpu *gpu, uint64_t stall[DM_STALL_COUNT],
@@ -165,14 +194,21 @@ int dm_run_kernel(wc_trace *t, size_t k, const wc_gpu *g, const dm_options *o,
     uint64_t launched = 0, c = 0, last_prog = 0;
     uint64_t pcbase = (uint64_t)(k + 1) << 36;
     unsigned next_sm = 0;
+    double next_t = 0; /* earliest dispatch time of the next CTA (cycles) */
+    uint64_t full_at = UINT64_MAX; /* ctas_done when every SM was full */
     for (;;) {
-        /* dispatch CTAs to SMs with room, round robin */
-        for (unsigned tries = 0; launched < count && tries < gpu.nsms;) {
+        /* the GPU-wide CTA scheduler: in order, one CTA per cta_dispatch
+         * cycles (fractions accumulate), round robin to SMs with room;
+         * room only appears when a CTA finishes */
+        for (unsigned tries = 0; launched < count && tries < gpu.nsms &&
+                                 next_t <= (double)c &&
+                                 gpu.ctas_done != full_at;) {
             dm_sm *sm = &gpu.sms[next_sm];
             if (!dm_sm_fits(sm, (unsigned)ki->warps_per_cta, ki->nregs,
                             ki->shmem)) {
                 next_sm = (next_sm + 1) % gpu.nsms;
-                tries++;
+                if (++tries == gpu.nsms)
+                    full_at = gpu.ctas_done;
                 continue;
             }
             wc_cta *cta = NULL;
@@ -183,21 +219,39 @@ int dm_run_kernel(wc_trace *t, size_t k, const wc_gpu *g, const dm_options *o,
                 break;
             }
             gpu.now = c;
+            /* ready since this cycle: dispatched at next_t; else it
+             * waited for a slot, which freed in this cycle */
+            double td = next_t > (double)c - 1 ? next_t : (double)c;
+            uint64_t start = (uint64_t)ceil(
+                td + gpu.p.cta_ovh +
+                gpu.p.cta_warp_ovh * (double)wc_cta_nwarps(cta));
+            if (start < c)
+                start = c;
+            next_t = td + gpu.p.cta_dispatch;
             if ((rc = dm_sm_launch(sm, cta, NULL, first + launched, ki->nregs,
-                                   ki->shmem, pcbase, ki->has_ctrl, d)) != 0)
+                                   ki->shmem, pcbase, ki->has_ctrl, start,
+                                   d)) != 0)
                 goto out;
             launched++;
             last_prog = c;
             next_sm = (next_sm + 1) % gpu.nsms;
             tries = 0;
         }
-        int busy = gpu_cycle(&gpu, c, &last_prog);
+        uint64_t next;
+        int busy = gpu_cycle(&gpu, c, &last_prog, &next);
         if (gpu.err) {
             rc = gpu.err;
             goto out;
         }
         if (!busy && launched >= count)
             break;
+        if (launched < count && gpu.ctas_done != full_at) {
+            /* the dispatcher may act in the next cycle it is ready */
+            double nd = ceil(next_t);
+            uint64_t dc = nd > (double)c ? (uint64_t)nd : c + 1;
+            if (dc < next)
+                next = dc;
+        }
         if (c - last_prog > gpu.p.watchdog) {
             rc = watchdog(&gpu, c);
             goto out;
@@ -208,7 +262,7 @@ int dm_run_kernel(wc_trace *t, size_t k, const wc_gpu *g, const dm_options *o,
                              (unsigned long long)opt.max_cycles);
             goto out;
         }
-        c++;
+        c = next_cycle(&gpu, c, next, last_prog);
     }
     r->sim_cycles = c;
     r->cycles = c;
@@ -271,12 +325,14 @@ int dm_run_ubench(const wc_ubench *u, const wc_gpu *g, const dm_options *o,
             if (u->code[i][j].ctrl.valid)
                 has_ctrl = 1;
     }
+    /* no launch costs: the microbenchmarks time regions with clocks */
     if ((rc = dm_sm_launch(&gpu.sms[0], NULL, u, 0, 0, 0, (uint64_t)1 << 36,
-                           has_ctrl, d)) != 0)
+                           has_ctrl, 0, d)) != 0)
         goto out;
     uint64_t c = 0, last_prog = 0;
     for (;;) {
-        int busy = gpu_cycle(&gpu, c, &last_prog);
+        uint64_t next;
+        int busy = gpu_cycle(&gpu, c, &last_prog, &next);
         if (gpu.err) {
             rc = gpu.err;
             goto out;
@@ -293,7 +349,7 @@ int dm_run_ubench(const wc_ubench *u, const wc_gpu *g, const dm_options *o,
                              (unsigned long long)gpu.o.max_cycles);
             goto out;
         }
-        c++;
+        c = next_cycle(&gpu, c, next, last_prog);
     }
     r->cycles = gpu.last_done;
     collect(&gpu, r->stall, NULL);

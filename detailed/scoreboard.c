@@ -63,6 +63,15 @@ int dm_sb_ready(const dm_params *p, dm_warp *w, const wc_inst *in,
     return w->nsbl + in->ndst + in->nsrc <= DM_SBL_MAX;
 }
 
+uint64_t dm_sb_next(const dm_warp *w, uint64_t c)
+{
+    uint64_t t = UINT64_MAX;
+    for (unsigned i = 0; i < w->nsbl; i++)
+        if (w->sbl[i].ready > c && w->sbl[i].ready < t)
+            t = w->sbl[i].ready;
+    return t;
+}
+
 static void add(dm_warp *w, wc_reg r, unsigned n, int write, uint64_t tag,
                 uint64_t ready)
 {

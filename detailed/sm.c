@@ -1,8 +1,10 @@
 /*
  * detailed/sm.c - one SM: warp slots, CTA slots and occupancy, warp to
  * sub-core assignment (seed 001 IV-B: rr, srr, shuffle), barriers, the
- * in-flight table of variable-latency instructions, and the SM tick that
- * runs memory, then every sub-core's stages back to front.
+ * in-flight table of variable-latency instructions, CTAs dispatched ahead
+ * of their start (launch model overheads), and the SM tick that runs
+ * memory, then every sub-core's stages back to front, skipping quiet
+ * sub-cores and sleeping while all of them are quiet (speed only).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,6 +60,7 @@ int dm_sm_init(dm_gpu *gpu, dm_sm *sm, unsigned id)
             return -1;
         s->last_issued = DM_NO_WARP;
         s->const_warp = DM_NO_WARP;
+        s->wbq_min = UINT64_MAX;
         s->ctrl.warp = DM_NO_WARP;
         s->alloc.warp = DM_NO_WARP;
         s->pend_warp = -1;
@@ -197,33 +200,15 @@ static unsigned assign(dm_sm *sm, uint64_t W)
     }
 }
 
-int dm_sm_launch(dm_sm *sm, wc_cta *cta, const wc_ubench *u, uint64_t num,
-                 long nregs, long shmem, uint64_t pcbase, int has_ctrl,
-                 wc_diag *d)
+/* Create the warps of CTA slot ci (dispatched earlier or now). */
+static int cta_start(dm_sm *sm, unsigned ci, const wc_ubench *u)
 {
     const dm_params *p = sm->p;
-    unsigned nw = u ? u->nwarps : wc_cta_nwarps(cta);
-    unsigned ci;
-    for (ci = 0; ci < sm->nctas && sm->ctas[ci].live; ci++)
-        ;
-    if (ci == sm->nctas || sm->live_warps + nw > sm->nslots)
-        return wc_diag_set(d, WC_EINTERNAL, "", 0, 0,
-                           "detailed model: no room for a CTA of %u warps",
-                           nw);
     dm_cta_slot *ct = &sm->ctas[ci];
-    ct->live = 1;
-    ct->cta = cta;
-    ct->num = num;
-    ct->nwarps = nw;
-    ct->done = 0;
-    ct->at_bar = 0;
-    ct->regs = regs_of(p, nw, nregs);
-    ct->shmem = round_up(shmem, p->shmem_unit);
-    sm->regs_used += ct->regs;
-    sm->shmem_used += ct->shmem;
-    sm->live_ctas++;
-    sm->live_warps += nw;
+    wc_cta *cta = ct->cta;
+    unsigned nw = ct->nwarps;
     unsigned wi = 0;
+    ct->pending = 0;
     for (unsigned i = 0; i < nw; i++) {
         while (sm->warps[wi].live)
             wi++;
@@ -234,7 +219,7 @@ int dm_sm_launch(dm_sm *sm, wc_cta *cta, const wc_ubench *u, uint64_t num,
         dm_wake(sm, wi);
         w->cta = ci;
         w->age = ++sm->gpu->seq;
-        w->pcbase = pcbase;
+        w->pcbase = ct->pcbase;
         w->uidx = i;
         uint64_t W;
         int fixed = -1;
@@ -252,7 +237,7 @@ int dm_sm_launch(dm_sm *sm, wc_cta *cta, const wc_ubench *u, uint64_t num,
         }
         w->sub = fixed >= 0 ? (unsigned)fixed % p->nsub : assign(sm, W);
         w->sbmode = p->dep == DM_DEP_SCOREBOARD ||
-                    (p->dep == DM_DEP_AUTO && !has_ctrl);
+                    (p->dep == DM_DEP_AUTO && !ct->has_ctrl);
         ct->slots[i] = wi;
         dm_sub *s = &sm->sub[w->sub];
         s->warps[s->nwarps++] = wi;
@@ -264,6 +249,71 @@ int dm_sm_launch(dm_sm *sm, wc_cta *cta, const wc_ubench *u, uint64_t num,
     for (unsigned i = 0; i < nw; i++)
         dm_warp_check_done(sm, ct->slots[i]);
     return 0;
+}
+
+int dm_sm_launch(dm_sm *sm, wc_cta *cta, const wc_ubench *u, uint64_t num,
+                 long nregs, long shmem, uint64_t pcbase, int has_ctrl,
+                 uint64_t start, wc_diag *d)
+{
+    const dm_params *p = sm->p;
+    unsigned nw = u ? u->nwarps : wc_cta_nwarps(cta);
+    unsigned ci;
+    for (ci = 0; ci < sm->nctas && sm->ctas[ci].live; ci++)
+        ;
+    if (ci == sm->nctas || sm->live_warps + nw > sm->nslots)
+        return wc_diag_set(d, WC_EINTERNAL, "", 0, 0,
+                           "detailed model: no room for a CTA of %u warps",
+                           nw);
+    dm_sm_wake(sm, sm->gpu->now);
+    dm_cta_slot *ct = &sm->ctas[ci];
+    ct->live = 1;
+    ct->cta = cta;
+    ct->num = num;
+    ct->nwarps = nw;
+    ct->done = 0;
+    ct->at_bar = 0;
+    ct->pcbase = pcbase;
+    ct->has_ctrl = has_ctrl;
+    ct->start = start;
+    ct->regs = regs_of(p, nw, nregs);
+    ct->shmem = round_up(shmem, p->shmem_unit);
+    sm->regs_used += ct->regs;
+    sm->shmem_used += ct->shmem;
+    sm->live_ctas++;
+    sm->live_warps += nw;
+    if (u || start <= sm->gpu->now)
+        return cta_start(sm, ci, u);
+    ct->pending = 1;
+    if (sm->npending++ == 0 || start < sm->next_start)
+        sm->next_start = start;
+    sm->last_progress = sm->gpu->now;
+    return 0;
+}
+
+/* Start the pending CTAs whose start cycle came, in dispatch order. */
+static void start_pending(dm_sm *sm, uint64_t c)
+{
+    for (;;) {
+        unsigned best = DM_NO_WARP;
+        uint64_t next = UINT64_MAX;
+        for (unsigned i = 0; i < sm->nctas; i++) {
+            const dm_cta_slot *ct = &sm->ctas[i];
+            if (!ct->live || !ct->pending)
+                continue;
+            if (ct->start <= c &&
+                (best == DM_NO_WARP || ct->num < sm->ctas[best].num))
+                best = i;
+            else if (ct->start > c && ct->start < next)
+                next = ct->start;
+        }
+        if (best == DM_NO_WARP) {
+            sm->next_start = next;
+            return;
+        }
+        sm->npending--;
+        if (cta_start(sm, best, NULL) != 0)
+            return;
+    }
 }
 
 static void cta_finish(dm_sm *sm, unsigned ci)
@@ -341,16 +391,107 @@ void dm_warp_check_done(dm_sm *sm, unsigned wi)
 
 /* ---- the SM cycle ------------------------------------------------------------ */
 
+/* Nothing in s can act in cycle c: every stage would return at once and
+ * Issue would only count its stall (the hint of its last scan holds). */
+static int sub_quiet(const dm_sub *s, uint64_t c)
+{
+    return s->fetch_idle && s->ctrl.warp == DM_NO_WARP &&
+           s->alloc.warp == DM_NO_WARP && s->vq_n == 0 && c < s->wbq_min &&
+           (s->nwarps == 0 || c < s->issue_idle_until);
+}
+
+/* Free the read / write slots of the cycles that passed (before c). */
+static void cal_catch_up(const dm_params *p, dm_sub *s, uint64_t c)
+{
+    uint64_t from = s->cal_done;
+    s->cal_done = c;
+    if (from >= c)
+        return;
+    if (c - from >= DM_CAL)
+        from = c - DM_CAL;
+    size_t a = (size_t)(from % DM_CAL), b = (size_t)(c % DM_CAL);
+    for (unsigned k = 0; k < p->banks; k++) {
+        if (a < b) {
+            memset(&s->rd[k][a], 0, b - a);
+            memset(&s->wr[k][a], 0, b - a);
+        } else { /* wraps (or all DM_CAL slots when a == b) */
+            memset(&s->rd[k][a], 0, DM_CAL - a);
+            memset(&s->wr[k][a], 0, DM_CAL - a);
+            memset(&s->rd[k][0], 0, b);
+            memset(&s->wr[k][0], 0, b);
+        }
+    }
+}
+
+void dm_sm_wake(dm_sm *sm, uint64_t c)
+{
+    if (!sm->wake)
+        return;
+    uint64_t n = c - sm->sleep_from;
+    for (unsigned i = 0; i < sm->p->nsub; i++) {
+        dm_sub *s = &sm->sub[i];
+        s->stall[s->nwarps ? s->issue_idle_why : DM_STALL_IDLE] += n;
+    }
+    sm->wake = 0;
+}
+
+/* After the tick of cycle c: sleep from c+1 when no sub-core can act
+ * before a known cycle (or an event). */
+static void sm_try_sleep(dm_sm *sm, uint64_t c)
+{
+    uint64_t t = sm->npending ? sm->next_start : UINT64_MAX;
+    for (unsigned i = 0; i < sm->p->nsub; i++) {
+        const dm_sub *s = &sm->sub[i];
+        if (s->pend_warp >= 0 || !sub_quiet(s, c + 1))
+            return;
+        if (s->wbq_min < t)
+            t = s->wbq_min;
+        if (s->nwarps && s->issue_idle_until < t)
+            t = s->issue_idle_until;
+    }
+    if (t > c + 1) {
+        sm->sleep_from = c + 1;
+        sm->wake = t;
+        sm->mem_next = dm_mem_next_cycle(sm->mem, c + 1);
+    }
+}
+
+uint64_t dm_sm_next(const dm_sm *sm, uint64_t c)
+{
+    if (!sm->wake)
+        return c + 1;
+    return sm->mem_next < sm->wake ? sm->mem_next : sm->wake;
+}
+
 void dm_sm_tick(dm_sm *sm, uint64_t c)
 {
     const dm_params *p = sm->p;
+    size_t nev = 0;
+    int mem_done = 0;
+    if (sm->wake) {
+        if (c < sm->wake) {
+            /* asleep: only the memory unit can act */
+            if (sm->npending)
+                sm->last_progress = c;
+            if (c < sm->mem_next)
+                return;
+            dm_mem_tick(sm->mem, c);
+            nev = dm_mem_poll(sm->mem, c, sm->evbuf, 64);
+            if (nev == 0) {
+                sm->mem_next = dm_mem_next_cycle(sm->mem, c + 1);
+                return;
+            }
+            mem_done = 1;
+        }
+        dm_sm_wake(sm, c);
+    }
+    if (sm->npending) {
+        sm->last_progress = c; /* waiting for a CTA start is progress */
+        if (c >= sm->next_start)
+            start_pending(sm, c);
+    }
     for (unsigned i = 0; i < p->nsub; i++) {
         dm_sub *s = &sm->sub[i];
-        unsigned old = (unsigned)((c + DM_CAL - 1) % DM_CAL);
-        for (unsigned b = 0; b < p->banks; b++) {
-            s->rd[b][old] = 0;
-            s->wr[b][old] = 0;
-        }
         if (s->pend_warp >= 0) {
             dm_warp *w = &sm->warps[s->pend_warp];
             for (int k = 0; k < 2; k++) {
@@ -361,10 +502,16 @@ void dm_sm_tick(dm_sm *sm, uint64_t c)
             s->pend_warp = -1;
         }
     }
-    dm_mem_tick(sm->mem, c);
-    dm_mem_events(sm, c);
+    if (!mem_done)
+        dm_mem_tick(sm->mem, c);
+    dm_mem_events(sm, c, nev);
     for (unsigned i = 0; i < p->nsub; i++) {
         dm_sub *s = &sm->sub[i];
+        if (sub_quiet(s, c)) {
+            s->stall[s->nwarps ? s->issue_idle_why : DM_STALL_IDLE]++;
+            continue;
+        }
+        cal_catch_up(p, s, c);
         dm_writeback_tick(sm, s, c);
         dm_vq_tick(sm, s, c);
         dm_alloc_tick(sm, s, c);
@@ -372,6 +519,7 @@ void dm_sm_tick(dm_sm *sm, uint64_t c)
         dm_issue_tick(sm, s, c);
         dm_fetch_tick(sm, s, c);
     }
+    sm_try_sleep(sm, c);
 }
 
 int dm_sm_busy(const dm_sm *sm)
@@ -390,8 +538,8 @@ void dm_sm_dump(const dm_sm *sm, char *buf, size_t n)
                 o += (size_t)k_;                                               \
         }                                                                      \
     } while (0)
-    PUT("SM%u ctas=%u warps=%u mem_pending=%zu;", sm->id, sm->live_ctas,
-        sm->live_warps, dm_mem_pending(sm->mem));
+    PUT("SM%u ctas=%u (starting %u) warps=%u mem_pending=%zu;", sm->id,
+        sm->live_ctas, sm->npending, sm->live_warps, dm_mem_pending(sm->mem));
     for (unsigned i = 0; i < sm->p->nsub; i++) {
         const dm_sub *s = &sm->sub[i];
         PUT(" sub%u[ctrl=%d alloc=%d vq=%u wbq=%u]", i,

@@ -2,12 +2,14 @@
  * tests/unit/test_detailed_kernels.c - whole kernels through the detailed
  * model: the real Accel-Sim traces of ../shared (skipped when absent), a
  * synthetic trace with control bits, the CTA window of the sampler, the
- * scoreboard what-if (seed 000 Table 7) and the watchdog-free end of every
- * run.
+ * scoreboard what-if (seed 000 Table 7), the watchdog-free end of every
+ * run, and the launch model (common/keys_launch.def) against its closed
+ * form (cal_launch_cycles).
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include "cal.h"
 #include "check.h"
 #include "dm.h"
 
@@ -278,8 +280,133 @@ static void test_gather_release(void)
     CHECK_EQ_INT(slip, 1);
 }
 
+/* A trace of nctas CTAs of nwarps warps that only EXIT; 0 on success. */
+static int write_exit_trace(const char *dir, unsigned nctas, unsigned nwarps)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/kernelslist.g", dir);
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return -1;
+    fprintf(f, "kernel-1.traceg\n");
+    fclose(f);
+    snprintf(path, sizeof path, "%s/kernel-1.traceg", dir);
+    if (!(f = fopen(path, "w")))
+        return -1;
+    fprintf(f, "-kernel name = _Z5emptyv\n-kernel id = 1\n"
+               "-grid dim = (%u,1,1)\n-block dim = (%u,1,1)\n-shmem = 0\n"
+               "-nregs = 8\n-binary version = 86\n-cuda stream id = 0\n"
+               "-shmem base_addr = 0x00007f0000000000\n"
+               "-local mem base_addr = 0x00007e0000000000\n"
+               "-nvbit version = 1.7.4\n-accelsim tracer version = 5\n"
+               "-enable lineinfo = 0\n\n#traces format = ...\n\n",
+            nctas, nwarps * 32);
+    for (unsigned c = 0; c < nctas; c++) {
+        fprintf(f, "#BEGIN_TB\n\nthread block = %u,0,0\n\n", c);
+        for (unsigned w = 0; w < nwarps; w++)
+            fprintf(f, "warp = %u\ninsts = 1\n0000 ffffffff 0 EXIT 0 0 0\n\n",
+                    w);
+        fprintf(f, "#END_TB\n\n");
+    }
+    fclose(f);
+    return 0;
+}
+
+/* Kernel cycles of the detailed model for the empty kernel of dir under
+ * the launch keys of set (and a window when count > 0) against the closed
+ * form of the launch model with the CTA's own run time measured alone. */
+static void launch_case(const char *dir, unsigned nctas, unsigned nwarps,
+                        const char *const *set, size_t nset, uint64_t first,
+                        uint64_t count)
+{
+    wc_diag d;
+    wc_trace *t = NULL;
+    wc_gpu g, g0;
+    if (wc_gpu_load("rtx-a6000", &g, &d) != 0 ||
+        wc_trace_open(dir, &t, &d) != 0) {
+        CHECK(0);
+        return;
+    }
+    /* 4 SMs so that the kernel has several waves; perfect icache so that
+     * every CTA runs the same time */
+    CHECK(wc_gpu_set(&g, "num_sms=4", &d) == 0);
+    CHECK(wc_gpu_set(&g, "icache_perfect=1", &d) == 0);
+    g0 = g;
+    for (size_t i = 0; i < nset; i++)
+        CHECK(wc_gpu_set(&g, set[i], &d) == 0);
+    dm_options o;
+    dm_result r1, r;
+    dm_options_default(&o);
+    o.cta_count = 1; /* one CTA alone, no launch costs: its run time */
+    int a = dm_run_kernel(t, 0, &g0, &o, &r1, &d);
+    o.cta_first = first;
+    o.cta_count = count;
+    int b = dm_run_kernel(t, 0, &g, &o, &r, &d);
+    CHECK(a == 0 && b == 0);
+    if (a == 0 && b == 0) {
+        uint64_t n = count ? count : nctas;
+        double want = cal_launch_cycles(&g, n, nwarps * 32, 8, 0,
+                                        (double)r1.sim_cycles);
+        if (count)
+            want -= g.launch_overhead; /* a window: no kernel launch */
+        /* rounding: a CTA starts at a whole cycle, once per wave */
+        double waves = ceil((double)n / ((double)g.num_sms *
+                                         cal_ctas_per_sm(&g, nwarps * 32, 8,
+                                                         0)));
+        double diff = (double)r.cycles - want;
+        fprintf(stderr, "launch model: %u CTAs x %u warps, window %llu+%llu: "
+                        "detailed %llu, closed form %.1f (cta run %llu, %.0f "
+                        "waves)\n",
+                nctas, nwarps, (unsigned long long)first,
+                (unsigned long long)count, (unsigned long long)r.cycles, want,
+                (unsigned long long)r1.sim_cycles, waves);
+        CHECK(diff >= -0.5 && diff <= waves + 1);
+        CHECK_EQ_INT(r.ctas, n);
+    }
+    if (a == 0)
+        dm_result_free(&r1);
+    if (b == 0)
+        dm_result_free(&r);
+    wc_trace_close(t);
+}
+
+/* The launch model of common/keys_launch.def in the detailed CTA
+ * scheduler: dispatch-bound (one CTA per cta_dispatch cycles, fractional),
+ * slot-bound (cta_overhead + cta_warp_overhead x warps per CTA, waves),
+ * several CTAs per cycle, a CTA window.  (Without launch keys CTAs that
+ * start together share fetch and issue, so a CTA's run time is not the
+ * one it has alone, which the closed form assumes.) */
+static void test_launch_model(void)
+{
+    char dir[] = "/tmp/wc-dm-launchXXXXXX", path[256];
+    if (!mkdtemp(dir) || write_exit_trace(dir, 300, 2) != 0) {
+        CHECK(0);
+        return;
+    }
+    static const char *const disp[] = {"launch_overhead=1000",
+                                       "cta_dispatch=3.3", "cta_overhead=50",
+                                       "cta_warp_overhead=2.5"};
+    static const char *const slot[] = {"launch_overhead=3703",
+                                       "cta_dispatch=1.04", "cta_overhead=261",
+                                       "cta_warp_overhead=2.48",
+                                       "max_ctas_per_sm=8"};
+    static const char *const fast[] = {"cta_dispatch=0.3", "cta_overhead=700",
+                                       "max_ctas_per_sm=4"};
+    launch_case(dir, 300, 2, disp, 4, 0, 0);
+    launch_case(dir, 300, 2, slot, 5, 0, 0);
+    launch_case(dir, 300, 2, fast, 3, 0, 0);
+    launch_case(dir, 300, 2, slot, 5, 100, 70);
+    static const char *const files[] = {"kernelslist.g", "kernel-1.traceg"};
+    for (size_t i = 0; i < 2; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, files[i]);
+        remove(path);
+    }
+    rmdir(dir);
+}
+
 int main(void)
 {
+    test_launch_model();
     test_gather_release();
     test_shared_traces();
     test_synth();
