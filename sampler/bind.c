@@ -9,6 +9,10 @@
  * those SMs.  Both models run the same window on the same slice config, so
  * they differ only in how they model.  docs/sampler.md justifies the choice.
  *
+ * Cross-CTA data reuse (check_sharing, check_overlap) switches a kernel to
+ * regions on all SMs; long kernels get finer regions and the per-region
+ * instruction counts of the trace index for two-phase sampling (eng_aux).
+ *
  * Warm-up (neither model has a warm-start option): a region [f, f+c) with w
  * warm-up CTAs is measured as  T(f-w, w+c) - T(f-w, w), the extra time the
  * region adds after w CTAs that ran before it from a cold start, so caches,
@@ -22,6 +26,17 @@
 #include "dm.h"
 #include "im.h"
 #include "smp.h"
+
+/* Cross-CTA reuse (check_sharing): a region on its slice reading more than
+ * SMP_SHARE_RATIO times the whole kernel's DRAM sectors per warp
+ * instruction, and at least SMP_SHARE_MIN more. */
+#define SMP_SHARE_RATIO 1.5
+#define SMP_SHARE_MIN 0.02
+/* ... or whose interval cycles, composed to the whole kernel, miss the
+ * whole-kernel interval run by more than this fraction. */
+#define SMP_COMPOSE_GAP 0.25
+/* check_overlap: sectors read by this many regions on average. */
+#define SMP_SHARE_READS 2.0
 
 /* ------------------------------------------------------------------------ */
 /* Options                                                                   */
@@ -119,7 +134,41 @@ typedef struct kbind {
     size_t nregions;
     double *z;           /* per region: latency-bound warp cycles (weight)    */
     uint64_t *ins;       /* per region: warp instructions                     */
+    long occ;            /* CTAs resident per SM (occ_eff)                    */
+    long waves;          /* waves per region                                  */
+    long warm_opt;       /* warm-up CTAs asked for (< 0: one wave)            */
+    int shared;          /* 1: regions span all SMs (cross-CTA data reuse)    */
+    double dram_whole;   /* DRAM sectors per warp inst, whole-kernel interval */
+    double dram_slice;   /* same, one region on its slice                     */
+    double last_dram;    /* same, the last interval run                       */
+    double compose_gap;  /* interval: whole composed from one region / whole - 1 */
+    const smp_options *o;
 } kbind;
+
+/* Regions of s SMs (b->occ, b->waves, b->ctas set) with w warm-up CTAs
+ * (< 0: one wave of the region's SMs). */
+static void set_sms(kbind *b, long sms, long w)
+{
+    const wc_gpu *g = b->g;
+    if (sms > g->num_sms)
+        sms = g->num_sms;
+    if (sms < 1)
+        sms = 1;
+    b->sms = sms;
+    b->rctas = (uint64_t)(sms * b->occ * b->waves);
+    if (b->rctas < 1)
+        b->rctas = 1;
+    /* The last region takes the remainder; a remainder under half a region
+     * joins the region before it. */
+    uint64_t n = b->ctas / b->rctas, rem = b->ctas % b->rctas;
+    if (n == 0 || rem * 2 >= b->rctas)
+        n++;
+    b->nregions = (size_t)n;
+    b->warm = w < 0 ? (uint64_t)(sms * b->occ) : (uint64_t)w;
+    slice_config(g, sms, &b->slice);
+    if (b->slice.max_ctas_per_sm > b->occ)
+        b->slice.max_ctas_per_sm = b->occ;
+}
 
 /*
  * Region layout.  Per SM, the full run keeps occ_eff = min(occupancy,
@@ -152,23 +201,10 @@ static void layout(kbind *b, const wc_kernel_info *ki, const smp_options *o)
         if (sms < 1)
             sms = 1;
     }
-    if (sms > g->num_sms)
-        sms = g->num_sms;
-    b->sms = sms;
-    b->rctas = (uint64_t)(sms * occ * waves);
-    if (b->rctas < 1)
-        b->rctas = 1;
-    /* The last region takes the remainder; a remainder under half a region
-     * joins the region before it. */
-    uint64_t n = b->ctas / b->rctas, rem = b->ctas % b->rctas;
-    if (n == 0 || rem * 2 >= b->rctas)
-        n++;
-    b->nregions = (size_t)n;
-    long w = o->warmup_ctas >= 0 ? o->warmup_ctas : g->smp_warmup_ctas;
-    b->warm = w < 0 ? (uint64_t)(sms * occ) : (uint64_t)w;
-    slice_config(g, sms, &b->slice);
-    if (b->slice.max_ctas_per_sm > occ)
-        b->slice.max_ctas_per_sm = occ;
+    b->occ = occ;
+    b->waves = waves;
+    b->warm_opt = o->warmup_ctas >= 0 ? o->warmup_ctas : g->smp_warmup_ctas;
+    set_sms(b, sms, b->warm_opt);
 }
 
 static void region_window(const kbind *b, size_t r, uint64_t *first,
@@ -186,6 +222,8 @@ static void region_window(const kbind *b, size_t r, uint64_t *first,
  * whole-kernel interval run. */
 static int take_proxies(kbind *b, const im_result *r, wc_diag *d)
 {
+    free(b->z);
+    free(b->ins);
     b->z = calloc(b->nregions, sizeof *b->z);
     b->ins = calloc(b->nregions, sizeof *b->ins);
     if (!b->z || !b->ins)
@@ -196,6 +234,60 @@ static int take_proxies(kbind *b, const im_result *r, wc_diag *d)
             reg = b->nregions - 1;
         b->z[reg] += r->warp_cycles[w];
         b->ins[reg] += r->warp_insts_of[w];
+    }
+    return 0;
+}
+
+static int model_run(kbind *b, int m, int whole, uint64_t first,
+                     uint64_t count, smp_eval *out, wc_diag *d);
+
+/*
+ * Cross-CTA data reuse.  A slice of s SMs gets s/num_sms of the L2, and a
+ * region run alone starts with it cold; when CTAs across the kernel read
+ * the same data (a table, a gather footprint that fits the full L2), the
+ * full run fetches it from DRAM once and then hits in L2, while every
+ * region on its slice fetches it again: the region runs in a DRAM-bound
+ * regime the full run never sees, and the two models' ratio there does not
+ * carry over.  Detected by the interval model on the middle region on its
+ * slice: its DRAM sectors per warp instruction against the whole kernel's,
+ * and its cycles composed to the kernel (s / num_sms of them per
+ * instruction) against the whole-kernel run.
+ * Then regions span all SMs (whole waves, the full L2) and start after one
+ * wave of warm-up CTAs; a kernel with too few waves for that runs fully in
+ * detail (the engine's small-kernel rule).
+ */
+static int check_sharing(kbind *b, double whole, double fixed,
+                         double insts, wc_diag *d)
+{
+    const wc_gpu *g = b->g;
+    b->shared = 0;
+    uint64_t small = b->o->small_kernel_insts
+                         ? b->o->small_kernel_insts
+                         : (uint64_t)g->smp_small_kernel_insts;
+    if (b->sms >= g->num_sms || b->nregions < 4 || b->o->region_sms > 0 ||
+        g->smp_region_sms > 0 || insts < (double)small)
+        return 0; /* regions given, or the kernel runs fully in detail */
+    uint64_t first, count;
+    region_window(b, b->nregions / 2, &first, &count);
+    smp_eval ev;
+    memset(&ev, 0, sizeof ev);
+    int rc = model_run(b, SMP_INTERVAL, 0, first, count, &ev, d);
+    if (rc)
+        return rc;
+    b->dram_slice = b->last_dram;
+    /* The whole kernel composed from this region: s / num_sms of its
+     * cycles per instruction times the kernel's instructions. */
+    double comp = ev.warp_insts ? fixed + (double)b->sms /
+                                              (double)g->num_sms *
+                                              ev.cycles * insts /
+                                              (double)ev.warp_insts
+                                : whole;
+    b->compose_gap = whole > 0 ? comp / whole - 1 : 0;
+    if ((b->dram_slice > SMP_SHARE_RATIO * b->dram_whole &&
+         b->dram_slice - b->dram_whole > SMP_SHARE_MIN) ||
+        fabs(b->compose_gap) > SMP_COMPOSE_GAP) {
+        b->shared = 1;
+        set_sms(b, g->num_sms, -1);
     }
     return 0;
 }
@@ -238,8 +330,17 @@ static int model_run(kbind *b, int m, int whole, uint64_t first,
         out->cycles = (double)r.cycles;
         out->fixed = (double)(r.cycles - r.sim_cycles);
         out->warp_insts = r.warp_insts;
-        if (whole)
-            rc = take_proxies(b, &r, d);
+        b->last_dram = r.warp_insts ? (double)r.dram_sectors /
+                                          (double)r.warp_insts
+                                    : 0;
+        if (whole) {
+            b->dram_whole = b->last_dram;
+            rc = check_sharing(b, (double)r.cycles,
+                               (double)(r.cycles - r.sim_cycles),
+                               (double)r.warp_insts, d);
+            if (rc == 0)
+                rc = take_proxies(b, &r, d);
+        }
     }
     im_result_free(&r);
     return rc;
@@ -286,9 +387,201 @@ static int eng_region(void *ctx, int m, size_t r, smp_eval *out, wc_diag *d)
     return 0;
 }
 
+/* ------------------------------------------------------------------------ */
+/* Long kernels: two-phase sampling without a whole-kernel pass             */
+/* ------------------------------------------------------------------------ */
+
+/* Open-addressing set of 32-byte sector numbers (+1, 0 = empty). */
+typedef struct secset {
+    uint64_t *v;
+    size_t cap, n;
+} secset;
+
+static int secset_add(secset *s, uint64_t key)
+{
+    key++;
+    if ((s->n + 1) * 2 > s->cap) {
+        size_t cap = s->cap ? s->cap * 2 : 4096;
+        uint64_t *v = calloc(cap, sizeof *v);
+        if (!v)
+            return -1;
+        for (size_t i = 0; i < s->cap; i++) {
+            if (!s->v[i])
+                continue;
+            size_t h = (size_t)((s->v[i] * 0x9e3779b97f4a7c15ull) >> 20) &
+                       (cap - 1);
+            while (v[h])
+                h = (h + 1) & (cap - 1);
+            v[h] = s->v[i];
+        }
+        free(s->v);
+        s->v = v;
+        s->cap = cap;
+    }
+    size_t h = (size_t)((key * 0x9e3779b97f4a7c15ull) >> 20) & (s->cap - 1);
+    while (s->v[h]) {
+        if (s->v[h] == key)
+            return 0;
+        h = (h + 1) & (s->cap - 1);
+    }
+    s->v[h] = key;
+    s->n++;
+    return 1;
+}
+
+static int secset_has(const secset *s, uint64_t key)
+{
+    key++;
+    if (!s->cap)
+        return 0;
+    size_t h = (size_t)((key * 0x9e3779b97f4a7c15ull) >> 20) & (s->cap - 1);
+    while (s->v[h]) {
+        if (s->v[h] == key)
+            return 1;
+        h = (h + 1) & (s->cap - 1);
+    }
+    return 0;
+}
+
+/* Global-memory sectors read by region r: into set (other == NULL), or
+ * counted in *common when also in other. */
+static int region_sectors(kbind *b, size_t r, secset *set,
+                          const secset *other, uint64_t *common, wc_diag *d)
+{
+    uint64_t first, count;
+    region_window(b, r, &first, &count);
+    wc_kreader *kr = NULL;
+    int rc = wc_kreader_open(b->t, b->k, &kr, d);
+    if (rc == 0)
+        rc = wc_kreader_seek(kr, first, d);
+    wc_inst in;
+    for (uint64_t c = 0; c < count && rc == 0; c++) {
+        wc_cta *cta = NULL;
+        if ((rc = wc_kreader_next(kr, &cta, d)) || !cta)
+            break;
+        unsigned nw = wc_cta_nwarps(cta);
+        for (unsigned w = 0; w < nw && rc == 0; w++) {
+            int got;
+            while ((got = wc_cta_next(cta, w, &in, d)) == 1) {
+                if (!(in.iflags & WC_IF_HAS_ADDR) ||
+                    (in.space != WC_SPACE_GLOBAL &&
+                     in.space != WC_SPACE_GENERIC) ||
+                    !(wc_inst_info(&in)->flags & WC_OPF_LOAD))
+                    continue;
+                for (int l = 0; l < WC_WARP_SIZE; l++) {
+                    if (!(in.mask >> l & 1u))
+                        continue;
+                    uint64_t sec = in.addr[l] >> 5;
+                    if (other) {
+                        if (secset_has(other, sec) && secset_add(set, sec) > 0)
+                            ++*common;
+                    } else if (secset_add(set, sec) < 0) {
+                        rc = wc_diag_set(d, WC_EINTERNAL, "", 0, 0,
+                                         "out of memory");
+                        break;
+                    }
+                }
+            }
+            if (got < 0 && rc == 0)
+                rc = d->code ? d->code : WC_EINPUT;
+        }
+        wc_cta_free(cta);
+    }
+    wc_kreader_close(kr);
+    return rc;
+}
+
+/*
+ * Cross-CTA reuse without a whole-kernel run: the sectors two distant
+ * regions (a quarter and three quarters into the kernel) read in common.
+ * With |A|, |B| sectors and |A∩B| in common, the kernel's footprint is
+ * about |A| |B| / |A∩B| (capture-recapture), so each sector is read by
+ * about N |A∩B| / |B| regions; at SMP_SHARE_READS or more and a footprint
+ * that fits the L2, the full run serves the re-reads from L2 while each
+ * region alone fetches them from DRAM (see check_sharing).
+ */
+static int check_overlap(kbind *b, wc_diag *d)
+{
+    if (b->sms >= b->g->num_sms || b->nregions < 4 || b->o->region_sms > 0 ||
+        b->g->smp_region_sms > 0)
+        return 0;
+    secset A = {0}, B = {0};
+    uint64_t common = 0;
+    int rc = region_sectors(b, b->nregions / 4, &A, NULL, NULL, d);
+    if (rc == 0)
+        rc = region_sectors(b, 3 * b->nregions / 4, &B, &A, &common, d);
+    if (rc == 0 && common > 0) {
+        double reads = (double)b->nregions * (double)common / (double)A.n;
+        double foot = (double)A.n * (double)A.n / (double)common * 32;
+        double l2 = 0;
+        (void)wc_gpu_get_num(b->g, "l2_size", &l2);
+        b->dram_whole = 1 / reads; /* reported: sector reads per region */
+        if (reads >= SMP_SHARE_READS && (l2 <= 0 || foot <= l2)) {
+            b->shared = 1;
+            set_sms(b, b->g->num_sms, -1);
+        }
+    }
+    free(A.v);
+    free(B.v);
+    return rc;
+}
+
+static int eng_aux(void *ctx, size_t *nregions, const uint64_t **ins,
+                   double *fixed, double *compose, wc_diag *d)
+{
+    kbind *b = ctx;
+    const uint64_t *ci = NULL;
+    uint64_t nc = 0;
+    int rc = wc_trace_cta_insts(b->t, b->k, &ci, &nc, d);
+    if (rc)
+        return rc;
+    if (nc != b->ctas)
+        return wc_diag_set(d, WC_EINPUT, "", 0, 0,
+                           "sampler: kernel %zu has %llu CTAs in its trace, "
+                           "%llu in its header", b->k, (unsigned long long)nc,
+                           (unsigned long long)b->ctas);
+    uint64_t total = 0;
+    for (uint64_t i = 0; i < nc; i++)
+        total += ci[i];
+    const wc_gpu *g = b->g;
+    if (total >= (uint64_t)g->smp_two_phase_insts &&
+        g->smp_two_phase_insts > 0) {
+        /* Finer regions: the detailed sample is a count, not a share. */
+        if (b->o->region_sms <= 0 && g->smp_region_sms <= 0) {
+            long sms = (long)((double)b->ctas /
+                              ((double)b->occ * (double)b->waves *
+                               (double)g->smp_two_phase_regions));
+            set_sms(b, sms, b->warm_opt);
+        }
+        if ((rc = check_overlap(b, d)))
+            return rc;
+    }
+    free(b->ins);
+    b->ins = calloc(b->nregions, sizeof *b->ins);
+    if (!b->ins)
+        return wc_diag_set(d, WC_EINTERNAL, "", 0, 0, "out of memory");
+    for (uint64_t i = 0; i < nc; i++) {
+        uint64_t reg = i / b->rctas;
+        if (reg >= b->nregions)
+            reg = b->nregions - 1;
+        b->ins[reg] += ci[i];
+    }
+    *nregions = b->nregions;
+    *ins = b->ins;
+    *fixed = g->launch_overhead;
+    *compose = (double)b->sms / (double)g->num_sms;
+    return 0;
+}
+
 static int eng_whole(void *ctx, int m, smp_eval *out, wc_diag *d)
 {
-    return model_run(ctx, m, 1, 0, 0, out, d);
+    kbind *b = ctx;
+    int rc = model_run(b, m, 1, 0, 0, out, d);
+    if (rc == 0 && m == SMP_INTERVAL) {
+        out->nregions = b->nregions;
+        out->compose = (double)b->sms / (double)b->g->num_sms;
+    }
+    return rc;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -531,6 +824,7 @@ int smp_ctx_run(smp_ctx *c, wc_trace *t, size_t k, const wc_gpu *g,
     b.t = t;
     b.k = k;
     b.g = g;
+    b.o = o;
     layout(&b, wc_trace_kernel(t, k), o);
 
     /* Hold a reader open so a compressed kernel is decompressed once for
@@ -556,7 +850,13 @@ int smp_ctx_run(smp_ctx *c, wc_trace *t, size_t k, const wc_gpu *g,
     p.clock = c->clock;
     p.dm_cost_per_inst = smp_ctx_cost_per_inst(c, SMP_DETAILED, NULL, NULL);
 
-    smp_engine e = {&b, b.nregions, eng_whole, eng_proxy, eng_region};
+    p.two_phase_insts = g->smp_two_phase_insts > 0
+                            ? (uint64_t)g->smp_two_phase_insts
+                            : 0;
+    p.phase1 = (size_t)g->smp_phase1_regions;
+    p.phase2 = (size_t)g->smp_phase2_regions;
+    smp_engine e = {&b,        b.nregions, eng_whole, eng_proxy, eng_region,
+                    eng_aux};
     rc = smp_estimate(&e, &p, r, d);
     wc_kreader_close(hold);
     free(b.z);
@@ -565,6 +865,9 @@ int smp_ctx_run(smp_ctx *c, wc_trace *t, size_t k, const wc_gpu *g,
         return rc;
     r->region_ctas = b.rctas;
     r->region_sms = b.sms;
+    r->shared_data = b.shared;
+    r->dram_whole = b.dram_whole;
+    r->dram_slice = b.dram_slice;
     r->reused_from = -1;
     for (int m = 0; m < SMP_NMODELS; m++) {
         c->cost[m].seconds += r->host[m].seconds;

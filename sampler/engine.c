@@ -30,6 +30,9 @@
 /* Above this fraction of the kernel's instructions in detail, simulating
  * the whole kernel in detail costs no more and is exact. */
 #define SMP_FULL_FRACTION 0.5
+/* Share of the interval model's composition gap (regions alone against the
+ * whole run) taken as the non-sampling allowance of the interval. */
+#define SMP_GAP_SHARE 0.5
 
 typedef struct loop {
     const smp_engine *e;
@@ -166,7 +169,8 @@ static long budget_period(loop *L, const int *strat, int ns,
 /* The stratified ratio over the regions done. */
 static int finish_estimate(loop *L, size_t N, const unsigned char *done,
                            const double *x, const double *y, const int *strat,
-                           int ns, const double *z, double fixed, wc_diag *d)
+                           int ns, const double *z, double fixed, double bias,
+                           wc_diag *d)
 {
     size_t n = count_set(done, N), j = 0;
     size_t nsz = (size_t)ns;
@@ -194,7 +198,7 @@ static int finish_estimate(loop *L, size_t N, const unsigned char *done,
     smp_estimate_out est;
     smp_kernel_result *r = L->r;
     rc = smp_stats_ratio(n, xs, ys, st, ns, Nh, Wh, fixed,
-                         r->interval_cycles - fixed, L->p->bias, &est, d);
+                         r->interval_cycles - fixed, bias, &est, d);
     if (rc == 0) {
         r->sampled = n;
         r->estimate = est.total;
@@ -210,6 +214,129 @@ out:
     free(Nh);
     free(Wh);
     free(st);
+    return rc;
+}
+
+/*
+ * Two-phase sampling (long kernels): phase 1 runs the interval model on a
+ * systematic sample of n1 of the N regions (period N / phase1, random
+ * start); their interval cycles per instruction stratify them; phase 2
+ * runs the detailed model on a systematic sample of the phase-1 regions
+ * within each stratum.  The warp instructions of every region (a cheap
+ * scan) are the auxiliary variable that carries phase 1 to the whole
+ * kernel, so the unsampled bulk of the trace is never decoded.
+ */
+static int two_phase(loop *L, size_t N, const uint64_t *ains, double A,
+                     double fixed, double compose, wc_diag *d)
+{
+    const smp_plan *p = L->p;
+    smp_kernel_result *r = L->r;
+    size_t m = p->phase1 > 0 ? N / p->phase1 : 1;
+    if (m < 1)
+        m = 1;
+    wc_rng rng;
+    wc_rng_seed(&rng, p->seed ^ 0x7068617365310000ull); /* "phase1" */
+    size_t start = (size_t)(wc_rng_uniform(&rng) * (double)m);
+    size_t n1 = (N - start + m - 1) / m;
+    size_t *idx = malloc(n1 * sizeof *idx);
+    double *x = malloc(n1 * sizeof *x), *a = malloc(n1 * sizeof *a);
+    double *y = calloc(n1, sizeof *y);
+    double (*sig)[SMP_SIG_DIM] = calloc(n1, sizeof *sig);
+    int *strat = calloc(n1, sizeof *strat);
+    unsigned char *sampled = calloc(n1, 1);
+    double *x2 = malloc(n1 * sizeof *x2), *y2 = malloc(n1 * sizeof *y2);
+    int *st2 = malloc(n1 * sizeof *st2);
+    int rc = 0, ns = 1;
+    double *Nh = NULL, *Wh = NULL;
+    if (!idx || !x || !a || !y || !sig || !strat || !sampled || !x2 || !y2 ||
+        !st2) {
+        rc = wc_diag_set(d, WC_EINTERNAL, "", 0, 0, "out of memory");
+        goto out;
+    }
+    double sx = 0, sa = 0;
+    for (size_t j = 0; j < n1; j++) {
+        idx[j] = start + j * m;
+        smp_eval ev;
+        if ((rc = call(L, SMP_INTERVAL, (long)idx[j], &ev, d)))
+            goto out;
+        x[j] = ev.cycles;
+        a[j] = (double)ains[idx[j]];
+        sx += x[j];
+        sa += a[j];
+        /* Signature as in one-phase mode: log CPI, log work. */
+        if (a[j] > 0 && x[j] > 0)
+            sig[j][0] = log(x[j] / a[j]);
+        if (a[j] > 0)
+            sig[j][1] = log(a[j]);
+        report(L, "interval", j + 1, n1,
+               sa > 0 ? fixed + compose * A * sx / sa : 0, 0);
+    }
+    r->interval_cycles = sa > 0 ? fixed + compose * A * sx / sa : 0;
+    r->interval_composed = r->interval_cycles;
+    long k = p->phase2 > 0 ? (long)(n1 / p->phase2) : 1;
+    if (k < 1)
+        k = 1;
+    /* Strata of at least four phase-2 regions: a stratum's variance from two
+     * or three residuals is too unstable for the t interval. */
+    size_t min_size = 4 * (size_t)k < 8 ? 8 : 4 * (size_t)k;
+    if (p->stratify)
+        ns = smp_stratify(n1, (const double (*)[SMP_SIG_DIM])sig,
+                          p->max_strata, SMP_MIN_SEP, min_size, strat);
+    r->strata = (size_t)ns;
+    smp_select(n1, strat, ns, k, 0, p->seed, sampled);
+    size_t n2 = 0, nt = count_set(sampled, n1);
+    double sy = 0, sx2 = 0;
+    for (size_t j = 0; j < n1; j++) {
+        if (!sampled[j])
+            continue;
+        smp_eval ev;
+        if ((rc = call(L, SMP_DETAILED, (long)idx[j], &ev, d)))
+            goto out;
+        r->detailed_warp_insts += ev.warp_insts;
+        x2[n2] = x[j];
+        y2[n2] = ev.cycles;
+        st2[n2++] = strat[j];
+        sy += ev.cycles;
+        sx2 += x[j];
+        report(L, "detailed", n2, nt,
+               sx2 > 0 ? r->interval_cycles * sy / sx2 : 0, 0);
+    }
+    Nh = calloc((size_t)ns, sizeof *Nh);
+    Wh = calloc((size_t)ns, sizeof *Wh);
+    if (!Nh || !Wh) {
+        rc = wc_diag_set(d, WC_EINTERNAL, "", 0, 0, "out of memory");
+        goto out;
+    }
+    for (size_t j = 0; j < n1; j++) {
+        Nh[strat[j]] += 1;
+        Wh[strat[j]] += sx > 0 ? x[j] / sx : 1.0 / (double)n1;
+    }
+    smp_estimate_out e2, est;
+    if ((rc = smp_stats_ratio(n2, x2, y2, st2, ns, Nh, Wh, 0, 1, 0, &e2, d)))
+        goto out;
+    smp_stats_two_phase(N, A, n1, x, a, &e2, fixed, compose, p->bias, &est);
+    r->phase1 = n1;
+    r->sampled = n2;
+    r->period = (long)(m * (size_t)k);
+    r->estimate = est.total;
+    r->has_ci = est.has_ci;
+    r->ci95[0] = est.ci95[0];
+    r->ci95[1] = est.ci95[1];
+    r->how = est.how;
+    r->df = est.df;
+out:
+    free(idx);
+    free(x);
+    free(a);
+    free(y);
+    free(sig);
+    free(strat);
+    free(sampled);
+    free(x2);
+    free(y2);
+    free(st2);
+    free(Nh);
+    free(Wh);
     return rc;
 }
 
@@ -232,13 +359,38 @@ int smp_estimate(const smp_engine *e, const smp_plan *p, smp_kernel_result *r,
     r->detailed_warp_insts = 0;
     r->df = 0;
     r->how = SMP_HOW_SAMPLED;
+    r->phase1 = 0;
+    r->interval_composed = 0;
 
     smp_eval ev;
     report(&L, "interval", 0, 1, 0, 1);
+    if (e->aux && p->two_phase_insts > 0 && p->budget_s <= 0) {
+        size_t na = 0;
+        const uint64_t *ains = NULL;
+        double fx = 0, comp = 1, A = 0;
+        if ((rc = e->aux(e->ctx, &na, &ains, &fx, &comp, d)))
+            goto out;
+        for (size_t i = 0; i < na; i++)
+            A += (double)ains[i];
+        if (A >= (double)p->two_phase_insts && na >= 8 && p->phase1 >= 4 &&
+            na >= 2 * p->phase1) {
+            N = na;
+            r->regions = N;
+            r->warp_insts = (uint64_t)A;
+            if ((rc = two_phase(&L, N, ains, A, fx, comp, d)))
+                goto out;
+            goto finish;
+        }
+    }
     if ((rc = call(&L, SMP_INTERVAL, -1, &ev, d)))
         goto out;
     r->interval_cycles = ev.cycles;
     r->warp_insts = ev.warp_insts;
+    if (ev.nregions) {
+        N = ev.nregions;
+        r->regions = N;
+    }
+    double compose = ev.compose;
     double fixed = ev.fixed < ev.cycles ? ev.fixed : 0;
 
     if (N < 4 || ev.warp_insts < p->small_kernel_insts) {
@@ -316,7 +468,28 @@ int smp_estimate(const smp_engine *e, const smp_plan *p, smp_kernel_result *r,
     }
     if ((rc = run_sample(&L, sampled, done, x, y, n, &ndone, d)))
         goto out;
-    if ((rc = finish_estimate(&L, N, done, x, y, strat, ns, z, fixed, d)))
+    double bias = p->bias;
+    if (compose > 0) {
+        double sx = 0, si = 0, st = 0;
+        for (size_t i = 0; i < N; i++) {
+            st += (double)ins[i];
+            if (done[i]) {
+                sx += x[i];
+                si += (double)ins[i];
+            }
+        }
+        r->interval_composed = si > 0 ? fixed + compose * st * sx / si : 0;
+        /* The regions alone differ from the full run by this much in the
+         * interval model; allow half of it for the detailed model reacting
+         * otherwise to the same change (docs/sampler.md). */
+        if (r->interval_composed > 0 && r->interval_cycles > 0) {
+            double gap = fabs(r->interval_composed / r->interval_cycles - 1);
+            if (SMP_GAP_SHARE * gap > bias)
+                bias = SMP_GAP_SHARE * gap;
+        }
+    }
+    if ((rc = finish_estimate(&L, N, done, x, y, strat, ns, z, fixed, bias,
+                              d)))
         goto out;
 
 finish:

@@ -21,6 +21,12 @@
  *   interval kernel estimate I  ×  stratified ratio  Σ_h R_h X_h / X
  *                               ± t(0.975, df) · standard error (fpc)
  *
+ * Long kernels (smp_two_phase_insts) skip the whole-kernel interval pass:
+ * two-phase sampling, the interval model on a sample of regions and the
+ * detailed model on a subsample of those, carried to the kernel by the
+ * per-region warp-instruction counts of the trace index.  Kernels whose
+ * CTAs reuse each other's data run on regions spanning all SMs.
+ *
  * Layering: the statistics and selection (smp_stats_*, smp_select) and the
  * sampling loop (smp_estimate) work on an abstract engine (smp_engine: "run
  * model M on region r"), so they are tested on synthetic populations;
@@ -118,9 +124,21 @@ typedef struct smp_kernel_result {
     long period;              /* period used (budget mode: the one chosen)   */
     uint64_t region_ctas;     /* CTAs per region                             */
     long region_sms;          /* SMs per region                              */
+    int shared_data;          /* 1: cross-CTA data reuse seen, regions span
+                                 all SMs (docs/sampler.md)                   */
+    double dram_whole, dram_slice; /* DRAM sectors per warp instruction of
+                                 the interval model: whole kernel, one
+                                 region on its slice (0 when not measured)  */
     double df;                /* degrees of freedom of the t quantile        */
     long reused_from;         /* kernel index the result was copied from, -1 */
     uint64_t detailed_warp_insts; /* warp instructions run in detail         */
+    double interval_composed; /* interval model composed from its sampled
+                                 regions: fixed + compose * (ratio estimate
+                                 of the regions' total), 0 when unknown; its
+                                 gap to interval_cycles measures how unlike
+                                 the full run the regions alone are        */
+    size_t phase1;            /* two-phase: regions run in the interval model
+                                 (0: one-phase, interval over the whole kernel) */
     smp_host_cost host[SMP_NMODELS];
     double host_seconds;      /* wall seconds for this kernel                */
 } smp_kernel_result;
@@ -163,6 +181,11 @@ typedef struct smp_eval {
     uint64_t warp_insts;
     double sig[SMP_SIG_DIM]; /* proxy: signature of the region (dimensionless:
                                 fractions, logarithms); unused entries 0    */
+    size_t nregions;         /* whole(SMP_INTERVAL): regions of the kernel
+                                when the engine changed its layout after
+                                seeing the whole run (0: e->nregions)       */
+    double compose;          /* whole(SMP_INTERVAL): kernel cycles per cycle
+                                of the regions' sum (s / num_sms), 0 unknown */
 } smp_eval;
 
 /*
@@ -183,6 +206,15 @@ typedef struct smp_engine {
     int (*proxy)(void *ctx, size_t r, smp_eval *out, wc_diag *d);
     /* Model m on region r alone (0 <= r < nregions). */
     int (*region)(void *ctx, int m, size_t r, smp_eval *out, wc_diag *d);
+    /* Two-phase sampling (long kernels; NULL: never).  Called first, before
+     * whole(): the warp instructions of every region from a cheap scan of
+     * the trace that decodes nothing (*ins owned by the engine), and the
+     * region count (the engine may change its layout here).  fixed and
+     * compose map the regions to the kernel:  kernel cycles ~ fixed +
+     * compose * (sum of the regions' cycles)  (launch overhead; s / num_sms
+     * for regions on s SMs). */
+    int (*aux)(void *ctx, size_t *nregions, const uint64_t **ins,
+               double *fixed, double *compose, wc_diag *d);
 } smp_engine;
 
 /* Resolved settings of one estimate (config keys already applied). */
@@ -202,6 +234,11 @@ typedef struct smp_plan {
     /* Known cost per warp instruction of the detailed model (seconds),
      * 0 when unknown: then budget mode runs a pilot sample first. */
     double dm_cost_per_inst;
+    /* Two-phase sampling for kernels of at least two_phase_insts warp
+     * instructions (0: never; not in budget mode): the interval model on
+     * about phase1 regions, the detailed model on about phase2 of those. */
+    uint64_t two_phase_insts;
+    size_t phase1, phase2;
 } smp_plan;
 
 /* Sample, simulate and estimate.  Fills every field of r except
@@ -240,6 +277,21 @@ int smp_stats_ratio(size_t n, const double *x, const double *y,
                     const int *stratum, int nstrata, const double *Nh,
                     const double *Wh, double fixed, double scale, double bias,
                     smp_estimate_out *out, wc_diag *d);
+
+/* Two-phase estimate from its parts (docs/sampler.md, "Long kernels"):
+ * A = sum of a over all N regions (known), phase 1 = n1 regions with
+ * interval cycles x1 and auxiliary a1, ratio rho of detailed to interval
+ * cycles from phase 2 (est2: smp_stats_ratio with scale 1, fixed 0, no
+ * bias, its strata weighted by phase 1).
+ *   X^  = A * sum x1 / sum a1
+ *   D   = fixed + compose * X^ * rho
+ *   v   = S^2 (relvar(X^) + relvar(rho)),  S = compose * X^ * rho
+ *   relvar(X^) = (1 - n1/N) s_u^2 / (n1 (R_a abar1)^2),  u = x - R_a a
+ *   df by Welch-Satterthwaite (n1 - 1 and est2->df), bias as above. */
+void smp_stats_two_phase(size_t N, double A, size_t n1, const double *x1,
+                         const double *a1, const smp_estimate_out *est2,
+                         double fixed, double compose, double bias,
+                         smp_estimate_out *out);
 
 /* Systematic sample: for each stratum h (regions of stratum h in index
  * order, N_h of them) a start s_h = floor(u_h * K_h) with u_h drawn from

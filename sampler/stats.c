@@ -322,3 +322,58 @@ out:
     free(lab);
     return best;
 }
+
+/* ------------------------------------------------------------------------ */
+/* Two-phase (double) sampling                                               */
+/* ------------------------------------------------------------------------ */
+
+void smp_stats_two_phase(size_t N, double A, size_t n1, const double *x1,
+                         const double *a1, const smp_estimate_out *est2,
+                         double fixed, double compose, double bias,
+                         smp_estimate_out *out)
+{
+    memset(out, 0, sizeof *out);
+    double sx = 0, sa = 0;
+    for (size_t i = 0; i < n1; i++) {
+        sx += x1[i];
+        sa += a1[i];
+    }
+    double Ra = sa > 0 ? sx / sa : 0;
+    double Xhat = A * Ra;
+    double rho = est2->ratio;
+    double S = compose * Xhat * rho;
+    out->ratio = rho;
+    out->total = fixed + S;
+    out->ci95[0] = out->ci95[1] = out->total;
+    out->how = est2->how == SMP_HOW_CENSUS ? SMP_HOW_SAMPLED : est2->how;
+    if (!est2->has_ci || n1 < 2)
+        return;
+    /* Phase 1: ratio estimator of the interval total from a (known). */
+    double ss = 0;
+    for (size_t i = 0; i < n1; i++) {
+        double u = x1[i] - Ra * a1[i];
+        ss += u * u;
+    }
+    double abar = sa / (double)n1, fpc = 1 - (double)n1 / (double)N;
+    if (fpc < 0)
+        fpc = 0;
+    double rv1 = Ra * abar > 0 ? fpc * ss / (double)(n1 - 1) /
+                                     ((double)n1 * Ra * abar * Ra * abar)
+                               : 0;
+    /* Phase 2: the stratified ratio's own (sampling) relative variance. */
+    double rv2 = rho > 0 ? (est2->se / rho) * (est2->se / rho) : 0;
+    double v1 = S * S * rv1, v2 = S * S * rv2, V = v1 + v2;
+    out->se = sqrt(V);
+    out->has_ci = 1;
+    double half = 0;
+    double den = v1 * v1 / (double)(n1 - 1) +
+                 (est2->df > 0 ? v2 * v2 / est2->df : 0);
+    if (V > 0 && den > 0) {
+        out->df = V * V / den;
+        half = gsl_cdf_tdist_Pinv(0.975, out->df) * out->se;
+    }
+    double b = bias * fabs(out->total);
+    half = sqrt(half * half + b * b);
+    out->ci95[0] = out->total - half;
+    out->ci95[1] = out->total + half;
+}

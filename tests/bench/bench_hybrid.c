@@ -98,10 +98,16 @@ static int bench_trace(const char *label, const char *path, int seeds,
                r1.regions, truth, r1.estimate, err, r1.ci95[0], r1.ci95[1],
                cover, ncis, dm_s, hy_s, hy_s > 0 ? dm_s / hy_s : 0,
                smp_how_name(r1.how));
-        fprintf(stderr, "  host: interval %.2fs (%zu runs, %llu insts), detailed %.2fs (%zu runs, %llu insts), strata %zu, period %ld, region %llu CTAs on %ld SMs, df %.1f\n",
+        fprintf(stderr, "  host: interval %.2fs (%zu runs, %llu insts), detailed %.2fs (%zu runs, %llu insts), strata %zu, period %ld, region %llu CTAs on %ld SMs, df %.1f, dram/inst whole %.4f slice %.4f%s, interval whole %.0f composed %.0f (%+.2f%%), phase1 %zu\n",
                 r1.host[0].seconds, r1.host[0].runs, (unsigned long long)r1.host[0].warp_insts,
                 r1.host[1].seconds, r1.host[1].runs, (unsigned long long)r1.host[1].warp_insts,
-                r1.strata, r1.period, (unsigned long long)r1.region_ctas, r1.region_sms, r1.df);
+                r1.strata, r1.period, (unsigned long long)r1.region_ctas, r1.region_sms, r1.df, r1.dram_whole, r1.dram_slice,
+                r1.shared_data ? " (shared data: all-SM regions)" : "",
+                r1.interval_cycles, r1.interval_composed,
+                r1.interval_cycles > 0 && r1.interval_composed > 0
+                    ? 100 * (r1.interval_composed / r1.interval_cycles - 1)
+                    : 0,
+                r1.phase1);
         fflush(stdout);
         ty->kernels++;
         ty->within3 += err < 3 && err > -3;
@@ -190,9 +196,11 @@ int main(int argc, char **argv)
             {"fp64", 2048, 256, 16},     {"tensor", 2048, 256, 16},
             {"mixed", 2048, 128, 16},
         };
+        /* About 100M warp instructions, 3-4 GB of trace each (written
+         * one at a time, removed after use). */
         static const scase big[] = {
-            {"compute", 32768, 256, 64}, {"memory", 65536, 256, 32},
-            {"mixed", 32768, 256, 64},   {"divergent", 32768, 256, 64},
+            {"compute", 8192, 256, 64},
+            {"divergent", 8192, 256, 96},
         };
         char dir[256];
         snprintf(dir, sizeof dir, "/tmp/bench_hybrid_%ld", (long)getpid());

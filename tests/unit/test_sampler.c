@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gsl/gsl_cdf.h>
+
 #include "check.h"
 #include "smp.h"
 
@@ -257,6 +259,20 @@ static void pop_make(pop *P, size_t N, uint64_t seed)
     P->calls[0] = P->calls[1] = 0;
 }
 
+/* Two-phase auxiliary: warp instructions about proportional to x. */
+static uint64_t *pop_ins;
+static int pop_aux(void *ctx, size_t *n, const uint64_t **ins, double *fixed,
+                   double *compose, wc_diag *d)
+{
+    (void)d;
+    pop *P = ctx;
+    *n = P->N;
+    *ins = pop_ins;
+    *fixed = 0;
+    *compose = P->c;
+    return 0;
+}
+
 static int nprog;
 static void on_progress(void *ctx, const smp_progress *p)
 {
@@ -269,7 +285,7 @@ static void test_loop(void)
 {
     pop P;
     pop_make(&P, 1000, 11);
-    smp_engine e = {&P, P.N, pop_whole, pop_proxy, pop_region};
+    smp_engine e = {&P, P.N, pop_whole, pop_proxy, pop_region, NULL};
     smp_plan p;
     memset(&p, 0, sizeof p);
     p.seed = 1;
@@ -349,10 +365,106 @@ static void test_loop(void)
     free(P.y);
 }
 
+/* Two-phase estimate, hand-computed: N = 8 regions, A = 80 warp
+ * instructions in all; phase 1 = 4 regions, a = 10 each, x = 10 12 14 12:
+ *   R_a = 48/40 = 1.2, X^ = 96, u = -2 0 2 0, s_u^2 = 8/3,
+ *   relvar(X^) = (1 - 4/8)(8/3) / (4 * 12^2) = 1/432
+ * phase 2 ratio 1.1 with se 0.011 (relvar 1e-4, df 3); fixed 100,
+ * compose 0.5:  S = 0.5 * 96 * 1.1 = 52.8, D = 152.8,
+ *   V = S^2 (1/432 + 1e-4) = 6.732118, se = 2.594632
+ *   df = V^2 / (v1^2/3 + v2^2/3) = 3.258717 */
+static void test_two_phase(void)
+{
+    double x1[4] = {10, 12, 14, 12}, a1[4] = {10, 10, 10, 10};
+    smp_estimate_out e2, o;
+    memset(&e2, 0, sizeof e2);
+    e2.ratio = 1.1;
+    e2.se = 0.011;
+    e2.df = 3;
+    e2.has_ci = 1;
+    e2.how = SMP_HOW_SAMPLED;
+    smp_stats_two_phase(8, 80, 4, x1, a1, &e2, 100, 0.5, 0, &o);
+    CHECK_NEAR(o.total, 152.8, 1e-9);
+    CHECK_NEAR(o.se, 2.594632408, 1e-8);
+    CHECK_NEAR(o.df, 3.258717172, 1e-8);
+    CHECK_EQ_INT(o.has_ci, 1);
+    double half = gsl_cdf_tdist_Pinv(0.975, o.df) * o.se;
+    CHECK_NEAR(o.ci95[1] - o.total, half, 1e-9);
+    CHECK_NEAR(o.total - o.ci95[0], half, 1e-9);
+    /* Bias allowance in quadrature, as in the one-phase estimate. */
+    smp_stats_two_phase(8, 80, 4, x1, a1, &e2, 100, 0.5, 0.01, &o);
+    CHECK_NEAR(o.ci95[1] - o.total, sqrt(half * half + 1.528 * 1.528), 1e-9);
+    /* Phase 2 without an interval: none here either. */
+    e2.has_ci = 0;
+    e2.how = SMP_HOW_SMALL_N;
+    smp_stats_two_phase(8, 80, 4, x1, a1, &e2, 100, 0.5, 0, &o);
+    CHECK_EQ_INT(o.has_ci, 0);
+    CHECK_EQ_INT(o.how, SMP_HOW_SMALL_N);
+    CHECK_NEAR(o.total, 152.8, 1e-9);
+}
+
+/* Two-phase loop on the population of test_loop: interval on about 100
+ * regions, detailed on about 25 of them, whole-kernel runs never made. */
+static void test_two_phase_loop(void)
+{
+    pop P;
+    pop_make(&P, 1000, 11);
+    wc_rng rng;
+    wc_rng_seed(&rng, 5);
+    pop_ins = malloc(P.N * sizeof *pop_ins);
+    double truth = 0;
+    for (size_t i = 0; i < P.N; i++) {
+        pop_ins[i] = (uint64_t)(P.x[i] * 10 *
+                                (0.95 + 0.1 * wc_rng_uniform(&rng)));
+        truth += P.y[i];
+    }
+    truth *= P.c;
+    smp_engine e = {&P, P.N, pop_whole, pop_proxy, pop_region, pop_aux};
+    smp_plan p;
+    memset(&p, 0, sizeof p);
+    p.seed = 1;
+    p.period = 20;
+    p.stratify = 1;
+    p.max_strata = 4;
+    p.two_phase_insts = 1000;
+    p.phase1 = 100;
+    p.phase2 = 25;
+    smp_kernel_result r1, r2;
+    wc_diag d;
+    memset(&r1, 0, sizeof r1);
+    CHECK_EQ_INT(smp_estimate(&e, &p, &r1, &d), 0);
+    CHECK_EQ_INT(r1.phase1, 100);
+    CHECK(r1.strata >= 2);
+    CHECK(r1.sampled >= 20 && r1.sampled <= 30);
+    CHECK_EQ_INT(r1.host[SMP_INTERVAL].runs, 100);
+    CHECK_EQ_INT(r1.host[SMP_DETAILED].runs, r1.sampled);
+    CHECK_EQ_INT(r1.has_ci, 1);
+    CHECK(fabs(r1.estimate - truth) / truth < 0.03);
+    CHECK_EQ_INT(smp_estimate(&e, &p, &r2, &d), 0);
+    CHECK(memcmp(&r1.estimate, &r2.estimate, sizeof r1.estimate) == 0);
+    int cover = 0, runs = 200;
+    for (int s = 1; s <= runs; s++) {
+        p.seed = (uint64_t)s * 7919u;
+        smp_estimate(&e, &p, &r2, &d);
+        cover += r2.has_ci && r2.ci95[0] <= truth && truth <= r2.ci95[1];
+    }
+    fprintf(stderr, "two-phase: coverage %d/%d\n", cover, runs);
+    CHECK(cover >= runs * 90 / 100);
+    /* Below the threshold: the one-phase path. */
+    p.two_phase_insts = (uint64_t)1 << 62;
+    CHECK_EQ_INT(smp_estimate(&e, &p, &r2, &d), 0);
+    CHECK_EQ_INT(r2.phase1, 0);
+    free(pop_ins);
+    free(P.x);
+    free(P.y);
+}
+
 int main(void)
 {
     test_one_stratum();
     test_two_strata();
+    test_two_phase();
+    test_two_phase_loop();
     test_small_and_census();
     test_select();
     test_stratify();

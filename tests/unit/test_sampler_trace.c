@@ -115,6 +115,28 @@ int main(void)
             100 * (r1.estimate - full) / full);
     CHECK(fabs(r1.estimate - full) / full < 0.05);
 
+    /* Two-phase sampling (no whole-kernel interval pass), forced on this
+     * small kernel: per-region instruction counts from the trace index,
+     * interval on a sample of regions, detailed on a subsample. */
+    {
+        wc_gpu g2 = g;
+        CHECK_EQ_INT(wc_gpu_set(&g2, "smp_two_phase_insts=1000", &d), 0);
+        smp_kernel_result t1, t2;
+        o.seed = 1;
+        CHECK_EQ_INT(smp_run_kernel(t, 0, &g2, &o, &t1, &d), 0);
+        CHECK(t1.phase1 >= 4 && t1.phase1 < t1.regions);
+        CHECK(t1.sampled >= 2 && t1.sampled < t1.phase1);
+        CHECK_EQ_INT(t1.host[SMP_INTERVAL].runs, t1.phase1);
+        CHECK_EQ_INT(t1.has_ci, 1);
+        fprintf(stderr, "two-phase %.0f [%.0f, %.0f] (%zu/%zu/%zu regions) "
+                "vs detailed %.0f (%+.2f%%)\n", t1.estimate, t1.ci95[0],
+                t1.ci95[1], t1.sampled, t1.phase1, t1.regions, full,
+                100 * (t1.estimate - full) / full);
+        CHECK(fabs(t1.estimate - full) / full < 0.05);
+        CHECK_EQ_INT(smp_run_kernel(t, 0, &g2, &o, &t2, &d), 0);
+        CHECK(memcmp(&t1.estimate, &t2.estimate, sizeof t1.estimate) == 0);
+    }
+
     /* Default threshold: this kernel is small, so it runs fully in detail
      * and gives exactly the detailed answer. */
     smp_options_default(&o);
@@ -141,6 +163,25 @@ int main(void)
     CHECK_EQ_INT(r2.reused_from, -1);
     CHECK_EQ_INT(r2.cycles, r1.cycles);
     smp_ctx_free(c);
+    wc_trace_close(t);
+
+    /* Cross-CTA reuse: divergent gathers over a footprint that fits the L2.
+     * A region on a 1-SM slice reads far more DRAM than the whole kernel
+     * per instruction, so regions span all SMs; this kernel is under one
+     * wave of them and runs fully in detail, exactly. */
+    CHECK_EQ_INT(write_trace("divergent", 912, 6), 0);
+    CHECK_EQ_INT(wc_trace_open(dir, &t, &d), 0);
+    if (!t)
+        CHECK_DONE();
+    smp_options_default(&o);
+    o.small_kernel_insts = 1;
+    CHECK_EQ_INT(smp_run_kernel(t, 0, &g, &o, &r1, &d), 0);
+    fprintf(stderr, "divergent: dram/inst whole %.3f slice %.3f, %s\n",
+            r1.dram_whole, r1.dram_slice, smp_how_name(r1.how));
+    CHECK_EQ_INT(r1.shared_data, 1);
+    CHECK_EQ_INT(r1.region_sms, g.num_sms);
+    CHECK_EQ_INT(r1.how, SMP_HOW_FULL);
+    CHECK_NEAR(r1.estimate, full_detailed(t, 0, &g), 0.5);
     wc_trace_close(t);
 
     char cmd[128];
