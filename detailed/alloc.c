@@ -92,6 +92,39 @@ unsigned dm_rfc_access(const dm_params *p, dm_sub *s, unsigned warp,
     return op;
 }
 
+/* The RFC update of dm_rfc_access(..., commit = 1) alone: allocation by
+ * reuse bits, invalidation of the slots read (Allocate looked the operands
+ * up already). */
+static void rfc_commit(const dm_params *p, dm_sub *s, unsigned warp,
+                       const wc_inst *in)
+{
+    unsigned op = 0;
+    if (!p->rfc)
+        return;
+    for (unsigned i = 0; i < in->nsrc && op < DM_RFC_SLOTS; i++) {
+        wc_reg r = in->src[i];
+        if (!WC_REG_IS_R(r))
+            continue;
+        unsigned slot = op++;
+        if (r == WC_RZ)
+            continue;
+        int keep = (in->ctrl.reuse >> slot) & 1u;
+        unsigned n = in->src_nregs[i] ? in->src_nregs[i] : 1;
+        for (unsigned k = 0; k < n; k++) {
+            unsigned reg = (unsigned)r + k;
+            if (reg >= WC_RZ)
+                break;
+            dm_rfce *e = &s->rfc[dm_bank(p, reg)][slot];
+            if (keep) {
+                e->warp = warp;
+                e->reg = (uint16_t)reg;
+            } else {
+                e->warp = DM_NO_WARP;
+            }
+        }
+    }
+}
+
 /* Cycles bank b has to read need registers: rf_read_window, or more for
  * an instruction that reads more registers of one bank than the window has
  * ports (HMMA.16816: 10 source registers on 2 banks); without this it would
@@ -137,6 +170,7 @@ void dm_release_slot(dm_sub *s, dm_warp *w, uint32_t idx)
     w->ring[idx % DM_RING].busy = 0;
     while (w->head != w->iss && !w->ring[w->head % DM_RING].busy)
         w->head++;
+    dm_want_update(s, w);
 }
 
 void dm_alloc_tick(dm_sm *sm, dm_sub *s, uint64_t c)
@@ -152,7 +186,7 @@ void dm_alloc_tick(dm_sm *sm, dm_sub *s, uint64_t c)
     unsigned n = dm_rfc_access(p, s, wi, in, hit, need, 0);
     if (!reserve(p, s, need, c))
         return; /* hold: Control and Issue stall behind us */
-    dm_rfc_access(p, s, wi, in, NULL, need, 1);
+    rfc_commit(p, s, wi, in);
     if (sl->ev) {
         dm_event *e = &sm->gpu->ev[sl->ev - 1];
         e->nsrc = (uint8_t)(n > 8 ? 8 : n);

@@ -99,6 +99,8 @@
 #define DM_SB 6            /* dependence counters SB0..SB5                  */
 #define DM_SBL_MAX 48      /* scoreboard-mode pending entries per warp      */
 #define DM_NO_WARP 0xffffffffu
+#define DM_MAX_WARPS 256   /* SM warp slots (max_warps_per_sm bound)        */
+#define DM_WMASK (DM_MAX_WARPS / 64) /* words of a per-position bit set     */
 
 enum { DM_POL_CGGTY, DM_POL_GTO, DM_POL_LRR, DM_POL_RBA };
 enum { DM_ASSIGN_RR, DM_ASSIGN_SRR, DM_ASSIGN_SHUFFLE };
@@ -127,17 +129,28 @@ typedef struct dm_params {
     double cta_dispatch, cta_ovh, cta_warp_ovh;
 } dm_params;
 
-/* One fetched instruction in a warp's ring. */
+/* One fetched instruction in a warp's ring (what Issue reads first, then
+ * the instruction: its per-lane addresses, at the end, only when used). */
 typedef struct dm_slot {
-    wc_inst in;
     uint64_t ready;   /* cycle it is decoded and in the ibuffer              */
+    size_t ev;        /* timeline index + 1, 0 = none                        */
     uint8_t busy;     /* 1 until it leaves Control (var) / Allocate (fixed)  */
     uint8_t lc;       /* latency class                                       */
     uint8_t varlat;   /* 1 variable latency                                  */
     uint8_t ismem;    /* 1 handled by the memory subsystem                   */
     uint8_t nounit;   /* NOP, DEPBAR...: no execution unit                   */
-    size_t ev;        /* timeline index + 1, 0 = none                        */
+    wc_inst in;
 } dm_slot;
+
+/* What Issue's eligibility test reads of a ring slot, kept in the warp's
+ * first cache lines (speed only: copied from the slot at fetch). */
+typedef struct dm_shot {
+    uint64_t ready;   /* dm_slot.ready                                       */
+    uint8_t wait;     /* ctrl.wait when ctrl.valid, else 0                   */
+    int8_t depbar_sb;
+    uint8_t depbar_le, depbar_ids;
+    uint8_t lc, ismem, nounit;
+} dm_shot;
 
 /* Scoreboard-mode pending entry (dep_mode scoreboard, seed 000 Table 7). */
 typedef struct dm_sbe {
@@ -169,6 +182,8 @@ typedef struct dm_warp {
     unsigned id;             /* warp id in its CTA (ubench: .warp N)         */
     unsigned uidx;           /* ubench warp index                            */
     unsigned outstanding;    /* variable-latency instructions in flight      */
+    unsigned spos;           /* index in its sub-core's warps[] (position) */
+    dm_shot sh[DM_RING];     /* Issue's view of the ring slots               */
     /* instruction source: ubench array or trace stream */
     const wc_inst *code;
     size_t ncode, pos;
@@ -179,9 +194,9 @@ typedef struct dm_warp {
     uint64_t *clocks;        /* ubench clock values                          */
     size_t nclocks, capclocks;
     unsigned nsbl;
-    dm_sbe sbl[DM_SBL_MAX];  /* scoreboard mode                              */
     dm_slot ring[DM_RING];   /* instruction buffer + pipeline front          */
     wc_inst la;              /* look-ahead: next instruction to fetch        */
+    dm_sbe sbl[DM_SBL_MAX];  /* scoreboard mode                              */
 } dm_warp;
 
 /* A latch between stages: the warp and ring slot of its instruction. */
@@ -232,37 +247,48 @@ typedef struct dm_icache dm_icache;
 typedef struct dm_l1i dm_l1i;
 
 typedef struct dm_sub {
+    /* first: what the SM tick reads of every sub-core every cycle
+     * (sm.c sub_quiet) */
+    uint64_t issue_idle_until;
+    uint64_t wbq_min;        /* earliest cycle of a wbq entry (MAX: none)    */
+    uint64_t cal_done;       /* rd / wr slots of cycles before it cleared    */
+    unsigned nwarps;
+    unsigned vq_n;
+    int pend_warp;           /* SB increments of Control, visible next cycle */
+    int8_t pend_sb[2];
+    /* speed only, never a result: Issue found no eligible warp and every
+     * warp is hinted past issue_idle_until (reason issue_idle_why); Fetch
+     * found no warp with room.  Cleared by whatever can change that
+     * (dm_wake, issue, a released ring slot, warps arriving or leaving). */
+    uint8_t issue_idle_why;
+    uint8_t fetch_idle;
+    dm_latch ctrl;           /* Control latch                                */
+    dm_latch alloc;          /* Allocate latch                               */
     unsigned idx;
     unsigned *warps;         /* SM warp slots on this sub-core               */
-    unsigned nwarps;
+    unsigned ibuf;           /* ibuffer_entries (dm_params.ibuf)             */
+    /* speed only, by position in warps[] (dm_warp.spos): Issue's scans look
+     * only at awake warps (every warp whose hint is not UINT64_MAX has its
+     * bit; a stale bit only costs a look), Fetch's at warps that want a
+     * fetch (dm_wants; kept exact, checked again when used) */
+    uint64_t awake[DM_WMASK];
+    uint64_t fwant[DM_WMASK];
     unsigned last_issued;    /* warp slot of the last issue, DM_NO_WARP      */
     unsigned lrr_next;
     unsigned const_warp;     /* warp blocking issue on a const miss          */
     unsigned const_cycles;
-    dm_latch ctrl;           /* Control latch                                */
-    dm_latch alloc;          /* Allocate latch                               */
-    int pend_warp;           /* SB increments of Control, visible next cycle */
-    int8_t pend_sb[2];
     dm_vop *vq;
-    unsigned vq_n, vq_cap;
+    unsigned vq_cap;
     dm_wb *wbq;
     unsigned wbq_n, wbq_cap;
-    uint8_t rd[DM_MAX_BANKS][DM_CAL];  /* reserved read slots per cycle     */
-    uint8_t wr[DM_MAX_BANKS][DM_CAL];  /* writes per cycle                  */
-    dm_rfce rfc[DM_MAX_BANKS][DM_RFC_SLOTS];
     uint64_t unit_free[WC_LAT_COUNT];  /* input latch free from this cycle  */
     dm_icache *l0i;
-    /* speed only, never a result: Issue found no eligible warp and every
-     * warp is hinted past this cycle (reason issue_idle_why); Fetch found
-     * no warp with room.  Cleared by whatever can change that (dm_wake,
-     * issue, a released ring slot, warps arriving or leaving). */
-    uint64_t issue_idle_until;
-    uint8_t issue_idle_why;
-    uint8_t fetch_idle;
-    uint64_t wbq_min;        /* earliest cycle of a wbq entry (MAX: none)    */
-    uint64_t cal_done;       /* rd / wr slots of cycles before it cleared    */
     uint64_t stall[DM_STALL_COUNT];
     uint64_t issued;
+    /* large arrays last: the fields above share a few cache lines */
+    dm_rfce rfc[DM_MAX_BANKS][DM_RFC_SLOTS];
+    uint8_t rd[DM_MAX_BANKS][DM_CAL];  /* reserved read slots per cycle     */
+    uint8_t wr[DM_MAX_BANKS][DM_CAL];  /* writes per cycle                  */
 } dm_sub;
 
 typedef struct dm_cta_slot {
@@ -316,11 +342,54 @@ typedef struct dm_sm {
     uint8_t *hwhy;
 } dm_sm;
 
+static inline void dm_bit_put(uint64_t *m, unsigned i, int on)
+{
+    uint64_t b = (uint64_t)1 << (i & 63);
+    if (on)
+        m[i >> 6] |= b;
+    else
+        m[i >> 6] &= ~b;
+}
+
+/* The highest bit of m below position below, or -1. */
+static inline int dm_bit_prev(const uint64_t *m, int below)
+{
+    if (below <= 0)
+        return -1;
+    int wd = (below - 1) >> 6;
+    uint64_t x = m[wd];
+    if ((below & 63) != 0)
+        x &= ((uint64_t)1 << (below & 63)) - 1;
+    for (;;) {
+        if (x)
+            return wd * 64 + 63 - __builtin_clzll(x);
+        if (--wd < 0)
+            return -1;
+        x = m[wd];
+    }
+}
+
 /* Something a waiting warp may depend on changed (counter, barrier). */
 static inline void dm_wake(dm_sm *sm, unsigned wi)
 {
+    const dm_warp *w = &sm->warps[wi];
+    dm_sub *s = &sm->sub[w->sub];
     sm->hint[wi] = 0;
-    sm->sub[sm->warps[wi].sub].issue_idle_until = 0;
+    s->issue_idle_until = 0;
+    dm_bit_put(s->awake, w->spos, 1);
+}
+
+/* Fetch would take an instruction of w (room in its ibuffer and ring). */
+static inline int dm_wants(unsigned ibuf, const dm_warp *w)
+{
+    return w->live && !w->done && w->la_valid && w->tail - w->iss < ibuf &&
+           w->tail - w->head < DM_RING;
+}
+
+/* w's ibuffer, ring or look-ahead changed. */
+static inline void dm_want_update(dm_sub *s, const dm_warp *w)
+{
+    dm_bit_put(s->fwant, w->spos, dm_wants(s->ibuf, w));
 }
 
 /* Warps of s changed (launch, finish, ring slots): recompute Issue and

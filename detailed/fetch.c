@@ -43,12 +43,6 @@ int dm_warp_next(dm_sm *sm, dm_warp *w)
     return 0;
 }
 
-static int wants(const dm_params *p, const dm_warp *w)
-{
-    return w->live && !w->done && w->la_valid &&
-           w->tail - w->iss < p->ibuf && w->tail - w->head < DM_RING;
-}
-
 static uint64_t line_of(const dm_params *p, const dm_warp *w)
 {
     return (w->pcbase + w->la.pc) / p->icache_line;
@@ -64,7 +58,7 @@ static void classify(dm_slot *sl)
     sl->nounit = (oi->flags & (WC_OPF_NOP | WC_OPF_DEPBAR)) != 0;
 }
 
-static void do_fetch(dm_sm *sm, dm_warp *w, uint64_t c)
+static void do_fetch(dm_sm *sm, dm_sub *s, dm_warp *w, uint64_t c)
 {
     dm_slot *sl = &w->ring[w->tail % DM_RING];
     /* the per-lane addresses (a third of the record) only when present:
@@ -76,8 +70,18 @@ static void do_fetch(dm_sm *sm, dm_warp *w, uint64_t c)
     sl->busy = 1;
     sl->ev = 0;
     classify(sl);
+    dm_shot *h = &w->sh[w->tail % DM_RING];
+    h->ready = sl->ready;
+    h->wait = sl->in.ctrl.valid ? sl->in.ctrl.wait : 0;
+    h->depbar_sb = sl->in.depbar_sb;
+    h->depbar_le = sl->in.depbar_le;
+    h->depbar_ids = sl->in.depbar_ids;
+    h->lc = sl->lc;
+    h->ismem = sl->ismem;
+    h->nounit = sl->nounit;
     w->tail++;
     dm_warp_next(sm, w);
+    dm_want_update(s, w);
 }
 
 void dm_fetch_tick(dm_sm *sm, dm_sub *s, uint64_t c)
@@ -86,29 +90,32 @@ void dm_fetch_tick(dm_sm *sm, dm_sub *s, uint64_t c)
     unsigned greedy = DM_NO_WARP;
     if (s->fetch_idle)
         return; /* no warp had room, and none got some since */
-    if (s->last_issued != DM_NO_WARP && wants(p, &sm->warps[s->last_issued])) {
+    if (s->last_issued != DM_NO_WARP &&
+        dm_wants(p->ibuf, &sm->warps[s->last_issued])) {
         greedy = s->last_issued;
         dm_warp *w = &sm->warps[greedy];
         if (dm_icache_access(s->l0i, line_of(p, w), c, 0)) {
-            do_fetch(sm, w, c);
+            do_fetch(sm, s, w, c);
             return;
         }
     }
     /* youngest warp with room whose line is present (s->warps is in
-     * launch order); else start the miss of the youngest one */
+     * launch order; s->fwant has the warps with room); else start the
+     * miss of the youngest one */
     dm_warp *young = NULL;
-    for (unsigned i = s->nwarps; i-- > 0;) {
+    for (int i = dm_bit_prev(s->fwant, (int)s->nwarps); i >= 0;
+         i = dm_bit_prev(s->fwant, i)) {
         unsigned wi = s->warps[i];
         if (wi == greedy)
             continue;
         dm_warp *w = &sm->warps[wi];
-        if (!wants(p, w))
+        if (!dm_wants(p->ibuf, w))
             continue;
         if (!young)
             young = w;
         if (dm_icache_access(s->l0i, line_of(p, w), c, 1)) {
             dm_icache_access(s->l0i, line_of(p, w), c, 0);
-            do_fetch(sm, w, c);
+            do_fetch(sm, s, w, c);
             return;
         }
     }
@@ -116,5 +123,5 @@ void dm_fetch_tick(dm_sm *sm, dm_sub *s, uint64_t c)
         s->fetch_idle = 1;
     else if (young && greedy == DM_NO_WARP &&
              dm_icache_access(s->l0i, line_of(p, young), c, 0))
-        do_fetch(sm, young, c);
+        do_fetch(sm, s, young, c);
 }

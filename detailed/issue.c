@@ -35,14 +35,13 @@ static int eligible(const dm_sm *sm, const dm_sub *s, const dm_warp *w,
         *why = DM_STALL_BARRIER;
         return 0;
     }
-    if (w->iss == w->tail || w->ring[w->iss % DM_RING].ready > c) {
+    if (w->iss == w->tail || w->sh[w->iss % DM_RING].ready > c) {
         *why = (w->src_end && !w->la_valid && w->iss == w->tail)
                    ? DM_STALL_EXITED
                    : DM_STALL_IBUFFER;
         return 0;
     }
-    const dm_slot *sl = &w->ring[w->iss % DM_RING];
-    const wc_inst *in = &sl->in;
+    const dm_shot *sl = &w->sh[w->iss % DM_RING];
     if (c < w->stall_until) {
         *why = DM_STALL_STALL_COUNTER;
         return 0;
@@ -52,24 +51,25 @@ static int eligible(const dm_sm *sm, const dm_sub *s, const dm_warp *w,
         return 0;
     }
     if (!w->sbmode) {
-        unsigned m = in->ctrl.valid ? in->ctrl.wait : 0;
+        unsigned m = sl->wait;
         for (unsigned i = 0; m; i++, m >>= 1)
             if ((m & 1u) && w->sb[i]) {
                 *why = DM_STALL_DEP_COUNTER;
                 return 0;
             }
-        if (in->depbar_sb >= 0 && in->depbar_sb < DM_SB) {
-            if (w->sb[in->depbar_sb] > in->depbar_le) {
+        if (sl->depbar_sb >= 0 && sl->depbar_sb < DM_SB) {
+            if (w->sb[sl->depbar_sb] > sl->depbar_le) {
                 *why = DM_STALL_DEP_COUNTER;
                 return 0;
             }
             for (unsigned i = 0; i < DM_SB; i++)
-                if (((in->depbar_ids >> i) & 1u) && w->sb[i]) {
+                if (((sl->depbar_ids >> i) & 1u) && w->sb[i]) {
                     *why = DM_STALL_DEP_COUNTER;
                     return 0;
                 }
         }
-    } else if (!dm_sb_ready(p, (dm_warp *)w, in, c)) {
+    } else if (!dm_sb_ready(p, (dm_warp *)w, &w->ring[w->iss % DM_RING].in,
+                            c)) {
         *why = DM_STALL_SCOREBOARD;
         return 0;
     }
@@ -127,6 +127,7 @@ static void do_issue(dm_sm *sm, dm_sub *s, unsigned wi, uint64_t c)
     const wc_opinfo *oi = wc_inst_info(in);
     uint64_t tag = 0;
     unsigned st = 1, y = 0;
+    dm_mem_class cl;
 
     if (!w->sbmode && in->ctrl.valid) {
         st = in->ctrl.stall;
@@ -161,7 +162,6 @@ static void do_issue(dm_sm *sm, dm_sub *s, unsigned wi, uint64_t c)
             f->banks = dm_dst_banks(p, in);
             f->hasdst = 0;
             if (sl->ismem) {
-                dm_mem_class cl;
                 dm_mem_classify(sm->g, in, &cl);
                 f->hasdst = cl.raw >= 0;
             } else {
@@ -179,7 +179,7 @@ static void do_issue(dm_sm *sm, dm_sub *s, unsigned wi, uint64_t c)
                 e->nsrc = (uint8_t)(n > 8 ? 8 : n);
                 memcpy(e->rfc_hit, hit, e->nsrc);
             }
-            if (dm_mem_push(sm->mem, s->idx, in, wi, tag, c) != 0)
+            if (dm_mem_push_cl(sm->mem, s->idx, in, &cl, wi, tag, c) != 0)
                 dm_fail(sm->gpu, WC_EINTERNAL, "memory unit refused a push");
         }
     }
@@ -199,6 +199,7 @@ static void do_issue(dm_sm *sm, dm_sub *s, unsigned wi, uint64_t c)
     s->ctrl.tag = tag;
     s->ctrl.seen = 0;
     w->iss++;
+    dm_want_update(s, w);
     s->fetch_idle = 0;
     w->insts++;
     s->issued++;
@@ -222,10 +223,10 @@ static int elig_slow(dm_sm *sm, dm_sub *s, unsigned wi, uint64_t c, int *why)
         h = w->stall_until;
         break;
     case DM_STALL_IBUFFER:
-        h = w->iss == w->tail ? c + 2 : w->ring[w->iss % DM_RING].ready;
+        h = w->iss == w->tail ? c + 2 : w->sh[w->iss % DM_RING].ready;
         break;
     case DM_STALL_UNIT: {
-        const dm_slot *sl = &w->ring[w->iss % DM_RING];
+        const dm_shot *sl = &w->sh[w->iss % DM_RING];
         h = (sl->lc == WC_LAT_fp64 && sm->p->fp64_shared)
                 ? sm->fp64_free
                 : s->unit_free[sl->lc];
@@ -244,6 +245,8 @@ static int elig_slow(dm_sm *sm, dm_sub *s, unsigned wi, uint64_t c, int *why)
     }
     sm->hint[wi] = h;
     sm->hwhy[wi] = (uint8_t)*why;
+    if (h == UINT64_MAX) /* asleep until dm_wake */
+        dm_bit_put(s->awake, w->spos, 0);
     return 0;
 }
 
@@ -261,11 +264,14 @@ static inline int elig(dm_sm *sm, dm_sub *s, unsigned wi, uint64_t c,
 }
 
 /* Youngest eligible warp other than skip (s->warps is in launch order,
- * oldest first), optionally without a pending constant miss. */
+ * oldest first), optionally without a pending constant miss.  Only awake
+ * warps can be eligible.  After a scan that found none, every warp's hint
+ * is past c and hwhy holds the reason eligible() would give. */
 static unsigned youngest(dm_sm *sm, dm_sub *s, uint64_t c, unsigned skip,
-                         int no_const, int *why_young)
+                         int no_const)
 {
-    for (unsigned i = s->nwarps; i-- > 0;) {
+    for (int i = dm_bit_prev(s->awake, (int)s->nwarps); i >= 0;
+         i = dm_bit_prev(s->awake, i)) {
         unsigned wi = s->warps[i];
         int why = DM_STALL_IDLE;
         if (wi == skip)
@@ -273,10 +279,8 @@ static unsigned youngest(dm_sm *sm, dm_sub *s, uint64_t c, unsigned skip,
         if (elig(sm, s, wi, c, &why)) {
             if (no_const && const_wait(sm, s, wi, c))
                 continue;
-            return i;
+            return (unsigned)i;
         }
-        if (why_young && *why_young < 0 && why != DM_STALL_EXITED)
-            *why_young = why;
     }
     return DM_NO_WARP;
 }
@@ -298,17 +302,14 @@ void dm_issue_tick(dm_sm *sm, dm_sub *s, uint64_t c)
         return;
     }
     unsigned pick = DM_NO_WARP, wi;
-    int why_greedy = -1, why_young = -1;
+    int why_greedy = -1, why_young = -1, young_scan = 0;
     if (p->policy == DM_POL_CGGTY || p->policy == DM_POL_GTO) {
         unsigned g = s->last_issued;
         if (g != DM_NO_WARP && elig(sm, s, g, c, &why_greedy)) {
-            for (unsigned i = 0; i < n; i++)
-                if (s->warps[i] == g) {
-                    pick = i; /* a warp is listed once */
-                    break;
-                }
+            pick = sm->warps[g].spos;
         } else if (p->policy == DM_POL_CGGTY) {
-            pick = youngest(sm, s, c, DM_NO_WARP, 0, &why_young);
+            pick = youngest(sm, s, c, DM_NO_WARP, 0);
+            young_scan = 1;
         } else {
             for (unsigned i = 0; i < n && pick == DM_NO_WARP; i++) {
                 int why = DM_STALL_IDLE;
@@ -340,15 +341,20 @@ void dm_issue_tick(dm_sm *sm, dm_sub *s, uint64_t c)
         }
     }
     if (pick == DM_NO_WARP) {
+        /* every warp was looked at: none can issue before its hint; the
+         * youngest scan's reason is that of the youngest warp not exited */
+        uint64_t until = UINT64_MAX;
+        for (unsigned i = n; i-- > 0;) {
+            unsigned x = s->warps[i];
+            if (sm->hint[x] < until)
+                until = sm->hint[x];
+            if (young_scan && why_young < 0 && sm->hwhy[x] != DM_STALL_EXITED)
+                why_young = sm->hwhy[x];
+        }
         int r = why_greedy >= 0 && why_greedy != DM_STALL_EXITED ? why_greedy
                 : why_young >= 0                                  ? why_young
                                                                   : DM_STALL_EXITED;
         s->stall[r]++;
-        /* every warp was looked at: none can issue before its hint */
-        uint64_t until = UINT64_MAX;
-        for (unsigned i = 0; i < n; i++)
-            if (sm->hint[s->warps[i]] < until)
-                until = sm->hint[s->warps[i]];
         s->issue_idle_until = until;
         s->issue_idle_why = (uint8_t)r;
         return;
@@ -364,7 +370,7 @@ void dm_issue_tick(dm_sm *sm, dm_sub *s, uint64_t c)
             return;
         }
         /* switch to the youngest other eligible warp without a miss */
-        pick = youngest(sm, s, c, wi, 1, NULL);
+        pick = youngest(sm, s, c, wi, 1);
         if (pick == DM_NO_WARP) {
             s->stall[DM_STALL_CONST_MISS]++;
             return;

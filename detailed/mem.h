@@ -43,6 +43,15 @@
 
 #include "wc.h"
 
+/* Bits set in x (inline: without -mpopcnt __builtin_popcount is a call). */
+static inline unsigned dm_popcount32(uint32_t x)
+{
+    x = x - ((x >> 1) & 0x55555555u);
+    x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
+    x = (x + (x >> 4)) & 0x0f0f0f0fu;
+    return (x * 0x01010101u) >> 24;
+}
+
 /* ------------------------------------------------------------------------ */
 /* Coalescing (mem_coalesce.c)                                               */
 /* ------------------------------------------------------------------------ */
@@ -253,6 +262,11 @@ int dm_mem_can_accept(const dm_mem *m, unsigned sc);
  * Returns 0, or -1 when no slot is free (ask dm_mem_can_accept first). */
 int dm_mem_push(dm_mem *m, unsigned sc, const wc_inst *in, uint32_t warp,
                 uint64_t tag, uint64_t issue_cycle);
+/* dm_mem_push with the class of in already made by dm_mem_classify (the
+ * core classifies at issue; classifying once is faster). */
+int dm_mem_push_cl(dm_mem *m, unsigned sc, const wc_inst *in,
+                   const dm_mem_class *cl, uint32_t warp, uint64_t tag,
+                   uint64_t issue_cycle);
 /* Advance the unit to cycle now: once per cycle, increasing, before the
  * sub-core stages of the cycle. */
 void dm_mem_tick(dm_mem *m, uint64_t now);

@@ -9,33 +9,58 @@
  * Set index: (addr / line_bytes) mod sets.  A line's sectors are valid or
  * not individually (a sector miss on a present tag fetches only the
  * missing sectors); LRU is kept per line.
+ *
+ * Layout (speed only): one contiguous block per set holding arrays over
+ * its ways (tags first: a lookup reads a line or two), and the ways in
+ * recency order (most recent first) instead of use stamps: the victim of
+ * a full set is the last one, the one with the oldest stamp.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "mem.h"
-
-typedef struct cline {
-    uint64_t tag;    /* line address                                       */
-    uint64_t lru;    /* last use stamp                                     */
-    uint64_t ready;  /* fill completes at this cycle                       */
-    uint32_t valid;  /* sectors present (0: way empty)                     */
-    uint32_t dirty;
-} cline;
 
 struct dm_cache {
     long sets, assoc, line_bytes, sector_bytes;
     uint32_t full; /* mask of all sectors of a line */
     int write_back, write_alloc;
-    uint64_t stamp;
-    cline *lines; /* sets * assoc */
+    /* speed: line_bytes (sets) a power of two -> shift (mask), else 0 */
+    unsigned line_shift;
+    uint64_t set_mask;
+    /* one block of stride bytes per set, each an array over its ways:
+     * tag, ready, valid, dirty, ord (see cset) */
+    unsigned char *blk;
+    size_t stride;
     dm_cache_stats st;
 };
+
+/* The arrays of one set. */
+typedef struct cset {
+    uint64_t *tag;    /* line address                                      */
+    uint64_t *ready;  /* fill completes at this cycle                      */
+    uint32_t *valid;  /* sectors present (0: way empty)                    */
+    uint32_t *dirty;
+    uint16_t *ord;    /* the ways, most recently used first                */
+} cset;
+
+static cset set_at(const dm_cache *c, uint64_t idx)
+{
+    cset s;
+    size_t a = (size_t)c->assoc;
+    s.tag = (uint64_t *)(void *)(c->blk + (size_t)idx * c->stride);
+    s.ready = s.tag + a;
+    s.valid = (uint32_t *)(void *)(s.ready + a);
+    s.dirty = s.valid + a;
+    s.ord = (uint16_t *)(void *)(s.dirty + a);
+    return s;
+}
 
 dm_cache *dm_cache_create(const dm_cache_geom *g)
 {
     if (!g || g->line_bytes <= 0 || g->sector_bytes <= 0 ||
         g->line_bytes % g->sector_bytes != 0 ||
-        g->line_bytes / g->sector_bytes > 32 || g->assoc <= 0 || g->size < 0)
+        g->line_bytes / g->sector_bytes > 32 || g->assoc <= 0 ||
+        g->assoc > 65536 || g->size < 0)
         return NULL;
     dm_cache *c = calloc(1, sizeof *c);
     if (!c)
@@ -48,11 +73,22 @@ dm_cache *dm_cache_create(const dm_cache_geom *g)
     c->write_back = g->write_back;
     c->write_alloc = g->write_alloc;
     c->sets = g->size / (g->line_bytes * g->assoc);
+    if (!(g->line_bytes & (g->line_bytes - 1)))
+        c->line_shift = (unsigned)__builtin_ctzl((unsigned long)g->line_bytes);
+    if (c->sets > 0 && !(c->sets & (c->sets - 1)))
+        c->set_mask = (uint64_t)c->sets - 1;
     if (c->sets > 0) {
-        c->lines = calloc((size_t)(c->sets * c->assoc), sizeof *c->lines);
-        if (!c->lines) {
+        size_t a = (size_t)c->assoc;
+        c->stride = (a * (8 + 8 + 4 + 4 + 2) + 7) / 8 * 8;
+        c->blk = calloc((size_t)c->sets, c->stride);
+        if (!c->blk) {
             free(c);
             return NULL;
+        }
+        for (long i = 0; i < c->sets; i++) {
+            cset st = set_at(c, (uint64_t)i);
+            for (size_t w = 0; w < a; w++)
+                st.ord[w] = (uint16_t)w;
         }
     }
     return c;
@@ -62,7 +98,7 @@ void dm_cache_free(dm_cache *c)
 {
     if (!c)
         return;
-    free(c->lines);
+    free(c->blk);
     free(c);
 }
 
@@ -71,38 +107,48 @@ long dm_cache_sets(const dm_cache *c)
     return c->sets;
 }
 
-static cline *set_of(const dm_cache *c, uint64_t la)
+/* The set of line la. */
+static cset set_of(const dm_cache *c, uint64_t la)
 {
-    uint64_t idx = (la / (uint64_t)c->line_bytes) % (uint64_t)c->sets;
-    return c->lines + idx * (uint64_t)c->assoc;
+    uint64_t ln = c->line_shift ? la >> c->line_shift
+                                : la / (uint64_t)c->line_bytes;
+    return set_at(c, c->set_mask ? ln & c->set_mask : ln % (uint64_t)c->sets);
 }
 
-static cline *find(const dm_cache *c, uint64_t la)
+/* Start of the line holding addr. */
+static uint64_t line_of(const dm_cache *c, uint64_t addr)
 {
-    cline *s = set_of(c, la);
+    if (c->line_shift)
+        return addr & ~(((uint64_t)1 << c->line_shift) - 1);
+    return addr - addr % (uint64_t)c->line_bytes;
+}
+
+/* The way of s holding la, or -1. */
+static long find(const dm_cache *c, const cset *s, uint64_t la)
+{
     for (long w = 0; w < c->assoc; w++)
-        if (s[w].valid && s[w].tag == la)
-            return &s[w];
-    return NULL;
+        if (s->tag[w] == la && s->valid[w])
+            return w;
+    return -1;
 }
 
-/* The way to replace in la's set: an empty one, else the LRU one. */
-static cline *victim(const dm_cache *c, uint64_t la)
+/* Make way w of s the most recently used. */
+static void touch(cset *s, uint16_t w)
 {
-    cline *s = set_of(c, la), *v = &s[0];
-    for (long w = 0; w < c->assoc; w++) {
-        if (!s[w].valid)
-            return &s[w];
-        if (s[w].lru < v->lru)
-            v = &s[w];
-    }
-    return v;
+    uint16_t *o = s->ord;
+    if (o[0] == w)
+        return;
+    long i = 1;
+    while (o[i] != w)
+        i++;
+    memmove(&o[1], &o[0], (size_t)i * sizeof *o);
+    o[0] = w;
 }
 
 void dm_cache_access(dm_cache *c, uint64_t addr, uint32_t sectors,
                      int is_write, dm_cache_res *res)
 {
-    uint64_t la = addr - addr % (uint64_t)c->line_bytes;
+    uint64_t la = line_of(c, addr);
     sectors &= c->full;
     res->miss = sectors;
     res->tag_hit = 0;
@@ -113,45 +159,50 @@ void dm_cache_access(dm_cache *c, uint64_t addr, uint32_t sectors,
     c->st.accesses++;
     if (c->sets == 0) {
         c->st.misses++;
-        c->st.sector_misses += (uint64_t)__builtin_popcount(sectors);
+        c->st.sector_misses += (uint64_t)dm_popcount32(sectors);
         return;
     }
-    cline *l = find(c, la);
-    if (l) {
+    cset s = set_of(c, la);
+    long l = find(c, &s, la);
+    if (l >= 0) {
         res->tag_hit = 1;
-        res->miss = sectors & ~l->valid;
-        if (sectors & l->valid)
-            res->ready = l->ready;
+        res->miss = sectors & ~s.valid[l];
+        if (sectors & s.valid[l])
+            res->ready = s.ready[l];
     }
-    unsigned nmiss = (unsigned)__builtin_popcount(res->miss);
+    unsigned nmiss = (unsigned)dm_popcount32(res->miss);
     c->st.sector_misses += nmiss;
-    c->st.sector_hits += (uint64_t)__builtin_popcount(sectors) - nmiss;
+    c->st.sector_hits += (uint64_t)dm_popcount32(sectors) - nmiss;
     if (res->miss)
         c->st.misses++;
     else
         c->st.hits++;
 
-    if (!l && (!is_write || c->write_alloc)) {
-        l = victim(c, la);
-        if (l->valid) {
+    if (l < 0 && (!is_write || c->write_alloc)) {
+        /* the first empty way, else the least recently used one */
+        for (l = 0; l < c->assoc && s.valid[l]; l++)
+            ;
+        if (l == c->assoc)
+            l = s.ord[c->assoc - 1];
+        if (s.valid[l]) {
             res->evicted = 1;
-            res->evict_addr = l->tag;
-            res->evict_dirty = l->dirty;
+            res->evict_addr = s.tag[l];
+            res->evict_dirty = s.dirty[l];
             c->st.evictions++;
-            if (l->dirty)
+            if (s.dirty[l])
                 c->st.writebacks++;
         }
-        l->tag = la;
-        l->valid = 0;
-        l->dirty = 0;
-        l->ready = 0;
+        s.tag[l] = la;
+        s.valid[l] = 0;
+        s.dirty[l] = 0;
+        s.ready[l] = 0;
     }
-    if (!l)
+    if (l < 0)
         return; /* write miss, no-write-allocate */
-    l->valid |= sectors;
+    s.valid[l] |= sectors;
     if (is_write && c->write_back)
-        l->dirty |= sectors;
-    l->lru = ++c->stamp;
+        s.dirty[l] |= sectors;
+    touch(&s, (uint16_t)l);
 }
 
 void dm_cache_set_ready(dm_cache *c, uint64_t addr, uint32_t sectors,
@@ -159,9 +210,11 @@ void dm_cache_set_ready(dm_cache *c, uint64_t addr, uint32_t sectors,
 {
     if (c->sets == 0 || !sectors)
         return;
-    cline *l = find(c, addr - addr % (uint64_t)c->line_bytes);
-    if (l && (l->valid & sectors) && t > l->ready)
-        l->ready = t;
+    uint64_t la = line_of(c, addr);
+    cset s = set_of(c, la);
+    long l = find(c, &s, la);
+    if (l >= 0 && (s.valid[l] & sectors) && t > s.ready[l])
+        s.ready[l] = t;
 }
 
 int dm_cache_probe(const dm_cache *c, uint64_t addr, uint32_t sectors,
@@ -171,12 +224,14 @@ int dm_cache_probe(const dm_cache *c, uint64_t addr, uint32_t sectors,
         *ready = 0;
     if (c->sets == 0)
         return 0;
-    const cline *l = find(c, addr - addr % (uint64_t)c->line_bytes);
+    uint64_t la = line_of(c, addr);
+    cset s = set_of(c, la);
+    long l = find(c, &s, la);
     sectors &= c->full;
-    if (!l || (l->valid & sectors) != sectors)
+    if (l < 0 || (s.valid[l] & sectors) != sectors)
         return 0;
     if (ready)
-        *ready = l->ready;
+        *ready = s.ready[l];
     return 1;
 }
 

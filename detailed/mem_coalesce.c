@@ -22,6 +22,36 @@ static void add_sector(dm_line *out, unsigned *n, uint64_t la, unsigned s)
     (*n)++;
 }
 
+/* Power-of-two line and sector sizes (every config): shifts instead of
+ * divisions, and a lane whose sectors the previous lane already added is
+ * skipped (adding them again would change nothing). */
+static unsigned coalesce_pow2(const wc_inst *in, unsigned ls, unsigned ss,
+                              dm_line *out)
+{
+    unsigned n = 0, rank = 0;
+    uint64_t w = in->width ? in->width : 4;
+    int has_addr = (in->iflags & WC_IF_HAS_ADDR) != 0;
+    uint64_t pf = 1, pl = 0; /* sector range of the previous lane (empty) */
+    uint64_t smask = ((uint64_t)1 << (ls - ss)) - 1;
+    for (uint32_t m = in->mask; m; m &= m - 1) {
+        unsigned l = (unsigned)__builtin_ctz(m);
+        uint64_t a = has_addr ? in->addr[l] : (uint64_t)rank * w;
+        rank++;
+        uint64_t last = a + w - 1 < a ? UINT64_MAX : a + w - 1;
+        uint64_t fs = a >> ss, lsn = last >> ss;
+        if (fs >= pf && lsn <= pl)
+            continue;
+        pf = fs;
+        pl = lsn;
+        for (uint64_t s = fs;; s++) {
+            add_sector(out, &n, (s >> (ls - ss)) << ls, (unsigned)(s & smask));
+            if (s == lsn)
+                break;
+        }
+    }
+    return n;
+}
+
 unsigned dm_coalesce(const wc_inst *in, unsigned line_bytes,
                      unsigned sector_bytes, dm_line *out)
 {
@@ -29,6 +59,9 @@ unsigned dm_coalesce(const wc_inst *in, unsigned line_bytes,
     if (line_bytes == 0 || sector_bytes == 0 || line_bytes < sector_bytes ||
         line_bytes / sector_bytes > 32)
         return 0;
+    if (!(line_bytes & (line_bytes - 1)) && !(sector_bytes & (sector_bytes - 1)))
+        return coalesce_pow2(in, (unsigned)__builtin_ctz(line_bytes),
+                             (unsigned)__builtin_ctz(sector_bytes), out);
     uint64_t w = in->width ? in->width : 4;
     int has_addr = (in->iflags & WC_IF_HAS_ADDR) != 0;
     unsigned rank = 0;
@@ -54,6 +87,6 @@ unsigned dm_lines_sectors(const dm_line *lines, unsigned n)
 {
     unsigned s = 0;
     for (unsigned i = 0; i < n; i++)
-        s += (unsigned)__builtin_popcount(lines[i].sectors);
+        s += (unsigned)dm_popcount32(lines[i].sectors);
     return s;
 }

@@ -75,18 +75,18 @@ static uint64_t ceil_cycles(double x)
 uint64_t dm_l2_access(dm_l2 *l2, uint64_t line_addr, uint32_t sectors,
                       int is_write, uint64_t now)
 {
-    unsigned n = (unsigned)__builtin_popcount(sectors);
+    unsigned n = (unsigned)dm_popcount32(sectors);
     if (n == 0)
         return 0;
     double t = (double)now;
     double wait = serve(&l2->l2_free, t, n, l2->sector_bytes, l2->l2_bw);
     dm_cache_res r;
     dm_cache_access(l2->cache, line_addr, sectors, is_write, &r);
-    unsigned nmiss = (unsigned)__builtin_popcount(r.miss);
+    unsigned nmiss = (unsigned)dm_popcount32(r.miss);
     l2->st.sector_hits += n - nmiss;
     l2->st.sector_misses += nmiss;
     if (r.evicted && r.evict_dirty) {
-        unsigned nd = (unsigned)__builtin_popcount(r.evict_dirty);
+        unsigned nd = (unsigned)dm_popcount32(r.evict_dirty);
         serve(&l2->dram_free, t + wait, nd, l2->sector_bytes, l2->dram_bw);
         l2->st.dram_write_sectors += nd;
     }

@@ -33,7 +33,6 @@
 enum { PATH_NONE, PATH_GLOBAL, PATH_SHARED, PATH_CONST };
 
 typedef struct mreq {
-    wc_inst in;          /* copy: addresses, mask, width                   */
     dm_mem_class cl;
     uint64_t tag;
     uint64_t issue;      /* issue cycle                                    */
@@ -43,7 +42,12 @@ typedef struct mreq {
     uint32_t warp;
     uint8_t path;        /* PATH_*                                         */
     uint8_t war_done;
+    uint8_t has_addr;    /* the instruction had per-lane addresses         */
     unsigned sub_lines;  /* lines the sub-core coalescer walks (global)    */
+    unsigned units;      /* lines (global, const) or wavefronts (shared)   */
+    dm_line *lines;      /* global / const: the lines, coalesced once at
+                            push (owned by the ring entry, reused)         */
+    unsigned caplines;
 } mreq;
 
 typedef struct msub {
@@ -80,6 +84,9 @@ struct dm_mem {
     dm_cc *cc;
     hev *heap;
     size_t nheap, capheap;
+    /* speed only: cycle of the earliest event (UINT64_MAX: none), and a
+     * cycle before which dm_mem_tick has nothing to do (0: look) */
+    uint64_t ev_min, tick_idle;
     uint64_t seq;
     dm_line scratch[DM_MAX_LINES];
     dm_mem_stats st;
@@ -108,6 +115,7 @@ static void emit(dm_mem *m, const mreq *q, unsigned sc, uint8_t kind,
         i = p;
     }
     m->heap[i] = h;
+    m->ev_min = m->heap[0].e.cycle;
 }
 
 static hev heap_pop(dm_mem *m)
@@ -127,6 +135,7 @@ static hev heap_pop(dm_mem *m)
     }
     if (n > 0)
         m->heap[i] = last;
+    m->ev_min = n ? m->heap[0].e.cycle : UINT64_MAX;
     return top;
 }
 
@@ -165,6 +174,7 @@ dm_mem *dm_mem_create(const wc_gpu *g, dm_l2 *l2)
     m->cc_line = (unsigned)g->cc_line_bytes;
     m->l1_write_back = (int)g->l1_write_back;
     m->l1_write_alloc = (int)g->l1_write_alloc;
+    m->ev_min = UINT64_MAX;
     if (m->cap == 0 || m->prt_cap == 0)
         goto fail;
 
@@ -203,8 +213,11 @@ void dm_mem_free(dm_mem *m)
     if (!m)
         return;
     if (m->sub)
-        for (unsigned s = 0; s < m->nsub; s++)
+        for (unsigned s = 0; s < m->nsub; s++) {
+            for (unsigned i = 0; m->sub[s].ring && i < m->cap; i++)
+                free(m->sub[s].ring[i].lines);
             free(m->sub[s].ring);
+        }
     free(m->sub);
     free(m->heap);
     dm_cache_free(m->l1);
@@ -239,22 +252,65 @@ static uint8_t path_of(dm_mop mop)
     return PATH_NONE;
 }
 
+/* Keep the n lines of m->scratch in q. */
+static int keep_lines(dm_mem *m, mreq *q, unsigned n)
+{
+    if (n > q->caplines) {
+        unsigned cap = n < 16 ? 16 : n;
+        dm_line *l = realloc(q->lines, cap * sizeof *l);
+        if (!l)
+            return -1;
+        q->lines = l;
+        q->caplines = cap;
+    }
+    memcpy(q->lines, m->scratch, n * sizeof *q->lines);
+    return 0;
+}
+
 int dm_mem_push(dm_mem *m, unsigned sc, const wc_inst *in, uint32_t warp,
                 uint64_t tag, uint64_t issue_cycle)
+{
+    dm_mem_class cl;
+    if (!dm_mem_can_accept(m, sc))
+        return -1;
+    dm_mem_classify(m->g, in, &cl);
+    return dm_mem_push_cl(m, sc, in, &cl, warp, tag, issue_cycle);
+}
+
+int dm_mem_push_cl(dm_mem *m, unsigned sc, const wc_inst *in,
+                   const dm_mem_class *cl, uint32_t warp, uint64_t tag,
+                   uint64_t issue_cycle)
 {
     if (!dm_mem_can_accept(m, sc))
         return -1;
     msub *s = &m->sub[sc];
-    mreq *q = &s->ring[(s->head + s->n) % m->cap];
-    memset(q, 0, sizeof *q);
-    q->in = *in;
-    dm_mem_classify(m->g, in, &q->cl);
+    unsigned qi = s->head + s->n;
+    mreq *q = &s->ring[qi >= m->cap ? qi - m->cap : qi];
+    q->cl = *cl;
     q->path = path_of(q->cl.mop);
-    if (q->path == PATH_GLOBAL)
-        q->sub_lines = dm_coalesce(in, m->l1_line, m->sector, m->scratch);
+    q->has_addr = (in->iflags & WC_IF_HAS_ADDR) != 0;
+    q->sub_lines = 0;
+    q->units = 0;
+    q->start = q->leave = q->war_at = 0;
+    q->war_done = 0;
+    /* the lines (wavefronts) are a pure function of the instruction:
+     * found once here, used by the address unit and at the grant */
+    if (q->path == PATH_GLOBAL || q->path == PATH_CONST) {
+        unsigned lb = q->path == PATH_GLOBAL ? m->l1_line : m->cc_line;
+        unsigned sb = q->path == PATH_GLOBAL ? m->sector : m->cc_line;
+        unsigned n = dm_coalesce(in, lb, sb, m->scratch);
+        if (keep_lines(m, q, n) != 0)
+            return -1;
+        q->units = n;
+        if (q->path == PATH_GLOBAL)
+            q->sub_lines = n;
+    } else if (q->path == PATH_SHARED) {
+        q->units = dm_shmem_wavefronts(in, m->banks, m->bank_bytes);
+    }
     q->tag = tag;
     q->warp = warp;
     q->issue = issue_cycle;
+    m->tick_idle = 0;
     s->n++;
     m->pending++;
     m->st.requests++;
@@ -309,6 +365,8 @@ static uint64_t to_l2(dm_mem *m, uint64_t line, uint32_t sectors, int is_write,
                       uint64_t now)
 {
     uint64_t worst = 0;
+    if (m->l2_line == m->l1_line) /* line is an L1 line: one L2 line */
+        return dm_l2_access(m->l2, line, sectors, is_write, now);
     while (sectors) {
         unsigned i = (unsigned)__builtin_ctz(sectors);
         uint64_t a = line + (uint64_t)i * m->sector;
@@ -337,21 +395,21 @@ static uint64_t global_access(dm_mem *m, const mreq *q, unsigned n,
     int store = q->cl.mop == DM_MOP_STG;
     uint64_t worst = 0;
     for (unsigned i = 0; i < n; i++) {
-        const dm_line *l = &m->scratch[i];
+        const dm_line *l = &q->lines[i];
         uint64_t pen = 0;
         if (q->cl.l2_only) {
             pen = to_l2(m, l->addr, l->sectors, store, now);
         } else {
             dm_cache_res r;
             dm_cache_access(m->l1, l->addr, l->sectors, store, &r);
-            unsigned nmiss = (unsigned)__builtin_popcount(r.miss);
+            unsigned nmiss = (unsigned)dm_popcount32(r.miss);
             if (store) {
                 if (!m->l1_write_back || (!r.tag_hit && !m->l1_write_alloc))
                     pen = to_l2(m, l->addr, l->sectors, 1, now);
             } else {
                 m->st.l1_sector_misses += nmiss;
                 m->st.l1_sector_hits +=
-                    (uint64_t)__builtin_popcount(l->sectors) - nmiss;
+                    (uint64_t)dm_popcount32(l->sectors) - nmiss;
                 if (r.ready > now)
                     pen = r.ready - now; /* merged with a fill in flight */
                 if (r.miss) {
@@ -380,14 +438,13 @@ static void grant(dm_mem *m, unsigned sc, uint64_t now)
 {
     msub *s = &m->sub[sc];
     mreq *q = &s->ring[s->head];
-    int has_addr = (q->in.iflags & WC_IF_HAS_ADDR) != 0;
-    uint64_t units = 0, unit_cycles = m->l1_line_cycles, pen = 0;
+    int has_addr = q->has_addr;
+    uint64_t units = q->units, unit_cycles = m->l1_line_cycles, pen = 0;
     unsigned nom = 1;
 
     switch (q->path) {
     case PATH_GLOBAL: {
-        unsigned n = dm_coalesce(&q->in, m->l1_line, m->sector, m->scratch);
-        units = n;
+        unsigned n = q->units;
         nom = nominal_units(q->cl.bits, m->l1_line);
         m->st.lines += n;
         if (has_addr)
@@ -395,24 +452,23 @@ static void grant(dm_mem *m, unsigned sc, uint64_t now)
         break;
     }
     case PATH_SHARED:
-        units = dm_shmem_wavefronts(&q->in, m->banks, m->bank_bytes);
         unit_cycles = m->wf_cycles;
         nom = nominal_units(q->cl.bits, m->banks * m->bank_bytes);
         m->st.shmem_wavefronts += units;
         break;
     case PATH_CONST: {
-        unsigned n = dm_coalesce(&q->in, m->cc_line, m->cc_line, m->scratch);
-        units = n;
+        unsigned n = q->units;
         nom = nominal_units(q->cl.bits, m->cc_line);
         if (has_addr)
             for (unsigned i = 0; i < n; i++) {
-                uint64_t p = dm_cc_access_vl(m->cc, m->scratch[i].addr, now);
+                uint64_t p = dm_cc_access_vl(m->cc, q->lines[i].addr, now);
                 if (p > pen)
                     pen = p;
             }
         break;
     }
     default:
+        units = 0;
         break;
     }
     uint64_t extra = units > nom ? (units - nom) * unit_cycles : 0;
@@ -453,35 +509,76 @@ static void grant(dm_mem *m, unsigned sc, uint64_t now)
 
 /* ---- tick / poll ------------------------------------------------------- */
 
+/* The earliest cycle a start or a grant may happen with the state as it
+ * is (UINT64_MAX: none; a full PRT waits for a RAW event). */
+static uint64_t next_action(const dm_mem *m)
+{
+    uint64_t t = UINT64_MAX, leave = UINT64_MAX;
+    for (unsigned sc = 0; sc < m->nsub; sc++) {
+        const msub *s = &m->sub[sc];
+        if (s->nstarted && s->ring[s->head].leave < leave)
+            leave = s->ring[s->head].leave; /* grant: see dm_mem_tick */
+        if (s->nstarted < s->n) {           /* start: see dm_mem_tick */
+            uint64_t st =
+                s->ring[(s->head + s->nstarted) % m->cap].issue + m->dispatch;
+            if (s->agu_free > st)
+                st = s->agu_free;
+            if (st < t)
+                t = st;
+        }
+    }
+    if (leave != UINT64_MAX && m->prt_used < m->prt_cap) {
+        if (m->shared_free > leave)
+            leave = m->shared_free;
+        if (leave < t)
+            t = leave;
+    }
+    return t;
+}
+
 void dm_mem_tick(dm_mem *m, uint64_t now)
 {
+    int acted = 0;
+    if (now < m->tick_idle)
+        return; /* nothing can start or be granted yet */
     if (now >= m->shared_free && m->prt_used < m->prt_cap) {
-        for (unsigned k = 0; k < m->nsub; k++) {
-            unsigned sc = (m->rr + k) % m->nsub;
+        for (unsigned k = 0, sc = m->rr; k < m->nsub; k++) {
             msub *s = &m->sub[sc];
             if (s->nstarted && s->ring[s->head].leave <= now) {
                 grant(m, sc, now);
-                m->rr = (sc + 1) % m->nsub;
+                acted = 1;
+                m->rr = sc + 1 == m->nsub ? 0 : sc + 1;
                 break;
             }
+            if (++sc == m->nsub)
+                sc = 0;
         }
     }
     for (unsigned sc = 0; sc < m->nsub; sc++) {
         msub *s = &m->sub[sc];
-        if (s->nstarted < s->n && now >= s->agu_free &&
-            now >= s->ring[(s->head + s->nstarted) % m->cap].issue + m->dispatch)
-            start_head(m, sc, now);
+        if (s->nstarted < s->n && now >= s->agu_free) {
+            unsigned i = s->head + s->nstarted;
+            if (now >= s->ring[i >= m->cap ? i - m->cap : i].issue + m->dispatch) {
+                start_head(m, sc, now);
+                acted = 1;
+            }
+        }
     }
+    if (!acted)
+        m->tick_idle = next_action(m);
 }
 
 size_t dm_mem_poll(dm_mem *m, uint64_t now, dm_mem_event *ev, size_t max)
 {
     size_t k = 0;
+    if (now < m->ev_min)
+        return 0;
     while (k < max && m->nheap && m->heap[0].e.cycle <= now) {
         hev h = heap_pop(m);
         if (h.e.kind == DM_MEM_EV_RAW) {
             m->prt_used--;
             m->pending--;
+            m->tick_idle = 0; /* a full PRT may grant again */
         }
         ev[k++] = h.e;
     }
@@ -496,27 +593,9 @@ size_t dm_mem_pending(const dm_mem *m)
 uint64_t dm_mem_next_cycle(const dm_mem *m, uint64_t now)
 {
     uint64_t t = m->nheap ? m->heap[0].e.cycle : UINT64_MAX;
-    uint64_t leave = UINT64_MAX;
-    for (unsigned sc = 0; sc < m->nsub; sc++) {
-        const msub *s = &m->sub[sc];
-        if (s->nstarted && s->ring[s->head].leave < leave)
-            leave = s->ring[s->head].leave; /* grant: see dm_mem_tick */
-        if (s->nstarted < s->n) {           /* start: see dm_mem_tick */
-            uint64_t st =
-                s->ring[(s->head + s->nstarted) % m->cap].issue + m->dispatch;
-            if (s->agu_free > st)
-                st = s->agu_free;
-            if (st < t)
-                t = st;
-        }
-    }
-    /* a full PRT waits for a RAW event, which is in the heap */
-    if (leave != UINT64_MAX && m->prt_used < m->prt_cap) {
-        if (m->shared_free > leave)
-            leave = m->shared_free;
-        if (leave < t)
-            t = leave;
-    }
+    uint64_t a = next_action(m); /* a full PRT waits for a RAW event */
+    if (a < t)
+        t = a;
     return t > now ? t : now;
 }
 

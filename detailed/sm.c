@@ -29,6 +29,8 @@ int dm_sm_init(dm_gpu *gpu, dm_sm *sm, unsigned id)
     sm->p = p;
     sm->g = gpu->g;
     sm->nslots = (unsigned)(p->max_warps < 64 ? 64 : p->max_warps);
+    if (sm->nslots > DM_MAX_WARPS)
+        return -1;
     sm->nctas = (unsigned)p->max_ctas;
     sm->warps = calloc(sm->nslots, sizeof *sm->warps);
     sm->ctas = calloc(sm->nctas, sizeof *sm->ctas);
@@ -52,6 +54,7 @@ int dm_sm_init(dm_gpu *gpu, dm_sm *sm, unsigned id)
     for (unsigned i = 0; i < p->nsub; i++) {
         dm_sub *s = &sm->sub[i];
         s->idx = i;
+        s->ibuf = p->ibuf;
         s->warps = calloc(sm->nslots, sizeof *s->warps);
         s->vq_cap = p->vq_entries;
         s->vq = calloc(s->vq_cap, sizeof *s->vq);
@@ -216,7 +219,7 @@ static int cta_start(dm_sm *sm, unsigned ci, const wc_ubench *u)
         free(w->clocks);
         memset(w, 0, sizeof *w);
         w->live = 1;
-        dm_wake(sm, wi);
+        sm->hint[wi] = 0; /* awake (its sub-core is touched below) */
         w->cta = ci;
         w->age = ++sm->gpu->seq;
         w->pcbase = ct->pcbase;
@@ -240,10 +243,13 @@ static int cta_start(dm_sm *sm, unsigned ci, const wc_ubench *u)
                     (p->dep == DM_DEP_AUTO && !ct->has_ctrl);
         ct->slots[i] = wi;
         dm_sub *s = &sm->sub[w->sub];
+        w->spos = s->nwarps;
         s->warps[s->nwarps++] = wi;
+        dm_bit_put(s->awake, w->spos, 1);
         dm_sub_touch(s);
         if (dm_warp_next(sm, w) != 0)
             return sm->gpu->err;
+        dm_want_update(s, w);
     }
     sm->last_progress = sm->gpu->now;
     for (unsigned i = 0; i < nw; i++)
@@ -316,6 +322,20 @@ static void start_pending(dm_sm *sm, uint64_t c)
     }
 }
 
+/* Positions and bit sets of s after warps left it. */
+static void sub_rebuild(dm_sm *sm, dm_sub *s)
+{
+    memset(s->awake, 0, sizeof s->awake);
+    memset(s->fwant, 0, sizeof s->fwant);
+    for (unsigned i = 0; i < s->nwarps; i++) {
+        unsigned wi = s->warps[i];
+        dm_warp *w = &sm->warps[wi];
+        w->spos = i;
+        dm_bit_put(s->awake, i, sm->hint[wi] != UINT64_MAX);
+        dm_want_update(s, w);
+    }
+}
+
 static void cta_finish(dm_sm *sm, unsigned ci)
 {
     dm_gpu *gpu = sm->gpu;
@@ -348,6 +368,8 @@ static void cta_finish(dm_sm *sm, unsigned ci)
         }
         w->live = 0;
     }
+    for (unsigned i = 0; i < sm->p->nsub; i++)
+        sub_rebuild(sm, &sm->sub[i]);
     if (ct->cta)
         wc_cta_free(ct->cta);
     ct->cta = NULL;
@@ -380,6 +402,7 @@ void dm_warp_check_done(dm_sm *sm, unsigned wi)
         w->iss != w->tail || w->head != w->tail || w->outstanding)
         return;
     w->done = 1;
+    dm_want_update(&sm->sub[w->sub], w);
     sm->gpu->last_done = sm->gpu->now;
     dm_cta_slot *ct = &sm->ctas[w->cta];
     ct->done++;
@@ -407,6 +430,14 @@ static void cal_catch_up(const dm_params *p, dm_sub *s, uint64_t c)
     s->cal_done = c;
     if (from >= c)
         return;
+    if (c - from <= 8) { /* the usual case: a cycle or a few */
+        for (uint64_t x = from; x < c; x++)
+            for (unsigned k = 0; k < p->banks; k++) {
+                s->rd[k][x % DM_CAL] = 0;
+                s->wr[k][x % DM_CAL] = 0;
+            }
+        return;
+    }
     if (c - from >= DM_CAL)
         from = c - DM_CAL;
     size_t a = (size_t)(from % DM_CAL), b = (size_t)(c % DM_CAL);
