@@ -364,7 +364,10 @@ int smp_estimate(const smp_engine *e, const smp_plan *p, smp_kernel_result *r,
 
     smp_eval ev;
     report(&L, "interval", 0, 1, 0, 1);
-    if (e->aux && p->two_phase_insts > 0 && p->budget_s <= 0) {
+    if (e->aux && p->budget_s <= 0) {
+        /* The per-region instruction counts come from the trace's CTA index
+         * (no decoding): long kernels go to two-phase sampling, small ones
+         * straight to the detailed model without the interval pass. */
         size_t na = 0;
         const uint64_t *ains = NULL;
         double fx = 0, comp = 1, A = 0;
@@ -372,12 +375,20 @@ int smp_estimate(const smp_engine *e, const smp_plan *p, smp_kernel_result *r,
             goto out;
         for (size_t i = 0; i < na; i++)
             A += (double)ains[i];
-        if (A >= (double)p->two_phase_insts && na >= 8 && p->phase1 >= 4 &&
-            na >= 2 * p->phase1) {
+        if (p->two_phase_insts > 0 && A >= (double)p->two_phase_insts &&
+            na >= 8 && p->phase1 >= 4 && na >= 2 * p->phase1) {
             N = na;
             r->regions = N;
             r->warp_insts = (uint64_t)A;
             if ((rc = two_phase(&L, N, ains, A, fx, comp, d)))
+                goto out;
+            goto finish;
+        }
+        if (A < (double)p->small_kernel_insts) {
+            N = na;
+            r->regions = N;
+            r->warp_insts = (uint64_t)A;
+            if ((rc = run_full(&L, d)))
                 goto out;
             goto finish;
         }
