@@ -344,6 +344,15 @@ static int include_file(cfg_ctx *cx, const char *from, long lineno, long col,
                               "include path too long");
     }
     struct stat st;
+    if (stat(full, &st) != 0 && target[0] != '/' && !strchr(target, '/')) {
+        /* A bare name not beside the including file: a bundled config
+         * ("include h100-pcie.cfg" in a user's what-if file). */
+        char bundled[4096];
+        if ((size_t)snprintf(bundled, sizeof bundled, "%s/gpus/%s",
+                             wc_data_dir(), target) < sizeof bundled &&
+            stat(bundled, &st) == 0)
+            snprintf(full, sizeof full, "%s", bundled);
+    }
     if (stat(full, &st) != 0)
         return line_error(d, from, lineno, col, line, linelen,
                           "cannot include '%s': %s", full, strerror(errno));
