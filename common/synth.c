@@ -258,6 +258,22 @@ static void epilogue_exit(sy_kernel *k)
     op(k, "EXIT", WC_LAT_branch, -1, 0, "", 0);
 }
 
+/* The common tail: out[tid] = R<val> (a 4-byte store per lane through
+ * R<addr>, the output pointer being the kernel parameter at c[0x0][param]),
+ * streaming to heap, then EXIT. */
+static void store_result_exit(sy_kernel *k, int addr, int val, unsigned param,
+                              uint64_t heap)
+{
+    char args[64];
+    snprintf(args, sizeof args, "R%d, R0, 0x4, c[0x0][0x%x]", addr, param);
+    op(k, "IMAD.WIDE", WC_LAT_imadwide, addr, 2, args, 1, 0);
+    snprintf(args, sizeof args, "desc[UR4][R%d.64], R%d", addr, val);
+    sy_op *o = op(k, "STG.E", WC_LAT_mem, -1, 0, args, 2, addr, val);
+    o->srcn[0] = 2;
+    mem_op(o, 2, AP_STREAM, heap, 0, 0);
+    epilogue_exit(k);
+}
+
 /* compute: independent FFMA / IMAD chains (8 accumulators), throughput bound. */
 static void build_compute(sy_kernel *k)
 {
@@ -284,13 +300,7 @@ static void build_compute(sy_kernel *k)
     }
     loop_end(k);
     op(k, "FADD", WC_LAT_fp32, 4, 1, "R4, R4, R11", 2, 4, 11);
-    op(k, "IMAD.WIDE", WC_LAT_imadwide, 6, 2, "R6, R0, 0x4, c[0x0][0x160]",
-       1, 0);
-    sy_op *o = op(k, "STG.E", WC_LAT_mem, -1, 0, "desc[UR4][R6.64], R4", 2,
-                  6, 4);
-    o->srcn[0] = 2;
-    mem_op(o, 2, AP_STREAM, SY_HEAP, 0, 0);
-    epilogue_exit(k);
+    store_result_exit(k, 6, 4, 0x160, SY_HEAP);
 }
 
 /* latency: one dependent FFMA chain and one dependent IMAD chain per warp. */
@@ -306,13 +316,7 @@ static void build_latency(sy_kernel *k)
     for (int i = 0; i < 4; i++)
         op(k, "IMAD", WC_LAT_imad, 5, 1, "R5, R5, R5, R4", 3, 5, 5, 4);
     loop_end(k);
-    op(k, "IMAD.WIDE", WC_LAT_imadwide, 6, 2, "R6, R0, 0x4, c[0x0][0x160]",
-       1, 0);
-    sy_op *o = op(k, "STG.E", WC_LAT_mem, -1, 0, "desc[UR4][R6.64], R4", 2,
-                  6, 4);
-    o->srcn[0] = 2;
-    mem_op(o, 2, AP_STREAM, SY_HEAP, 0, 0);
-    epilogue_exit(k);
+    store_result_exit(k, 6, 4, 0x160, SY_HEAP);
 }
 
 /* memory: streaming a[i] + b[i] -> c[i], 128-bit coalesced, grid-stride. */
@@ -399,12 +403,7 @@ static void build_divergent(sy_kernel *k)
     o->mk = MK_ELSE;
     o = op(k, "BSYNC", WC_LAT_branch, -1, 0, "B0", 0);
     loop_end(k);
-    op(k, "IMAD.WIDE", WC_LAT_imadwide, 6, 2, "R6, R0, 0x4, c[0x0][0x168]",
-       1, 0);
-    o = op(k, "STG.E", WC_LAT_mem, -1, 0, "desc[UR4][R6.64], R8", 2, 6, 8);
-    o->srcn[0] = 2;
-    mem_op(o, 2, AP_STREAM, SY_HEAP + (64ull << 20), 0, 0);
-    epilogue_exit(k);
+    store_result_exit(k, 6, 8, 0x168, SY_HEAP + (64ull << 20));
 }
 
 /* imbalanced / balanced (seed 001, Fig. 3/4): some warps run an FFMA loop,
@@ -486,12 +485,7 @@ static void build_chase(sy_kernel *k)
     o->srcn[0] = 2;
     mem_op(o, 1, AP_CHASE, SY_HEAP, 1u << 18, 0);
     loop_end(k);
-    op(k, "IMAD.WIDE", WC_LAT_imadwide, 6, 2, "R6, R0, 0x4, c[0x0][0x168]",
-       1, 0);
-    o = op(k, "STG.E", WC_LAT_mem, -1, 0, "desc[UR4][R6.64], R2", 2, 6, 2);
-    o->srcn[0] = 2;
-    mem_op(o, 2, AP_STREAM, SY_HEAP + (64ull << 20), 0, 0);
-    epilogue_exit(k);
+    store_result_exit(k, 6, 2, 0x168, SY_HEAP + (64ull << 20));
 }
 
 /* fp64: independent DFMA chains (few FP64 units on consumer parts). */
@@ -587,12 +581,7 @@ static void build_mixed_body(sy_kernel *k, uint64_t n_elems)
            (uint64_t)k->shmem, 0);
     loop_end(k);
     op(k, "BAR.SYNC.DEFER_BLOCKING", WC_LAT_branch, -1, 0, "0x0", 0);
-    op(k, "IMAD.WIDE", WC_LAT_imadwide, 14, 2, "R14, R0, 0x4, c[0x0][0x168]",
-       1, 0);
-    o = op(k, "STG.E", WC_LAT_mem, -1, 0, "desc[UR4][R14.64], R9", 2, 14, 9);
-    o->srcn[0] = 2;
-    mem_op(o, 2, AP_STREAM, SY_HEAP + n_elems * 8 + (1u << 20), 0, 0);
-    epilogue_exit(k);
+    store_result_exit(k, 14, 9, 0x168, SY_HEAP + n_elems * 8 + (1u << 20));
 }
 
 /* ------------------------------------------------------------------------ */
