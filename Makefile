@@ -21,7 +21,7 @@ WARN := -Wall -Wextra -Wshadow -Wconversion -Wstrict-prototypes \
 OPT  ?= -O2 -g
 CFLAGS_ALL := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(OPT) $(WARN) \
               $(if $(CI),-Werror) -MMD -MP \
-              -Icommon -Imodel -Idetailed -Isampler -Icalib \
+              -Icommon -Iuarch -Imodel -Idetailed -Isampler -Icalib -Igen \
               -DWC_DATA_DIR='"$(abspath data)"' \
               $(shell pkg-config --cflags $(PKGS) 2>/dev/null) $(CFLAGS)
 PFM_LIB := $(if $(wildcard /usr/include/perfmon/pfmlib.h),-lpfm,)
@@ -33,7 +33,8 @@ CFLAGS_ALL += -fsanitize=$(SAN) -fno-omit-frame-pointer -fno-sanitize-recover=al
 LDFLAGS += -fsanitize=$(SAN)
 endif
 
-LIB_SRC := $(wildcard common/*.c model/*.c detailed/*.c sampler/*.c calib/*.c)
+LIB_SRC := $(wildcard common/*.c uarch/*.c model/*.c detailed/*.c sampler/*.c calib/*.c)
+GEN_SRC := $(wildcard gen/*.c)
 CLI_SRC := $(wildcard cli/*.c)
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
 CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/%.o)
@@ -129,7 +130,7 @@ bench: $(PROG) $(BENCH_BIN)
 fuzz:
 	@mkdir -p $(BUILD)/fuzz
 	@for f in $(FUZZ_SRC); do n=$$(basename $$f .c); \
-	  clang -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined -Icommon -Imodel -Idetailed -Isampler -Icalib \
+	  clang -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined -Icommon -Iuarch -Imodel -Idetailed -Isampler -Icalib -Igen \
 	    -DWC_DATA_DIR='"$(abspath data)"' $$(pkg-config --cflags $(PKGS)) $(PFM_DEF) \
 	    -o $(BUILD)/fuzz/$$n $$f $(LIB_SRC) $(LDLIBS_ALL) || exit 1; \
 	  echo "built $(BUILD)/fuzz/$$n (run: $(BUILD)/fuzz/$$n tests/fuzz/corpus/$${n#fuzz_})"; done
