@@ -38,6 +38,7 @@ GEN_SRC := $(wildcard gen/*.c)
 CLI_SRC := $(wildcard cli/*.c)
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
 CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/%.o)
+GEN_OBJ := $(GEN_SRC:%.c=$(BUILD)/%.o)
 LIB     := $(BUILD)/libwarpcast.a
 PROG    := $(BUILD)/warpcast
 
@@ -59,20 +60,20 @@ $(LIB): $(LIB_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
-$(PROG): $(CLI_OBJ) $(LIB)
-	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(LIB) $(LDLIBS_ALL)
+$(PROG): $(CLI_OBJ) $(GEN_OBJ) $(LIB)
+	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(GEN_OBJ) $(LIB) $(LDLIBS_ALL)
 
-$(BUILD)/tests/test_%: tests/unit/test_%.c $(LIB) tests/unit/check.h
+$(BUILD)/tests/test_%: tests/unit/test_%.c $(GEN_OBJ) $(LIB) tests/unit/check.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -Itests/unit $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS_ALL)
+	$(CC) $(CFLAGS_ALL) -Itests/unit $(LDFLAGS) -o $@ $< $(GEN_OBJ) $(LIB) $(LDLIBS_ALL)
 
 $(BUILD)/tests/replay_%: tests/fuzz/%.c tests/fuzz/replay.c $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $(LDFLAGS) -o $@ $< tests/fuzz/replay.c $(LIB) $(LDLIBS_ALL)
 
-$(BUILD)/tests/bench_%: tests/bench/bench_%.c $(LIB)
+$(BUILD)/tests/bench_%: tests/bench/bench_%.c $(GEN_OBJ) $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS_ALL)
+	$(CC) $(CFLAGS_ALL) $(LDFLAGS) -o $@ $< $(GEN_OBJ) $(LIB) $(LDLIBS_ALL)
 
 # ---- dependencies -----------------------------------------------------------
 deps:
@@ -138,4 +139,4 @@ fuzz:
 clean:
 	rm -rf build build-san
 
--include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d)
+-include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(GEN_OBJ:.o=.d)

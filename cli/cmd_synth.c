@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "wc_synth.h"
 
 static const char synth_help[] =
     "usage: warpcast synth --kind KIND --out DIR [OPTIONS]\n"

@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "dm.h"
+#include "wc_synth.h"
 
 /* CPU seconds of this process (the machine may be shared). */
 static double cpu_now(void)

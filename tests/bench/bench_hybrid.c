@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "dm.h"
+#include "wc_synth.h"
 #include "smp.h"
 
 typedef struct tally {

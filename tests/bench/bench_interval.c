@@ -20,6 +20,7 @@
 #include "dm.h"
 #include "im.h"
 #include "wc.h"
+#include "wc_synth.h"
 
 static long env(const char *n, long def)
 {

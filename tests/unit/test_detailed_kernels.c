@@ -12,6 +12,7 @@
 #include "cal.h"
 #include "check.h"
 #include "dm.h"
+#include "wc_synth.h"
 
 static int run(const char *path, const char *gpu, const char *set,
                const dm_options *o, dm_result *r)
@@ -265,7 +266,7 @@ static long gather_gap(int spread, unsigned ld_stall, const char *set)
  * than for the coalesced load.  A stall count of 1 on the producer lets the
  * consumer slip through before the increment is visible (seed 000 sec. 4:
  * the producer needs stall 2), which is what made synthetic divergent
- * kernels with a listing finish early (common/synth.c wrote S01). */
+ * kernels with a listing finish early (gen/synth.c wrote S01). */
 static void test_gather_release(void)
 {
     long ctl = gather_gap(1, 2, NULL);

@@ -18,6 +18,7 @@
 #include "dm.h"
 #include "im.h"
 #include "wc.h"
+#include "wc_synth.h"
 
 static double compare(const char *path, const char *const *sets, double tol)
 {

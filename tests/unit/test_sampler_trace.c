@@ -11,6 +11,7 @@
 
 #include "check.h"
 #include "dm.h"
+#include "wc_synth.h"
 #include "smp.h"
 
 static char dir[64];

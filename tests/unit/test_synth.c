@@ -13,6 +13,7 @@
 
 #include "check.h"
 #include "wc.h"
+#include "wc_synth.h"
 
 static char *slurp(const char *path, size_t *n)
 {

@@ -18,6 +18,7 @@
 
 #include "check.h"
 #include "wc.h"
+#include "wc_synth.h"
 
 static char tmpdir[256];
 

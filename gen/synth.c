@@ -1,5 +1,5 @@
 /*
- * common/synth.c - the synthetic trace generator: the project's own examples.
+ * gen/synth.c - the synthetic trace generator: the project's own examples.
  *
  * Owns: building small but realistic SASS kernels (prologue, a loop body,
  * epilogue; real PCs that repeat as the loop is unrolled into each warp's
@@ -31,7 +31,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
-#include "wc.h"
+#include "wc_synth.h"
 
 #if defined(__has_include)
 #if __has_include(<zstd.h>)

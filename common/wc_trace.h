@@ -1,0 +1,142 @@
+/*
+ * common/wc_trace.h - readers: Accel-Sim traces, hand-written SASS microbenchmarks and
+ * cuobjdump -sass listings (control bits).
+ *
+ * Part of the common layer's public API; include "wc.h" for all of it.
+ * Conventions: functions return 0 on success or a WC_E* code with the
+ * wc_diag filled in.  Nothing here prints to stdout or exits.
+ */
+#ifndef WC_TRACE_H
+#define WC_TRACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "wc_base.h"
+#include "wc_config.h"
+#include "wc_inst.h"
+
+/* ------------------------------------------------------------------------ */
+/* Traces                                                                    */
+/* ------------------------------------------------------------------------ */
+
+typedef struct wc_kernel_info {
+    char name[512];
+    int id;
+    unsigned grid[3], block[3];
+    long shmem, nregs;
+    int binary_version;
+    int stream;
+    int tracer_version;
+    uint64_t shmem_base, local_base;
+    char path[1024];      /* the file actually read (may be .zst)     */
+    int has_ctrl;         /* control bits joined from a SASS listing  */
+    uint64_t ctas;        /* grid x*y*z                                */
+    uint64_t warps_per_cta;
+} wc_kernel_info;
+
+typedef struct wc_trace wc_trace;   /* a kernelslist.g, directory or file */
+typedef struct wc_kreader wc_kreader; /* streams the CTAs of one kernel  */
+typedef struct wc_cta wc_cta;       /* one thread block: per-warp streams */
+
+/* Open a directory holding kernelslist.g, a kernelslist.g, one .traceg or
+ * .traceg.zst, or a hand-written .sass microbenchmark (one kernel, one CTA).
+ * Only headers are read here. */
+int wc_trace_open(const char *path, wc_trace **out, wc_diag *d);
+void wc_trace_close(wc_trace *t);
+size_t wc_trace_nkernels(const wc_trace *t);
+const wc_kernel_info *wc_trace_kernel(const wc_trace *t, size_t k);
+/* Unknown opcodes met so far: name and count (i < n). */
+size_t wc_trace_unknown_ops(const wc_trace *t, const char *const **names,
+                            const uint64_t **counts);
+/* MemcpyHtoD lines of the kernelslist.g: count, and *bytes their total. */
+size_t wc_trace_memcpy(const wc_trace *t, uint64_t *bytes);
+
+/* Stream the CTAs of kernel k in trace order.  Any number of CTAs handed
+ * out may be alive at once; memory is bounded by the number alive, not by
+ * the trace size. */
+int wc_kreader_open(wc_trace *t, size_t k, wc_kreader **out, wc_diag *d);
+void wc_kreader_close(wc_kreader *r);
+/* *cta = next CTA, or NULL at the end.  Free with wc_cta_free. */
+int wc_kreader_next(wc_kreader *r, wc_cta **cta, wc_diag *d);
+/* Skip n CTAs without decoding their instructions. */
+int wc_kreader_skip(wc_kreader *r, uint64_t n, wc_diag *d);
+/* Position the reader so the next wc_kreader_next returns CTA number cta
+ * (trace order, 0-based).  O(1) once the kernel's CTA index exists (built by
+ * the first full pass or by wc_trace_cta_insts); otherwise scans forward. */
+int wc_kreader_seek(wc_kreader *r, uint64_t cta, wc_diag *d);
+/* Per-CTA dynamic warp-instruction counts of kernel k (from the trace's
+ * `insts = N` lines, without decoding instructions), in trace order.  The
+ * array is owned by t (valid until wc_trace_close); *n = number of CTAs.
+ * Builds and caches the kernel's CTA index (file offsets) as a side effect,
+ * so later wc_kreader_seek calls are O(1). */
+int wc_trace_cta_insts(wc_trace *t, size_t k, const uint64_t **insts,
+                       uint64_t *n, wc_diag *d);
+
+void wc_cta_free(wc_cta *c);
+void wc_cta_index(const wc_cta *c, unsigned xyz[3]);
+unsigned wc_cta_nwarps(const wc_cta *c);
+/* Warp id as written in the trace (warp = W) of stream w. */
+unsigned wc_cta_warp_id(const wc_cta *c, unsigned w);
+uint64_t wc_cta_warp_len(const wc_cta *c, unsigned w);
+/* Next instruction of warp stream w: returns 1 and fills *in, 0 at the end
+ * of the stream, or -WC_EINPUT with d filled. */
+int wc_cta_next(wc_cta *c, unsigned w, wc_inst *in, wc_diag *d);
+/* Restart warp stream w from its first instruction. */
+int wc_cta_rewind(wc_cta *c, unsigned w, wc_diag *d);
+
+/* ------------------------------------------------------------------------ */
+/* Hand-written SASS microbenchmarks and cuobjdump listings                  */
+/* ------------------------------------------------------------------------ */
+
+typedef struct wc_ubench {
+    char gpu[WC_CFG_STR_LEN]; /* from .gpu, "" when absent                 */
+    unsigned nwarps;
+    int *subcore;             /* per warp: sub-core from ".warp N subcore S",
+                                 -1 = let the assignment policy decide       */
+    unsigned *warp_id;        /* per warp: N of ".warp N"                    */
+    wc_inst **code;           /* per warp: instructions in program order     */
+    size_t *ninsts;
+    unsigned cta_threads;     /* .cta threads N (default 32 * nwarps)        */
+} wc_ubench;
+
+int wc_ubench_load(const char *path, wc_ubench **out, wc_diag *d);
+/* Parse from memory (fuzzing, tests); name is used in diagnostics. */
+int wc_ubench_parse(const char *name, const char *text, size_t len,
+                    wc_ubench **out, wc_diag *d);
+void wc_ubench_free(wc_ubench *u);
+
+/* cuobjdump -sass listing: control bits per (kernel, pc). */
+typedef struct wc_sass wc_sass;
+int wc_sass_load(const char *path, wc_sass **out, wc_diag *d);
+int wc_sass_parse(const char *name, const char *text, size_t len,
+                  wc_sass **out, wc_diag *d);
+void wc_sass_free(wc_sass *s);
+/* Merge b into a (b is consumed). */
+void wc_sass_merge(wc_sass *a, wc_sass *b);
+/* Number of kernels, and whether kernel `name` is present. */
+size_t wc_sass_nkernels(const wc_sass *s);
+int wc_sass_has_kernel(const wc_sass *s, const char *kernel);
+/* The listed instruction of kernel at pc (control bits, reuse, constant
+ * operands), or NULL. */
+const wc_inst *wc_sass_find(const wc_sass *s, const char *kernel,
+                            uint64_t pc);
+/* Decode the control bits held in the high 64-bit word of a Volta+
+ * instruction encoding (bit 41 on: stall 0-3, yield when bit 4 is 0,
+ * write counter 5-7, read counter 8-10 (7 = none), wait mask 11-16). */
+void wc_ctrl_decode(uint64_t hi, wc_ctrl *c);
+/* Parse "[B------:R-:W-:-:S01]" (CuAssembler notation). Returns 0 or the
+ * 0-based column of the offending character + 1 as a negative number. */
+int wc_ctrl_parse(const char *s, size_t len, wc_ctrl *c);
+
+/* ------------------------------------------------------------------------ */
+/* Parse one trace instruction line (exposed for tests and fuzzing).         */
+/* ------------------------------------------------------------------------ */
+
+/* Parse one instruction line of an Accel-Sim trace of the given tracer
+ * version (3-6) into *in.  file/line are used in diagnostics. */
+int wc_trace_parse_line(const char *s, size_t len, int tracer_version,
+                        wc_inst *in, const char *file, long line,
+                        wc_diag *d);
+
+#endif /* WC_TRACE_H */
