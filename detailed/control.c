@@ -17,13 +17,15 @@
 
 #include "dm_int.h"
 
-static void record_clock(dm_warp *w, uint64_t c)
+static void record_clock(dm_gpu *gpu, dm_warp *w, uint64_t c)
 {
     if (w->nclocks == w->capclocks) {
         size_t cap = w->capclocks ? 2 * w->capclocks : 16;
         uint64_t *n = realloc(w->clocks, cap * sizeof *n);
-        if (!n)
+        if (!n) {
+            dm_fail(gpu, WC_EINTERNAL, "out of memory (clock records)");
             return;
+        }
         w->clocks = n;
         w->capclocks = cap;
     }
@@ -74,7 +76,7 @@ void dm_control_tick(dm_sm *sm, dm_sub *s, uint64_t c)
                 s->pend_warp = -1; /* fixed latency: no counters */
         }
         if ((in->iflags & WC_IF_CLOCK) && sm->gpu->ubench)
-            record_clock(w, c);
+            record_clock(sm->gpu, w, c);
     }
     if (sl->ismem || (sl->varlat && !s->ctrl.tag)) {
         dm_release_slot(s, w, s->ctrl.slot);

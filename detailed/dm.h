@@ -51,6 +51,9 @@ typedef struct dm_options {
     long sms;            /* SMs to simulate, 0 = the config's num_sms        */
     uint64_t max_cycles; /* stop (WC_EINTERNAL) after this many, 0 = none    */
     uint64_t seed;       /* shuffle assignment policy                        */
+    uint32_t fl_max;     /* in-flight variable-latency records per SM, 0 =
+                            no limit but memory (a test hook: running out is
+                            a WC_EINTERNAL error, never a dropped instruction) */
 } dm_options;
 void dm_options_default(dm_options *o);
 

@@ -420,6 +420,9 @@ struct dm_gpu {
     uint64_t now;
     wc_diag *d;
     int err;                 /* first error (WC_E*), 0 none                  */
+    int shortcuts;           /* dm_shortcuts: 0 = every stage of every busy
+                                SM ticks every cycle (no skipping, sleeping,
+                                jumps, awake sets or hints)                  */
 };
 
 /* ---- params.c ---- */
@@ -503,8 +506,9 @@ int dm_sb_ready(const dm_params *p, dm_warp *w, const wc_inst *in,
 /* Earliest cycle after c at which an entry of w clears by itself
  * (UINT64_MAX: only an event can, and it calls dm_wake). */
 uint64_t dm_sb_next(const dm_warp *w, uint64_t c);
-void dm_sb_issue(dm_warp *w, const wc_inst *in, int varlat, uint64_t tag,
-                 uint64_t fixed_ready);
+/* Returns the number of entries that found no room (an internal error). */
+int dm_sb_issue(dm_warp *w, const wc_inst *in, int varlat, uint64_t tag,
+                uint64_t fixed_ready);
 void dm_sb_release(dm_warp *w, uint64_t tag, int write, uint64_t c);
 
 /* ---- timeline (run.c) ---- */

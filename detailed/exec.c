@@ -109,7 +109,7 @@ void dm_writeback_tick(dm_sm *sm, dm_sub *s, uint64_t c)
 {
     const dm_params *p = sm->p;
     unsigned k = 0;
-    if (c < s->wbq_min)
+    if (c < s->wbq_min && sm->gpu->shortcuts)
         return; /* nothing due (or the queue is empty) */
     uint64_t next = UINT64_MAX;
     for (unsigned i = 0; i < s->wbq_n; i++) {

@@ -88,7 +88,7 @@ void dm_fetch_tick(dm_sm *sm, dm_sub *s, uint64_t c)
 {
     const dm_params *p = sm->p;
     unsigned greedy = DM_NO_WARP;
-    if (s->fetch_idle)
+    if (s->fetch_idle && sm->gpu->shortcuts)
         return; /* no warp had room, and none got some since */
     if (s->last_issued != DM_NO_WARP &&
         dm_wants(p->ibuf, &sm->warps[s->last_issued])) {
@@ -103,8 +103,9 @@ void dm_fetch_tick(dm_sm *sm, dm_sub *s, uint64_t c)
      * launch order; s->fwant has the warps with room); else start the
      * miss of the youngest one */
     dm_warp *young = NULL;
-    for (int i = dm_bit_prev(s->fwant, (int)s->nwarps); i >= 0;
-         i = dm_bit_prev(s->fwant, i)) {
+    int all = !sm->gpu->shortcuts; /* dm_shortcuts 0: every warp */
+    for (int i = all ? (int)s->nwarps - 1 : dm_bit_prev(s->fwant, (int)s->nwarps);
+         i >= 0; i = all ? i - 1 : dm_bit_prev(s->fwant, i)) {
         unsigned wi = s->warps[i];
         if (wi == greedy)
             continue;

@@ -183,9 +183,10 @@ static void do_issue(dm_sm *sm, dm_sub *s, unsigned wi, uint64_t c)
                 dm_fail(sm->gpu, WC_EINTERNAL, "memory unit refused a push");
         }
     }
-    if (w->sbmode)
-        dm_sb_issue(w, in, sl->varlat, tag,
-                    c + (uint64_t)dm_inst_lat(p, in, sl->lc));
+    if (w->sbmode && dm_sb_issue(w, in, sl->varlat, tag,
+                                 c + (uint64_t)dm_inst_lat(p, in, sl->lc)))
+        dm_fail(sm->gpu, WC_EINTERNAL,
+                "scoreboard full: a dependence entry would be dropped");
     if ((oi->flags & WC_OPF_BAR) && !strstr(in->opcode, ".ARV")) {
         dm_cta_slot *ct = &sm->ctas[w->cta];
         w->at_bar = 1;
@@ -256,7 +257,7 @@ static int elig_slow(dm_sm *sm, dm_sub *s, unsigned wi, uint64_t c, int *why)
 static inline int elig(dm_sm *sm, dm_sub *s, unsigned wi, uint64_t c,
                        int *why)
 {
-    if (c < sm->hint[wi]) {
+    if (c < sm->hint[wi] && sm->gpu->shortcuts) {
         *why = sm->hwhy[wi];
         return 0;
     }
@@ -270,8 +271,9 @@ static inline int elig(dm_sm *sm, dm_sub *s, unsigned wi, uint64_t c,
 static unsigned youngest(dm_sm *sm, dm_sub *s, uint64_t c, unsigned skip,
                          int no_const)
 {
-    for (int i = dm_bit_prev(s->awake, (int)s->nwarps); i >= 0;
-         i = dm_bit_prev(s->awake, i)) {
+    int all = !sm->gpu->shortcuts; /* dm_shortcuts 0: every warp */
+    for (int i = all ? (int)s->nwarps - 1 : dm_bit_prev(s->awake, (int)s->nwarps);
+         i >= 0; i = all ? i - 1 : dm_bit_prev(s->awake, i)) {
         unsigned wi = s->warps[i];
         int why = DM_STALL_IDLE;
         if (wi == skip)
@@ -297,7 +299,8 @@ void dm_issue_tick(dm_sm *sm, dm_sub *s, uint64_t c)
         s->stall[DM_STALL_PIPELINE]++;
         return;
     }
-    if (c < s->issue_idle_until) { /* nothing changed since the last scan */
+    if (c < s->issue_idle_until && sm->gpu->shortcuts) {
+        /* nothing changed since the last scan */
         s->stall[s->issue_idle_why]++;
         return;
     }

@@ -19,8 +19,10 @@ size_t dm_event_add(dm_gpu *gpu, uint64_t cycle, const dm_sm *sm,
     if (gpu->nev == gpu->capev) {
         size_t cap = gpu->capev ? 2 * gpu->capev : 1024;
         dm_event *n = realloc(gpu->ev, cap * sizeof *n);
-        if (!n)
+        if (!n) {
+            dm_fail(gpu, WC_EINTERNAL, "out of memory (timeline)");
             return 0;
+        }
         gpu->ev = n;
         gpu->capev = cap;
     }
@@ -65,6 +67,7 @@ static int gpu_init(dm_gpu *gpu, const wc_gpu *g, const dm_options *o,
     int rc = dm_params_load(g, &gpu->p, d);
     if (rc)
         return rc;
+    gpu->shortcuts = g->dm_shortcuts != 0;
     wc_rng_seed(&gpu->rng, gpu->o.seed);
     gpu->l2 = dm_l2_create(g);
     gpu->sms = calloc(nsms, sizeof *gpu->sms);
@@ -120,7 +123,7 @@ static int gpu_cycle(dm_gpu *gpu, uint64_t c, uint64_t *last_prog,
         if (t < nx)
             nx = t;
     }
-    if (nx == UINT64_MAX || nx <= c)
+    if (nx == UINT64_MAX || nx <= c || !gpu->shortcuts)
         nx = c + 1;
     *next = nx;
     return busy;

@@ -72,29 +72,35 @@ uint64_t dm_sb_next(const dm_warp *w, uint64_t c)
     return t;
 }
 
-static void add(dm_warp *w, wc_reg r, unsigned n, int write, uint64_t tag,
-                uint64_t ready)
+static int add(dm_warp *w, wc_reg r, unsigned n, int write, uint64_t tag,
+               uint64_t ready)
 {
-    if (w->nsbl >= DM_SBL_MAX || r == WC_REG_NONE || WC_REG_IS_ZERO(r))
-        return;
+    if (r == WC_REG_NONE || WC_REG_IS_ZERO(r))
+        return 0;
+    if (w->nsbl >= DM_SBL_MAX)
+        return 1; /* dm_sb_ready keeps room: cannot happen */
     dm_sbe *e = &w->sbl[w->nsbl++];
     e->reg = r;
     e->n = (uint8_t)n;
     e->write = (uint8_t)write;
     e->tag = tag;
     e->ready = ready;
+    return 0;
 }
 
-void dm_sb_issue(dm_warp *w, const wc_inst *in, int varlat, uint64_t tag,
-                 uint64_t fixed_ready)
+int dm_sb_issue(dm_warp *w, const wc_inst *in, int varlat, uint64_t tag,
+                uint64_t fixed_ready)
 {
     uint64_t never = UINT64_MAX;
+    int lost = 0;
     for (unsigned i = 0; i < in->ndst; i++)
-        add(w, in->dst[i], nregs_of(in->dst_nregs[i]), 1, varlat ? tag : 0,
-            varlat && tag ? never : fixed_ready);
+        lost += add(w, in->dst[i], nregs_of(in->dst_nregs[i]), 1,
+                    varlat ? tag : 0, varlat && tag ? never : fixed_ready);
     if (varlat && tag)
         for (unsigned i = 0; i < in->nsrc; i++)
-            add(w, in->src[i], nregs_of(in->src_nregs[i]), 0, tag, never);
+            lost += add(w, in->src[i], nregs_of(in->src_nregs[i]), 0, tag,
+                        never);
+    return lost;
 }
 
 void dm_sb_release(dm_warp *w, uint64_t tag, int write, uint64_t c)

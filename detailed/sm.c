@@ -37,6 +37,8 @@ int dm_sm_init(dm_gpu *gpu, dm_sm *sm, unsigned id)
     sm->l1i = dm_l1i_create(p);
     sm->mem = dm_mem_create(gpu->g, gpu->l2);
     sm->capfl = 64;
+    if (gpu->o.fl_max && gpu->o.fl_max < sm->capfl)
+        sm->capfl = gpu->o.fl_max < 2 ? 2 : gpu->o.fl_max; /* record 0 unused */
     sm->fl = calloc(sm->capfl, sizeof *sm->fl);
     sm->flfree = calloc(sm->capfl, sizeof *sm->flfree);
     sm->hint = calloc(sm->nslots, sizeof *sm->hint);
@@ -104,14 +106,32 @@ void dm_sm_fini(dm_sm *sm)
 uint64_t dm_fl_alloc(dm_sm *sm)
 {
     if (sm->nflfree == 0) {
-        uint32_t cap = sm->capfl * 2;
-        dm_fl *f = realloc(sm->fl, cap * sizeof *f);
-        if (!f)
+        uint32_t max = sm->gpu->o.fl_max;
+        if (sm->capfl >= (max ? max : UINT32_MAX / 2)) {
+            char what[160];
+            snprintf(what, sizeof what,
+                     "SM %u: %u variable-latency instructions in flight, no "
+                     "free record left",
+                     sm->id, sm->capfl - 1);
+            dm_fail(sm->gpu, WC_EINTERNAL, what);
             return 0;
+        }
+        uint32_t cap = sm->capfl * 2;
+        if (max && cap > max)
+            cap = max;
+        dm_fl *f = realloc(sm->fl, cap * sizeof *f);
+        if (!f) {
+            dm_fail(sm->gpu, WC_EINTERNAL,
+                    "out of memory (in-flight instruction records)");
+            return 0;
+        }
         sm->fl = f;
         uint32_t *q = realloc(sm->flfree, cap * sizeof *q);
-        if (!q)
+        if (!q) {
+            dm_fail(sm->gpu, WC_EINTERNAL,
+                    "out of memory (in-flight instruction records)");
             return 0;
+        }
         sm->flfree = q;
         memset(sm->fl + sm->capfl, 0, (cap - sm->capfl) * sizeof *f);
         for (uint32_t t = cap - 1; t >= sm->capfl; t--)
@@ -471,6 +491,11 @@ void dm_sm_wake(dm_sm *sm, uint64_t c)
 static void sm_try_sleep(dm_sm *sm, uint64_t c)
 {
     uint64_t t = sm->npending ? sm->next_start : UINT64_MAX;
+    if (!sm->gpu->shortcuts)
+        return; /* dm_shortcuts 0: never sleep */
+    if (!dm_sm_busy(sm))
+        return; /* not ticked until a launch: a sleep would count its
+                   stalls until then (dm_sm_wake) */
     for (unsigned i = 0; i < sm->p->nsub; i++) {
         const dm_sub *s = &sm->sub[i];
         if (s->pend_warp >= 0 || !sub_quiet(s, c + 1))
@@ -510,6 +535,8 @@ void dm_sm_tick(dm_sm *sm, uint64_t c)
             nev = dm_mem_poll(sm->mem, c, sm->evbuf, 64);
             if (nev == 0) {
                 sm->mem_next = dm_mem_next_cycle(sm->mem, c + 1);
+                if (!dm_sm_busy(sm)) /* drained: no longer ticked, count */
+                    dm_sm_wake(sm, c + 1); /* the stalls up to c only */
                 return;
             }
             mem_done = 1;
@@ -538,7 +565,7 @@ void dm_sm_tick(dm_sm *sm, uint64_t c)
     dm_mem_events(sm, c, nev);
     for (unsigned i = 0; i < p->nsub; i++) {
         dm_sub *s = &sm->sub[i];
-        if (sub_quiet(s, c)) {
+        if (sm->gpu->shortcuts && sub_quiet(s, c)) {
             s->stall[s->nwarps ? s->issue_idle_why : DM_STALL_IDLE]++;
             continue;
         }
@@ -553,6 +580,7 @@ void dm_sm_tick(dm_sm *sm, uint64_t c)
     sm_try_sleep(sm, c);
 }
 
+/* Busy SMs are ticked; idle ones count no stalls. */
 int dm_sm_busy(const dm_sm *sm)
 {
     return sm->live_ctas > 0 || dm_mem_pending(sm->mem) > 0;
