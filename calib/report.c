@@ -24,147 +24,111 @@
 #include <time.h>
 
 #include "cal_int.h"
-
-static void jstr(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            fprintf(f, "\\%c", *p);
-        else if (*p == '\n')
-            fputs("\\n", f);
-        else if (*p < 0x20)
-            fprintf(f, "\\u%04x", *p);
-        else
-            fputc(*p, f);
-    }
-    fputc('"', f);
-}
-
-static void jnum(FILE *f, double v)
-{
-    if (isfinite(v))
-        fprintf(f, "%.10g", v);
-    else
-        fputs("null", f);
-}
+#include "wc_json.h"
 
 static double relerr(double pred, double meas)
 {
     return (pred - meas) / meas;
 }
 
+/* A real of the report: %.10g, NaN null. */
+static void jnum(wc_json *j, const char *key, double v)
+{
+    wc_json_real(j, key, v, 10);
+}
+
 int cal_report_json(const cal_report *r, FILE *f)
 {
-    fputs("{\"gpu\": ", f);
-    jstr(f, r->gpu);
-    fputs(", \"gpu_source\": ", f);
-    jstr(f, r->gpu_source);
-    fprintf(f, ", \"model\": \"%s\", \"loss\": \"%s\", \"converged\": %s, "
-               "\"stop_reason\": ",
-            cal_model_name((int)r->model), cal_loss_name((int)r->loss),
-            r->converged ? "true" : "false");
-    jstr(f, r->stop_reason);
-    fprintf(f, ", \"iterations\": %d, \"evaluations\": %d", r->iterations,
-            r->nevals);
-    fputs(", \"cost_before\": ", f);
-    jnum(f, r->cost0);
-    fputs(", \"cost_after\": ", f);
-    jnum(f, r->cost);
-    fputs(", \"mape_before\": ", f);
-    jnum(f, r->mape_before);
-    fputs(", \"mape_after\": ", f);
-    jnum(f, r->mape_after);
-    fputs(", \"mape_holdout_before\": ", f);
-    jnum(f, r->mape_holdout_before);
-    fputs(", \"mape_holdout_after\": ", f);
-    jnum(f, r->mape_holdout_after);
-    fputs(", \"mape_loo\": ", f);
-    jnum(f, r->mape_loo);
-    fprintf(f, ", \"rows_fitted\": %zu, \"rows_held_out\": %zu",
-            r->nfit_rows, r->nholdout_rows);
-    fputs(",\n \"params\": [", f);
-    for (size_t j = 0; j < r->np; j++) {
-        const cal_param_res *p = &r->p[j];
-        fputs(j ? ",\n   {\"key\": " : "\n   {\"key\": ", f);
-        jstr(f, p->key);
-        fputs(", \"start\": ", f);
-        jnum(f, p->start);
-        fputs(", \"value\": ", f);
-        jnum(f, p->value);
-        fputs(", \"se\": ", f);
-        jnum(f, p->se);
-        fputs(", \"lo\": ", f);
-        jnum(f, p->lo);
-        fputs(", \"hi\": ", f);
-        jnum(f, p->hi);
-        fprintf(f, ", \"integer\": %s, \"at_bound\": %s, "
-                   "\"unidentifiable\": %s, \"correlated_with\": ",
-                p->is_int ? "true" : "false", p->at_bound ? "true" : "false",
-                p->unidentifiable ? "true" : "false");
+    wc_json j;
+    wc_json_begin(&j, f, 0);
+    wc_json_obj(&j, NULL);
+    wc_json_str(&j, "gpu", r->gpu);
+    wc_json_str(&j, "gpu_source", r->gpu_source);
+    wc_json_str(&j, "model", cal_model_name((int)r->model));
+    wc_json_str(&j, "loss", cal_loss_name((int)r->loss));
+    wc_json_bool(&j, "converged", r->converged);
+    wc_json_str(&j, "stop_reason", r->stop_reason);
+    wc_json_int(&j, "iterations", r->iterations);
+    wc_json_int(&j, "evaluations", r->nevals);
+    jnum(&j, "cost_before", r->cost0);
+    jnum(&j, "cost_after", r->cost);
+    jnum(&j, "mape_before", r->mape_before);
+    jnum(&j, "mape_after", r->mape_after);
+    jnum(&j, "mape_holdout_before", r->mape_holdout_before);
+    jnum(&j, "mape_holdout_after", r->mape_holdout_after);
+    jnum(&j, "mape_loo", r->mape_loo);
+    wc_json_uint(&j, "rows_fitted", r->nfit_rows);
+    wc_json_uint(&j, "rows_held_out", r->nholdout_rows);
+    wc_json_ws(&j, "\n ");
+    wc_json_arr(&j, "params");
+    for (size_t k = 0; k < r->np; k++) {
+        const cal_param_res *p = &r->p[k];
+        wc_json_ws(&j, "\n   ");
+        wc_json_obj(&j, NULL);
+        wc_json_str(&j, "key", p->key);
+        jnum(&j, "start", p->start);
+        jnum(&j, "value", p->value);
+        jnum(&j, "se", p->se);
+        jnum(&j, "lo", p->lo);
+        jnum(&j, "hi", p->hi);
+        wc_json_bool(&j, "integer", p->is_int);
+        wc_json_bool(&j, "at_bound", p->at_bound);
+        wc_json_bool(&j, "unidentifiable", p->unidentifiable);
         if (p->correlated_with >= 0)
-            jstr(f, r->p[p->correlated_with].key);
+            wc_json_str(&j, "correlated_with", r->p[p->correlated_with].key);
         else
-            fputs("null", f);
-        fputs(", \"max_corr\": ", f);
-        jnum(f, p->max_corr);
-        fputc('}', f);
+            wc_json_null(&j, "correlated_with");
+        jnum(&j, "max_corr", p->max_corr);
+        wc_json_obj_end(&j);
     }
-    fputs("],\n \"correlation\": [", f);
-    for (size_t j = 0; j < r->np; j++) {
-        fputs(j ? ", [" : "[", f);
-        for (size_t k = 0; k < r->np; k++) {
-            if (k)
-                fputs(", ", f);
-            jnum(f, r->corr[j * r->np + k]);
-        }
-        fputc(']', f);
+    wc_json_arr_end(&j);
+    wc_json_ws(&j, "\n ");
+    wc_json_arr(&j, "correlation");
+    for (size_t a = 0; a < r->np; a++) {
+        wc_json_arr(&j, NULL);
+        for (size_t b = 0; b < r->np; b++)
+            jnum(&j, NULL, r->corr[a * r->np + b]);
+        wc_json_arr_end(&j);
     }
-    fputs("],\n \"measurements\": [", f);
+    wc_json_arr_end(&j);
+    wc_json_ws(&j, "\n ");
+    wc_json_arr(&j, "measurements");
     for (size_t i = 0; i < r->meas.n; i++) {
         const cal_meas *m = &r->meas.m[i];
         const cal_meas_res *x = &r->mres[i];
-        fputs(i ? ",\n   {\"label\": " : "\n   {\"label\": ", f);
-        jstr(f, m->label);
-        fprintf(f, ", \"kind\": \"%s\", \"metric\": \"%s\", \"source\": ",
-                cal_mkind_name((int)m->kind), cal_metric_name((int)m->metric));
-        jstr(f, m->src);
-        fputs(", \"match\": ", f);
-        jstr(f, m->match);
-        fputs(", \"measured\": ", f);
-        jnum(f, m->measured);
-        fputs(", \"before\": ", f);
-        jnum(f, x->before);
-        fputs(", \"after\": ", f);
-        jnum(f, x->after);
-        fputs(", \"error_before\": ", f);
-        jnum(f, relerr(x->before, m->measured));
-        fputs(", \"error_after\": ", f);
-        jnum(f, relerr(x->after, m->measured));
-        fputs(", \"loo\": ", f);
-        jnum(f, x->loo);
-        fprintf(f, ", \"held_out\": %s, \"robust_weight\": ",
-                m->holdout ? "true" : "false");
-        jnum(f, x->w_robust);
-        fputc('}', f);
+        wc_json_ws(&j, "\n   ");
+        wc_json_obj(&j, NULL);
+        wc_json_str(&j, "label", m->label);
+        wc_json_str(&j, "kind", cal_mkind_name((int)m->kind));
+        wc_json_str(&j, "metric", cal_metric_name((int)m->metric));
+        wc_json_str(&j, "source", m->src);
+        wc_json_str(&j, "match", m->match);
+        jnum(&j, "measured", m->measured);
+        jnum(&j, "before", x->before);
+        jnum(&j, "after", x->after);
+        jnum(&j, "error_before", relerr(x->before, m->measured));
+        jnum(&j, "error_after", relerr(x->after, m->measured));
+        jnum(&j, "loo", x->loo);
+        wc_json_bool(&j, "held_out", m->holdout);
+        jnum(&j, "robust_weight", x->w_robust);
+        wc_json_obj_end(&j);
     }
-    fputs("],\n \"notes\": [", f);
+    wc_json_arr_end(&j);
+    wc_json_ws(&j, "\n ");
+    wc_json_arr(&j, "notes");
     const char *p = r->notes;
-    int first = 1;
     while (*p) {
         const char *e = strchr(p, '\n');
         size_t l = e ? (size_t)(e - p) : strlen(p);
         char buf[sizeof r->notes];
         snprintf(buf, sizeof buf, "%.*s", (int)l, p);
-        if (!first)
-            fputs(", ", f);
-        jstr(f, buf);
-        first = 0;
+        wc_json_str(&j, NULL, buf);
         p += l + (e ? 1 : 0);
     }
-    fputs("], \"seconds\": ", f);
-    jnum(f, r->seconds);
-    fputs("}\n", f);
+    wc_json_arr_end(&j);
+    jnum(&j, "seconds", r->seconds);
+    wc_json_obj_end(&j);
+    wc_json_end(&j);
     return ferror(f) ? WC_EINTERNAL : 0;
 }
 

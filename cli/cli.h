@@ -11,6 +11,7 @@
 
 #include <stdio.h>
 #include "wc.h"
+#include "wc_json.h"
 
 enum { CLI_FMT_TEXT, CLI_FMT_JSON, CLI_FMT_CSV };
 
@@ -52,13 +53,9 @@ void cli_warn_unknown_ops(const cli_common *c, const wc_trace *t);
 /* Whether progress may be printed on stderr. */
 int cli_progress_ok(const cli_common *c);
 
-/* ---- a small JSON writer ----------------------------------------------- */
-typedef struct cli_json {
-    FILE *f;
-    int depth;
-    int first[64]; /* per depth: no element written yet   */
-    int pretty;
-} cli_json;
+/* ---- JSON: the library's one writer (common/wc_json.h) under the CLI's
+ * names (cli/json.c) ------------------------------------------------------ */
+typedef wc_json cli_json;
 void json_begin(cli_json *j, FILE *f, int pretty);
 void json_obj(cli_json *j, const char *key);   /* key NULL inside arrays */
 void json_obj_end(cli_json *j);
