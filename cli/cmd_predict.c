@@ -5,6 +5,7 @@
  * sampler over every kernel of a trace and prints cycles, warp
  * instructions, IPC, the 95% interval (hybrid) and a stall / CPI breakdown.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -329,6 +330,21 @@ int cmd_predict(int argc, char **argv)
     if ((period || budget > 0) && mode != MODE_HYBRID)
         cli_usage_error("predict", "--sample-period and --budget need --mode hybrid");
 
+    /* outputs first: a path that cannot be written fails now, with the
+     * reason, not after the run */
+    FILE *f = cli_open_out(&c);
+    FILE *tf = NULL;
+    dm_chrome chrome;
+    if (timeline) {
+        tf = fopen(timeline, "w");
+        if (!tf) {
+            fprintf(stderr, "warpcast predict: cannot write '%s': %s\n",
+                    timeline, strerror(errno));
+            return WC_EINPUT;
+        }
+        dm_chrome_begin(&chrome, tf);
+    }
+
     double t0 = wc_now();
     wc_diag d;
     memset(&d, 0, sizeof d);
@@ -365,8 +381,6 @@ int cmd_predict(int argc, char **argv)
         if (smp_ctx_create(&so, &sctx, &d) != 0)
             cli_fail(&d);
     }
-    dm_event *tl = NULL;
-    size_t ntl = 0;
     uint64_t tl_offset = 0;
     size_t nout = 0;
     for (size_t k = 0; k < nk; k++) {
@@ -414,6 +428,18 @@ int cmd_predict(int argc, char **argv)
             dm_options_default(&dopt);
             dopt.timeline = timeline != NULL;
             dopt.seed = c.seed;
+            if (timeline) {
+                /* streamed: each kernel a process of the trace (pid: its
+                 * launch index, named by -kernel id and name), laid end
+                 * to end */
+                char pname[600];
+                snprintf(pname, sizeof pname, "kernel %d: %.500s", ki->id,
+                         ki->name);
+                dm_chrome_kernel(&chrome, (unsigned)(k + 1), pname, tl_offset,
+                                 (unsigned)g->subcores_per_sm);
+                dopt.sink = dm_chrome_event;
+                dopt.sink_ctx = &chrome;
+            }
             dm_result r;
             memset(&r, 0, sizeof r);
             double k0 = wc_now();
@@ -431,20 +457,6 @@ int cmd_predict(int argc, char **argv)
             o->nstall = DM_STALL_COUNT;
             o->cost_insts[1] = r.warp_insts;
             o->cost_s[1] = r.warp_insts ? o->host_s / (double)r.warp_insts : 0;
-            if (timeline && r.nevents) {
-                dm_event *nt = realloc(tl, (ntl + r.nevents) * sizeof *tl);
-                if (!nt) {
-                    wc_diag_set(&d, WC_EINTERNAL, "", 0, 0, "out of memory");
-                    cli_fail(&d);
-                }
-                tl = nt;
-                for (size_t e = 0; e < r.nevents; e++) {
-                    tl[ntl] = r.events[e];
-                    tl[ntl].cycle += tl_offset;
-                    tl[ntl].done += tl_offset;
-                    ntl++;
-                }
-            }
             tl_offset += r.cycles;
             dm_result_free(&r);
         } else {
@@ -476,19 +488,14 @@ int cmd_predict(int argc, char **argv)
     double host_s = wc_now() - t0;
 
     if (timeline) {
-        FILE *tf = fopen(timeline, "w");
-        if (!tf) {
-            fprintf(stderr, "warpcast predict: cannot write '%s'\n", timeline);
-            return WC_EUSAGE;
-        }
-        if (dm_write_chrome_trace(tl, ntl, tf, &d) != 0)
+        if (dm_chrome_end(&chrome, &d) != 0)
             cli_fail(&d);
         if (fclose(tf) != 0) {
-            fprintf(stderr, "warpcast predict: error writing '%s'\n", timeline);
+            fprintf(stderr, "warpcast predict: error writing '%s': %s\n",
+                    timeline, strerror(errno));
             return WC_EINTERNAL;
         }
     }
-    FILE *f = cli_open_out(&c);
     if (c.format == CLI_FMT_JSON)
         write_json(f, g, mode, ko, nout, host_s, self_profile);
     else if (c.format == CLI_FMT_CSV)
@@ -502,7 +509,6 @@ int cmd_predict(int argc, char **argv)
             im_result_free(ko[i].pw);
             free(ko[i].pw);
         }
-    free(tl);
     free(ko);
     free(g);
     smp_ctx_free(sctx);

@@ -2,6 +2,7 @@
  * cli/main.c - the warpcast program: command dispatch, common options,
  * error reporting and exit statuses.
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -160,8 +161,9 @@ FILE *cli_open_out(const cli_common *c)
         return stdout;
     FILE *f = fopen(c->out, "w");
     if (!f) {
-        fprintf(stderr, "warpcast: cannot write '%s'\n", c->out);
-        exit(WC_EUSAGE);
+        fprintf(stderr, "warpcast: cannot write '%s': %s\n", c->out,
+                strerror(errno));
+        exit(WC_EINPUT);
     }
     return f;
 }

@@ -187,11 +187,7 @@ void dm_alloc_tick(dm_sm *sm, dm_sub *s, uint64_t c)
     if (!reserve(p, s, need, c))
         return; /* hold: Control and Issue stall behind us */
     rfc_commit(p, s, wi, in);
-    if (sl->ev) {
-        dm_event *e = &sm->gpu->ev[sl->ev - 1];
-        e->nsrc = (uint8_t)(n > 8 ? 8 : n);
-        memcpy(e->rfc_hit, hit, e->nsrc);
-    }
+    dm_event_rfc(sm->gpu, sl->ev, n, hit);
     /* result queue: the write happens lat cycles after issue (shifted by
      * the cycles this instruction was held) */
     uint8_t wb = dm_dst_banks(p, in);

@@ -40,11 +40,7 @@ static int to_vq(dm_sm *sm, dm_sub *s, dm_warp *w, dm_slot *sl)
     dm_vop *v = &s->vq[s->vq_n++];
     uint8_t hit[8] = {0};
     unsigned n = dm_rfc_access(p, s, s->ctrl.warp, &sl->in, hit, v->nbank, 1);
-    if (sl->ev) {
-        dm_event *e = &sm->gpu->ev[sl->ev - 1];
-        e->nsrc = (uint8_t)(n > 8 ? 8 : n);
-        memcpy(e->rfc_hit, hit, e->nsrc);
-    }
+    dm_event_rfc(sm->gpu, sl->ev, n, hit);
     v->warp = s->ctrl.warp;
     v->tag = s->ctrl.tag;
     v->lc = sl->lc;

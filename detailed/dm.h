@@ -19,6 +19,7 @@
 #include <stdio.h>
 
 #include "wc.h"
+#include "wc_json.h"
 
 /* Why a sub-core issued nothing in a cycle (the first reason that held for
  * the most advanced warp; summed over sub-core cycles). */
@@ -44,8 +45,15 @@ typedef enum dm_stall {
 } dm_stall;
 const char *dm_stall_name(int reason);
 
+typedef struct dm_event dm_event;
+
 typedef struct dm_options {
     int timeline;        /* record one dm_event per issued instruction       */
+    /* timeline streaming: when set, each event is handed to sink once it is
+     * complete (operands read), in issue order, and the result holds none:
+     * memory stays bounded.  A nonzero return stops the run (WC_EINTERNAL). */
+    int (*sink)(void *ctx, const dm_event *e);
+    void *sink_ctx;
     uint64_t cta_first;  /* first CTA of the window (trace order)            */
     uint64_t cta_count;  /* CTAs in the window, 0 = all                      */
     long sms;            /* SMs to simulate, 0 = the config's num_sms        */
@@ -57,7 +65,7 @@ typedef struct dm_options {
 } dm_options;
 void dm_options_default(dm_options *o);
 
-typedef struct dm_event {
+struct dm_event {
     uint64_t cycle;      /* issue cycle                                      */
     unsigned sm, subcore, warp; /* warp: id in its CTA (ubench: .warp N)     */
     unsigned cta;        /* CTA number in the run                            */
@@ -66,7 +74,7 @@ typedef struct dm_event {
     uint8_t nsrc;        /* regular source operands                          */
     uint8_t rfc_hit[8];  /* per regular source operand: read from the RFC    */
     uint64_t done;       /* cycle the instruction left the pipeline (est.)   */
-} dm_event;
+};
 
 typedef struct dm_result {
     uint64_t cycles;     /* simulated cycles (+ launch_overhead for a whole kernel) */
@@ -104,7 +112,28 @@ int dm_run_ubench(const wc_ubench *u, const wc_gpu *g, const dm_options *o,
                   dm_ubench_result *r, wc_diag *d);
 void dm_ubench_result_free(dm_ubench_result *r);
 
-/* Chrome trace-event JSON of issue events (opens in Perfetto). */
+/* Chrome trace-event JSON of issue events (opens in Perfetto), streamed:
+ * dm_chrome_begin, then per kernel dm_chrome_kernel and its events
+ * (dm_chrome_event is a dm_options.sink), then dm_chrome_end.  Each kernel
+ * is a process (pid, "process_name" metadata: its name), each sub-core a
+ * thread of it (tid sm * nsub + subcore, "thread_name": "SM s sub-core u"). */
+typedef struct dm_chrome {
+    wc_json j;
+    unsigned pid, nsub;
+    uint64_t offset;      /* added to the cycles of the kernel's events      */
+    uint8_t *named;       /* per tid: thread_name written for this kernel    */
+    size_t nnamed;
+    int oom;
+} dm_chrome;
+void dm_chrome_begin(dm_chrome *w, FILE *f);
+/* The events that follow belong to kernel pid named name; their cycles are
+ * shifted by offset (kernels laid end to end); nsub: sub-cores per SM. */
+void dm_chrome_kernel(dm_chrome *w, unsigned pid, const char *name,
+                      uint64_t offset, unsigned nsub);
+int dm_chrome_event(void *w, const dm_event *e);
+/* Close the document; WC_EINTERNAL when a write failed. */
+int dm_chrome_end(dm_chrome *w, wc_diag *d);
+/* The whole document of n events of one run (pid 1). */
 int dm_write_chrome_trace(const dm_event *ev, size_t n, FILE *f, wc_diag *d);
 
 #endif /* DM_H */

@@ -410,8 +410,10 @@ struct dm_gpu {
     uint64_t seq;            /* warp launch sequence                         */
     wc_rng rng;
     int ubench;
-    dm_event *ev;            /* timeline                                     */
+    dm_event *ev;            /* timeline (streaming: the events not yet sent) */
+    uint8_t *evfin;          /* per ev: complete (operands read)             */
     size_t nev, capev;
+    size_t ev_base;          /* events already sent to o.sink                */
     uint64_t insts, ctas_done, cta_launched;
     uint64_t **uclk;         /* ubench: clocks per warp (moved at the end)   */
     size_t *nuclk;
@@ -512,7 +514,11 @@ int dm_sb_issue(dm_warp *w, const wc_inst *in, int varlat, uint64_t tag,
 void dm_sb_release(dm_warp *w, uint64_t tag, int write, uint64_t c);
 
 /* ---- timeline (run.c) ---- */
+/* Returns the event's reference (0: none) for dm_event_rfc. */
 size_t dm_event_add(dm_gpu *gpu, uint64_t cycle, const dm_sm *sm,
                     unsigned sub, const dm_warp *w, const wc_inst *in);
+/* The event's operands were read (RFC hits of its n regular sources): it is
+ * complete and may be streamed. */
+void dm_event_rfc(dm_gpu *gpu, size_t ref, unsigned n, const uint8_t *hit);
 
 #endif /* DM_INT_H */

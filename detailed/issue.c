@@ -174,11 +174,7 @@ static void do_issue(dm_sm *sm, dm_sub *s, unsigned wi, uint64_t c)
         if (sl->ismem && tag) {
             uint8_t hit[WC_MAX_SRC], nb[DM_MAX_BANKS];
             unsigned n = dm_rfc_access(p, s, wi, in, hit, nb, 1);
-            if (sl->ev) {
-                dm_event *e = &sm->gpu->ev[sl->ev - 1];
-                e->nsrc = (uint8_t)(n > 8 ? 8 : n);
-                memcpy(e->rfc_hit, hit, e->nsrc);
-            }
+            dm_event_rfc(sm->gpu, sl->ev, n, hit);
             if (dm_mem_push_cl(sm->mem, s->idx, in, &cl, wi, tag, c) != 0)
                 dm_fail(sm->gpu, WC_EINTERNAL, "memory unit refused a push");
         }

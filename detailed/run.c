@@ -19,13 +19,17 @@ size_t dm_event_add(dm_gpu *gpu, uint64_t cycle, const dm_sm *sm,
     if (gpu->nev == gpu->capev) {
         size_t cap = gpu->capev ? 2 * gpu->capev : 1024;
         dm_event *n = realloc(gpu->ev, cap * sizeof *n);
-        if (!n) {
+        if (n)
+            gpu->ev = n;
+        uint8_t *fin = n ? realloc(gpu->evfin, cap) : NULL;
+        if (!fin) {
             dm_fail(gpu, WC_EINTERNAL, "out of memory (timeline)");
             return 0;
         }
-        gpu->ev = n;
+        gpu->evfin = fin;
         gpu->capev = cap;
     }
+    gpu->evfin[gpu->nev] = 0;
     dm_event *e = &gpu->ev[gpu->nev++];
     memset(e, 0, sizeof *e);
     e->cycle = cycle;
@@ -38,7 +42,40 @@ size_t dm_event_add(dm_gpu *gpu, uint64_t cycle, const dm_sm *sm,
     for (unsigned i = 0; i < in->nsrc; i++)
         if (WC_REG_IS_R(in->src[i]) && e->nsrc < 8)
             e->nsrc++;
-    return gpu->nev;
+    return gpu->ev_base + gpu->nev;
+}
+
+void dm_event_rfc(dm_gpu *gpu, size_t ref, unsigned n, const uint8_t *hit)
+{
+    if (ref == 0 || ref <= gpu->ev_base || ref - gpu->ev_base > gpu->nev)
+        return;
+    size_t i = ref - 1 - gpu->ev_base;
+    dm_event *e = &gpu->ev[i];
+    e->nsrc = (uint8_t)(n > 8 ? 8 : n);
+    memcpy(e->rfc_hit, hit, e->nsrc);
+    gpu->evfin[i] = 1;
+}
+
+/* Streaming: send the complete events at the front (all: every event, at
+ * the end of a run) to the sink and drop them. */
+static void event_flush(dm_gpu *gpu, int all)
+{
+    if (!gpu->o.sink || gpu->err)
+        return;
+    size_t k = 0;
+    while (k < gpu->nev && (all || gpu->evfin[k])) {
+        if (gpu->o.sink(gpu->o.sink_ctx, &gpu->ev[k]) != 0) {
+            dm_fail(gpu, WC_EINTERNAL, "cannot write the timeline");
+            return;
+        }
+        k++;
+    }
+    if (k == 0)
+        return;
+    memmove(gpu->ev, gpu->ev + k, (gpu->nev - k) * sizeof *gpu->ev);
+    memmove(gpu->evfin, gpu->evfin + k, gpu->nev - k);
+    gpu->nev -= k;
+    gpu->ev_base += k;
 }
 
 static void gpu_fini(dm_gpu *gpu)
@@ -49,9 +86,7 @@ static void gpu_fini(dm_gpu *gpu)
     free(gpu->sms);
     dm_l2_free(gpu->l2);
     free(gpu->ev);
-    if (gpu->uclk)
-        for (unsigned i = 0; i < gpu->nsms; i++)
-            (void)0;
+    free(gpu->evfin);
 }
 
 static int gpu_init(dm_gpu *gpu, const wc_gpu *g, const dm_options *o,
@@ -242,6 +277,8 @@ int dm_run_kernel(wc_trace *t, size_t k, const wc_gpu *g, const dm_options *o,
         }
         uint64_t next;
         int busy = gpu_cycle(&gpu, c, &last_prog, &next);
+        if (gpu.nev >= 4096)
+            event_flush(&gpu, 0);
         if (gpu.err) {
             rc = gpu.err;
             goto out;
@@ -266,6 +303,11 @@ int dm_run_kernel(wc_trace *t, size_t k, const wc_gpu *g, const dm_options *o,
             goto out;
         }
         c = next_cycle(&gpu, c, next, last_prog);
+    }
+    event_flush(&gpu, 1);
+    if (gpu.err) {
+        rc = gpu.err;
+        goto out;
     }
     r->sim_cycles = c;
     r->cycles = c;
@@ -336,6 +378,8 @@ int dm_run_ubench(const wc_ubench *u, const wc_gpu *g, const dm_options *o,
     for (;;) {
         uint64_t next;
         int busy = gpu_cycle(&gpu, c, &last_prog, &next);
+        if (gpu.nev >= 4096)
+            event_flush(&gpu, 0);
         if (gpu.err) {
             rc = gpu.err;
             goto out;
@@ -353,6 +397,11 @@ int dm_run_ubench(const wc_ubench *u, const wc_gpu *g, const dm_options *o,
             goto out;
         }
         c = next_cycle(&gpu, c, next, last_prog);
+    }
+    event_flush(&gpu, 1);
+    if (gpu.err) {
+        rc = gpu.err;
+        goto out;
     }
     r->cycles = gpu.last_done;
     collect(&gpu, r->stall, NULL);
@@ -381,29 +430,122 @@ void dm_ubench_result_free(dm_ubench_result *r)
     memset(r, 0, sizeof *r);
 }
 
-int dm_write_chrome_trace(const dm_event *ev, size_t n, FILE *f, wc_diag *d)
+void dm_chrome_begin(dm_chrome *w, FILE *f)
 {
-    fputs("{\"traceEvents\": [\n", f);
-    for (size_t i = 0; i < n; i++) {
-        const dm_event *e = &ev[i];
-        char op[sizeof e->op * 2];
-        size_t k = 0;
-        for (const char *s = e->op; *s && k + 2 < sizeof op; s++) {
-            if (*s == '"' || *s == '\\')
-                op[k++] = '\\';
-            op[k++] = (unsigned char)*s < 0x20 ? ' ' : *s;
+    memset(w, 0, sizeof *w);
+    wc_json_begin(&w->j, f, 0);
+    wc_json_obj(&w->j, NULL);
+    wc_json_arr(&w->j, "traceEvents");
+}
+
+void dm_chrome_kernel(dm_chrome *w, unsigned pid, const char *name,
+                      uint64_t offset, unsigned nsub)
+{
+    w->pid = pid;
+    w->offset = offset;
+    w->nsub = nsub ? nsub : 1;
+    if (w->named)
+        memset(w->named, 0, w->nnamed);
+    wc_json_ws(&w->j, "\n");
+    wc_json_obj(&w->j, NULL);
+    wc_json_str(&w->j, "name", "process_name");
+    wc_json_str(&w->j, "ph", "M");
+    wc_json_uint(&w->j, "pid", pid);
+    wc_json_obj(&w->j, "args");
+    wc_json_str(&w->j, "name", name);
+    wc_json_obj_end(&w->j);
+    wc_json_obj_end(&w->j);
+    wc_json_ws(&w->j, "\n");
+    wc_json_obj(&w->j, NULL);
+    wc_json_str(&w->j, "name", "process_sort_index");
+    wc_json_str(&w->j, "ph", "M");
+    wc_json_uint(&w->j, "pid", pid);
+    wc_json_obj(&w->j, "args");
+    wc_json_uint(&w->j, "sort_index", pid);
+    wc_json_obj_end(&w->j);
+    wc_json_obj_end(&w->j);
+}
+
+int dm_chrome_event(void *ctx, const dm_event *e)
+{
+    dm_chrome *w = ctx;
+    size_t tid = (size_t)e->sm * w->nsub + e->subcore;
+    if (tid >= w->nnamed) {
+        size_t n = (tid + 1) * 2;
+        uint8_t *x = realloc(w->named, n);
+        if (!x) {
+            w->oom = 1;
+            return WC_EINTERNAL;
         }
-        op[k] = 0;
-        fprintf(f,
-                "{\"name\": \"%s\", \"ph\": \"X\", \"ts\": %llu, \"dur\": 1, "
-                "\"pid\": %u, \"tid\": %u, \"args\": {\"warp\": %u, "
-                "\"cta\": %u, \"pc\": \"0x%llx\"}}%s\n",
-                op, (unsigned long long)e->cycle, e->sm, e->subcore, e->warp,
-                e->cta, (unsigned long long)e->pc, i + 1 < n ? "," : "");
+        memset(x + w->nnamed, 0, n - w->nnamed);
+        w->named = x;
+        w->nnamed = n;
     }
-    fputs("], \"displayTimeUnit\": \"ns\"}\n", f);
-    if (ferror(f))
+    if (!w->named[tid]) {
+        char nm[64];
+        w->named[tid] = 1;
+        snprintf(nm, sizeof nm, "SM %u sub-core %u", e->sm, e->subcore);
+        wc_json_ws(&w->j, "\n");
+        wc_json_obj(&w->j, NULL);
+        wc_json_str(&w->j, "name", "thread_name");
+        wc_json_str(&w->j, "ph", "M");
+        wc_json_uint(&w->j, "pid", w->pid);
+        wc_json_uint(&w->j, "tid", tid);
+        wc_json_obj(&w->j, "args");
+        wc_json_str(&w->j, "name", nm);
+        wc_json_obj_end(&w->j);
+        wc_json_obj_end(&w->j);
+    }
+    char pc[32];
+    snprintf(pc, sizeof pc, "0x%llx", (unsigned long long)e->pc);
+    wc_json_ws(&w->j, "\n");
+    wc_json_obj(&w->j, NULL);
+    wc_json_str(&w->j, "name", e->op);
+    wc_json_str(&w->j, "ph", "X");
+    wc_json_uint(&w->j, "ts", e->cycle + w->offset);
+    wc_json_uint(&w->j, "dur", 1);
+    wc_json_uint(&w->j, "pid", w->pid);
+    wc_json_uint(&w->j, "tid", tid);
+    wc_json_obj(&w->j, "args");
+    wc_json_uint(&w->j, "sm", e->sm);
+    wc_json_uint(&w->j, "subcore", e->subcore);
+    wc_json_uint(&w->j, "warp", e->warp);
+    wc_json_uint(&w->j, "cta", e->cta);
+    wc_json_str(&w->j, "pc", pc);
+    wc_json_obj_end(&w->j);
+    wc_json_obj_end(&w->j);
+    return ferror(w->j.f) ? WC_EINTERNAL : 0;
+}
+
+int dm_chrome_end(dm_chrome *w, wc_diag *d)
+{
+    wc_json_ws(&w->j, "\n");
+    wc_json_arr_end(&w->j);
+    wc_json_str(&w->j, "displayTimeUnit", "ns");
+    wc_json_obj_end(&w->j);
+    wc_json_end(&w->j);
+    free(w->named);
+    w->named = NULL;
+    w->nnamed = 0;
+    if (w->oom)
+        return wc_diag_set(d, WC_EINTERNAL, "", 0, 0,
+                           "out of memory (timeline)");
+    if (ferror(w->j.f))
         return wc_diag_set(d, WC_EINTERNAL, "", 0, 0,
                            "cannot write the timeline");
     return 0;
+}
+
+int dm_write_chrome_trace(const dm_event *ev, size_t n, FILE *f, wc_diag *d)
+{
+    dm_chrome w;
+    unsigned nsub = 1;
+    for (size_t i = 0; i < n; i++)
+        if (ev[i].subcore + 1 > nsub)
+            nsub = ev[i].subcore + 1;
+    dm_chrome_begin(&w, f);
+    dm_chrome_kernel(&w, 1, "detailed model", 0, nsub);
+    for (size_t i = 0; i < n; i++)
+        dm_chrome_event(&w, &ev[i]);
+    return dm_chrome_end(&w, d);
 }
