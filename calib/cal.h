@@ -127,7 +127,7 @@ int cal_mset_match(cal_mset *s, wc_diag *d);
 typedef enum cal_model {
     CAL_MODEL_INTERVAL, /* model/ (im_run_kernel)                             */
     CAL_MODEL_DETAILED, /* detailed/ (dm_run_kernel, dm_run_ubench)           */
-    CAL_MODEL_HYBRID,   /* sampler/ when present, else interval               */
+    CAL_MODEL_HYBRID,   /* sampler/ (smp_run_kernel, predict's default mode)  */
     CAL_MODEL_LAUNCH,   /* the analytic launch model alone (empty kernels)     */
 } cal_model;
 

@@ -37,6 +37,9 @@
 #if CAL_HAVE_DM
 #include "dm.h"
 #endif
+#if CAL_HAVE_IM && CAL_HAVE_DM
+#include "smp.h"
+#endif
 
 /* ------------------------------------------------------------------------ */
 /* Names                                                                     */
@@ -83,8 +86,9 @@ int cal_model_available(cal_model m)
     case CAL_MODEL_LAUNCH:
         return 1;
     case CAL_MODEL_INTERVAL:
-    case CAL_MODEL_HYBRID:
         return CAL_HAVE_IM;
+    case CAL_MODEL_HYBRID:
+        return CAL_HAVE_IM && CAL_HAVE_DM;
     case CAL_MODEL_DETAILED:
         return CAL_HAVE_DM;
     }
@@ -189,6 +193,22 @@ static int eval_trace(const cal_builtin_ctx *bc, const wc_gpu *g,
     }
     size_t k = (size_t)m->kidx;
     switch (bc->model) {
+#if CAL_HAVE_IM && CAL_HAVE_DM
+    case CAL_MODEL_HYBRID: {
+        /* the sampler of predict's default mode, same seed every
+         * evaluation: the estimate is a deterministic function of the
+         * config (sample positions included) */
+        smp_options o;
+        smp_options_default(&o);
+        o.seed = bc->seed;
+        smp_kernel_result r;
+        memset(&r, 0, sizeof r);
+        rc = smp_run_kernel(t, k, g, &o, &r, d);
+        if (!rc)
+            *pred = (double)r.cycles;
+        break;
+    }
+#endif
 #if CAL_HAVE_DM
     case CAL_MODEL_DETAILED: {
         dm_options o;
