@@ -8,8 +8,14 @@
 
 void wc_json_string(FILE *f, const char *s)
 {
+    const unsigned char *p = (const unsigned char *)s, *run = p;
     fputc('"', f);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    for (; *p; p++) {
+        if (*p >= 0x20 && *p != '"' && *p != '\\')
+            continue; /* written in runs */
+        if (p > run)
+            fwrite(run, 1, (size_t)(p - run), f);
+        run = p + 1;
         switch (*p) {
         case '"': fputs("\\\"", f); break;
         case '\\': fputs("\\\\", f); break;
@@ -23,6 +29,8 @@ void wc_json_string(FILE *f, const char *s)
                 fputc(*p, f);
         }
     }
+    if (p > run)
+        fwrite(run, 1, (size_t)(p - run), f);
     fputc('"', f);
 }
 

@@ -506,9 +506,7 @@ int dm_chrome_event(void *ctx, const dm_event *e)
     wc_json_uint(&w->j, "dur", 1);
     wc_json_uint(&w->j, "pid", w->pid);
     wc_json_uint(&w->j, "tid", tid);
-    wc_json_obj(&w->j, "args");
-    wc_json_uint(&w->j, "sm", e->sm);
-    wc_json_uint(&w->j, "subcore", e->subcore);
+    wc_json_obj(&w->j, "args"); /* sm, sub-core: the thread's name */
     wc_json_uint(&w->j, "warp", e->warp);
     wc_json_uint(&w->j, "cta", e->cta);
     wc_json_str(&w->j, "pc", pc);
