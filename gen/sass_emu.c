@@ -1661,8 +1661,11 @@ int wc_tracegen_write(const wc_tracegen_params *p, const char *outdir,
     free(cta.s);
     if (out_close(&out) != 0 && !rc)
         rc = wc_diag_set(d, WC_EINTERNAL, path, 0, 0, "write error");
-    if (rc)
+    if (rc) { /* leave no directory that looks complete */
         remove(path);
+        snprintf(path, sizeof path, "%s/kernelslist.g", outdir);
+        remove(path);
+    }
     res->ctas = ctas;
     res->warps = ctas * nwarps;
     res->insts = c.insts;
