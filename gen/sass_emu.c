@@ -75,12 +75,70 @@ typedef struct se_ctx {
     const char *path;
     uint8_t *cb;          /* constant bank 0 image, 64 KiB */
     size_t cur;           /* index of the instruction being run */
+    struct se_args *args; /* operand roles per instruction */
     se_buf line;          /* one warp's instruction lines */
     uint64_t insts, mem_insts;
     wc_diag *d;
 } se_ctx;
 
 #define CB_SIZE 65536u
+
+enum {
+    A_NONE,
+    A_MOV,
+    A_IMAD,
+    A_IADD,
+    A_LEA,
+    A_SHF,
+    A_SHL,
+    A_SHR,
+    A_LOP3,
+    A_LOP,
+    A_PLOP3,
+    A_ISETP,
+    A_SEL,
+    A_IMNMX,
+    A_IABS,
+    A_PRMT,
+    A_POPC,
+    A_FLO,
+    A_BREV,
+    A_LDC,
+};
+
+enum {
+    C_ALU, C_EXIT, C_BRA, C_BADCTRL, C_NOOP, C_SREG, C_R2UR, C_VOTE, C_LOAD,
+    C_ATOM, C_MEMOTHER
+};
+
+/* Which semantics eval() applies to a mnemonic (uniform U* forms included). */
+static uint8_t alu_of(const char *b)
+{
+    static const struct {
+        const char *name;
+        uint8_t alu;
+    } t[] = {
+        {"MOV", A_MOV},     {"MOV32I", A_MOV},  {"UMOV", A_MOV},
+        {"IMAD", A_IMAD},   {"UIMAD", A_IMAD},  {"IADD3", A_IADD},
+        {"UIADD3", A_IADD}, {"IADD", A_IADD},   {"IADD32I", A_IADD},
+        {"LEA", A_LEA},     {"ULEA", A_LEA},    {"SHF", A_SHF},
+        {"USHF", A_SHF},    {"SHL", A_SHL},     {"USHL", A_SHL},
+        {"SHR", A_SHR},     {"USHR", A_SHR},    {"LOP3", A_LOP3},
+        {"ULOP3", A_LOP3},  {"LOP", A_LOP},     {"LOP32I", A_LOP},
+        {"ULOP", A_LOP},    {"PLOP3", A_PLOP3}, {"UPLOP3", A_PLOP3},
+        {"ISETP", A_ISETP}, {"UISETP", A_ISETP}, {"SEL", A_SEL},
+        {"USEL", A_SEL},    {"FSEL", A_SEL},    {"IMNMX", A_IMNMX},
+        {"VIMNMX", A_IMNMX}, {"UIMNMX", A_IMNMX}, {"IABS", A_IABS},
+        {"UIABS", A_IABS},  {"PRMT", A_PRMT},   {"UPRMT", A_PRMT},
+        {"POPC", A_POPC},   {"UPOPC", A_POPC},  {"FLO", A_FLO},
+        {"UFLO", A_FLO},    {"BREV", A_BREV},   {"UBREV", A_BREV},
+        {"LDC", A_LDC},     {"ULDC", A_LDC},
+    };
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+        if (!strcmp(b, t[i].name))
+            return t[i].alu;
+    return A_NONE;
+}
 
 /* ---- growable text buffer --------------------------------------------- */
 
@@ -287,17 +345,17 @@ static uint64_t cb_get(const uint8_t *cb, uint32_t off, unsigned size)
 static unsigned cb_size(const se_ins *in, int opi)
 {
     if (!strcmp(in->base, "LDC") || !strcmp(in->base, "ULDC")) {
-        if (se_has_mod(in, "64"))
+        if (SE_MOD(in, 64))
             return 8;
-        if (se_has_mod(in, "128"))
+        if (SE_MOD(in, 128))
             return 16;
-        if (se_has_mod(in, "U8") || se_has_mod(in, "S8"))
+        if (SE_MOD(in, U8) || SE_MOD(in, S8))
             return 1;
-        if (se_has_mod(in, "U16") || se_has_mod(in, "S16"))
+        if (SE_MOD(in, U16) || SE_MOD(in, S16))
             return 2;
         return 4;
     }
-    if (in->op[opi].wide || (se_has_mod(in, "WIDE") && opi == 3))
+    if (in->op[opi].wide || (SE_MOD(in, WIDE) && opi == 3))
         return 8;
     return 4;
 }
@@ -536,6 +594,7 @@ static void po_p(se_warp *w, const se_op *o, uint32_t po, uint32_t g)
 
 /* ---- operand roles ------------------------------------------------------ */
 
+struct se_args;
 typedef struct se_args {
     const se_op *dst;     /* R or UR destination, NULL when none */
     const se_op *pout[2];
@@ -574,21 +633,21 @@ static int dst_span(const se_ins *in)
 {
     if (strstr(in->base, "MMA"))
         return 8;
-    if (se_has_mod(in, "128"))
+    if (SE_MOD(in, 128))
         return 4;
-    if (se_has_mod(in, "64") || se_has_mod(in, "WIDE") || se_has_mod(in, "F64") ||
+    if (SE_MOD(in, 64) || SE_MOD(in, WIDE) || SE_MOD(in, F64) ||
         (in->base[0] == 'D' && strcmp(in->base, "DEPBAR")))
         return 2;
     return 1;
 }
 
 /* Mark every result of in unknown on lanes g. */
-static void poison_results(se_warp *w, const se_ins *in, uint32_t po, uint32_t g)
+static void poison_results(se_warp *w, const se_ins *in, const se_args *ap,
+                           uint32_t po, uint32_t g)
 {
-    se_args a;
-    roles(in, &a);
+    se_args a = *ap;
     if (a.dst) {
-        int n = dst_span(in);
+        int n = in->span;
         for (int j = 0; j < n; j++) {
             int r = a.dst->reg + j;
             if (a.dst->k == SK_R && r < 255)
@@ -637,17 +696,18 @@ static int cmp32(const char *cmpk, int is_unsigned, uint32_t a, uint32_t b)
 static const char *cmp_of(const se_ins *in)
 {
     static const char *const c[] = {"LT", "LE", "GT", "GE", "EQ", "NE", "T", "F"};
+    static const int bit[] = {SM_LT, SM_LE, SM_GT, SM_GE, SM_EQ, SM_NE, SM_T, SM_F};
     for (size_t i = 0; i < sizeof c / sizeof c[0]; i++)
-        if (se_has_mod(in, c[i]))
+        if ((in->mods >> bit[i]) & 1u)
             return c[i];
     return NULL;
 }
 
 static int bop(const se_ins *in, int x, int y)
 {
-    if (se_has_mod(in, "OR"))
+    if (SE_MOD(in, OR))
         return x || y;
-    if (se_has_mod(in, "XOR"))
+    if (SE_MOD(in, XOR))
         return x != y;
     return x && y;
 }
@@ -687,43 +747,34 @@ typedef struct se_res {
 static int eval(se_ctx *c, se_warp *w, const se_ins *in, const se_args *a,
                 int lane, se_res *r, uint32_t *po)
 {
-    const char *b = in->base;
-    if (b[0] == 'U' && strcmp(b, "UMOV") && strcmp(b, "UIMAD") &&
-        strcmp(b, "UIADD3") && strcmp(b, "ULEA") && strcmp(b, "USHF") &&
-        strcmp(b, "ULOP3") && strcmp(b, "UISETP") && strcmp(b, "USEL") &&
-        strcmp(b, "UPRMT") && strcmp(b, "UPOPC") && strcmp(b, "UFLO") &&
-        strcmp(b, "UBREV") && strcmp(b, "UPLOP3") && strcmp(b, "ULDC") &&
-        strcmp(b, "UIABS") && strcmp(b, "UIMNMX") && strcmp(b, "USHL") &&
-        strcmp(b, "USHR") && strcmp(b, "ULOP"))
+    if (in->alu == A_NONE)
         return -1;
-    if (b[0] == 'U')
-        b++; /* uniform forms share the semantics */
     const se_op *const *v = a->val;
     int nv = a->nval;
     memset(r, 0, sizeof *r);
     r->nv = 1;
     r->np = a->npout;
     int cin0 = 0, cin1 = 0;
-    if (se_has_mod(in, "X")) {
+    if (SE_MOD(in, X)) {
         if (a->npin > 0)
             cin0 = rdp(w, a->pin[0], lane, po);
         if (a->npin > 1)
             cin1 = rdp(w, a->pin[1], lane, po);
     }
-    if (!strcmp(b, "MOV") || !strcmp(b, "MOV32I")) {
+    if (in->alu == A_MOV) {
         if (nv < 1)
             return -1;
         r->v[0] = rd32(c, w, v[0], lane, po);
         return 0;
     }
-    if (!strcmp(b, "IMAD")) {
+    if (in->alu == A_IMAD) {
         if (nv != 3)
             return -1;
-        int uns = se_has_mod(in, "U32");
+        int uns = SE_MOD(in, U32);
         uint32_t x = rd32(c, w, v[0], lane, po), y = rd32(c, w, v[1], lane, po);
         uint64_t prod = uns ? (uint64_t)x * y
                             : (uint64_t)((int64_t)(int32_t)x * (int32_t)y);
-        if (se_has_mod(in, "WIDE")) {
+        if (SE_MOD(in, WIDE)) {
             uint64_t z = rd64(c, w, v[2], lane, po);
             uint64_t s = prod + z + (uint64_t)cin0;
             r->v[0] = (uint32_t)s;
@@ -734,7 +785,7 @@ static int eval(se_ctx *c, se_warp *w, const se_ins *in, const se_args *a,
             return 0;
         }
         uint32_t z = rd32(c, w, v[2], lane, po);
-        if (se_has_mod(in, "HI")) {
+        if (SE_MOD(in, HI)) {
             uint64_t s = (prod >> 32) + z + (uint64_t)cin0;
             r->v[0] = (uint32_t)s;
             r->pv[0] = (int)(s >> 32) & 1;
@@ -745,10 +796,10 @@ static int eval(se_ctx *c, se_warp *w, const se_ins *in, const se_args *a,
         r->pv[0] = (int)(s >> 32) & 1;
         return 0;
     }
-    if (!strcmp(b, "IADD3") || !strcmp(b, "IADD") || !strcmp(b, "IADD32I")) {
+    if (in->alu == A_IADD) {
         if (nv < 2 || nv > 3)
             return -1;
-        int x = se_has_mod(in, "X");
+        int x = SE_MOD(in, X);
         uint64_t t[3] = {0, 0, 0};
         for (int i = 0; i < nv; i++) {
             se_op o = *v[i];
@@ -769,8 +820,8 @@ static int eval(se_ctx *c, se_warp *w, const se_ins *in, const se_args *a,
         }
         return 0;
     }
-    if (!strcmp(b, "LEA")) {
-        int hi = se_has_mod(in, "HI"), sx = se_has_mod(in, "SX32");
+    if (in->alu == A_LEA) {
+        int hi = SE_MOD(in, HI), sx = SE_MOD(in, SX32);
         if (nv < 3 || nv > 4)
             return -1;
         uint32_t x = rd32(c, w, v[0], lane, po);
@@ -800,43 +851,43 @@ static int eval(se_ctx *c, se_warp *w, const se_ins *in, const se_args *a,
         r->pv[0] = (int)(sum >> 32) & 1;
         return 0;
     }
-    if (!strcmp(b, "SHF")) {
+    if (in->alu == A_SHF) {
         if (nv != 3)
             return -1;
         uint32_t x = rd32(c, w, v[0], lane, po);
         uint32_t s = rd32(c, w, v[1], lane, po);
         uint32_t z = rd32(c, w, v[2], lane, po);
-        int is64 = se_has_mod(in, "U64") || se_has_mod(in, "S64");
-        int sgn = se_has_mod(in, "S32") || se_has_mod(in, "S64");
+        int is64 = SE_MOD(in, U64) || SE_MOD(in, S64);
+        int sgn = SE_MOD(in, S32) || SE_MOD(in, S64);
         unsigned lim = is64 ? 64u : 32u;
-        if (se_has_mod(in, "W"))
+        if (SE_MOD(in, W))
             s &= lim - 1;
         else if (s > lim)
             s = lim;
         uint64_t wv = ((uint64_t)z << 32) | x, res;
-        if (se_has_mod(in, "L"))
+        if (SE_MOD(in, L))
             res = s >= 64 ? 0 : wv << s;
         else if (sgn)
             res = (uint64_t)((int64_t)wv >> (s >= 64 ? 63 : s));
         else
             res = s >= 64 ? 0 : wv >> s;
-        r->v[0] = se_has_mod(in, "HI") ? (uint32_t)(res >> 32) : (uint32_t)res;
+        r->v[0] = SE_MOD(in, HI) ? (uint32_t)(res >> 32) : (uint32_t)res;
         return 0;
     }
-    if (!strcmp(b, "SHL") || !strcmp(b, "SHR")) {
+    if (in->alu == A_SHL || in->alu == A_SHR) {
         if (nv != 2)
             return -1;
         uint32_t x = rd32(c, w, v[0], lane, po);
         uint32_t s = rd32(c, w, v[1], lane, po);
-        if (b[2] == 'L')
+        if (in->alu == A_SHL)
             r->v[0] = s >= 32 ? 0 : x << s;
-        else if (se_has_mod(in, "U32"))
+        else if (SE_MOD(in, U32))
             r->v[0] = s >= 32 ? 0 : x >> s;
         else
             r->v[0] = (uint32_t)((int32_t)x >> (s >= 32 ? 31 : s));
         return 0;
     }
-    if (!strcmp(b, "LOP3")) {
+    if (in->alu == A_LOP3) {
         int off = 0;
         if (!a->dst && nv == 5)
             off = 1; /* LOP3.LUT P0, Rd, a, b, c, lut */
@@ -851,24 +902,24 @@ static int eval(se_ctx *c, se_warp *w, const se_ins *in, const se_args *a,
             return -1; /* register result not at operand 0: not emulated */
         return 0;
     }
-    if (!strcmp(b, "LOP") || !strcmp(b, "LOP32I")) {
+    if (in->alu == A_LOP) {
         if (nv != 2)
             return -1;
         uint32_t x = rd32(c, w, v[0], lane, po), y = rd32(c, w, v[1], lane, po);
-        if (se_has_mod(in, "AND"))
+        if (SE_MOD(in, AND))
             r->v[0] = x & y;
-        else if (se_has_mod(in, "OR"))
+        else if (SE_MOD(in, OR))
             r->v[0] = x | y;
-        else if (se_has_mod(in, "XOR"))
+        else if (SE_MOD(in, XOR))
             r->v[0] = x ^ y;
-        else if (se_has_mod(in, "PASS_B"))
+        else if (SE_MOD(in, PASS_B))
             r->v[0] = y;
         else
             return -1;
         r->pv[0] = r->v[0] != 0;
         return 0;
     }
-    if (!strcmp(b, "PLOP3")) {
+    if (in->alu == A_PLOP3) {
         if (a->npin < 3 || nv < 1 || v[0]->k != SK_IMM)
             return -1;
         int p0 = rdp(w, a->pin[0], lane, po), p1 = rdp(w, a->pin[1], lane, po),
@@ -880,14 +931,14 @@ static int eval(se_ctx *c, se_warp *w, const se_ins *in, const se_args *a,
                        ? (int)(((unsigned)v[1]->imm >> idx) & 1u) : 0;
         return 0;
     }
-    if (!strcmp(b, "ISETP")) {
+    if (in->alu == A_ISETP) {
         const char *ck = cmp_of(in);
         if (nv != 2 || !ck || a->npin < 1)
             return -1;
-        int uns = se_has_mod(in, "U32");
+        int uns = SE_MOD(in, U32);
         uint32_t x = rd32(c, w, v[0], lane, po), y = rd32(c, w, v[1], lane, po);
         int cmpv;
-        if (se_has_mod(in, "EX")) {
+        if (SE_MOD(in, EX)) {
             if (a->npin < 2)
                 return -1;
             int low = rdp(w, a->pin[1], lane, po);
@@ -911,7 +962,7 @@ static int eval(se_ctx *c, se_warp *w, const se_ins *in, const se_args *a,
         r->pv[1] = bop(in, !cmpv, pc);
         return 0;
     }
-    if (!strcmp(b, "SEL") || !strcmp(b, "FSEL")) {
+    if (in->alu == A_SEL) {
         if (nv != 2 || a->npin < 1)
             return -1;
         int p = rdp(w, a->pin[0], lane, po);
@@ -919,23 +970,23 @@ static int eval(se_ctx *c, se_warp *w, const se_ins *in, const se_args *a,
         r->v[0] = p ? x : y;
         return 0;
     }
-    if (!strcmp(b, "IMNMX") || !strcmp(b, "VIMNMX")) {
+    if (in->alu == A_IMNMX) {
         if (nv != 2 || a->npin < 1)
             return -1;
         int p = rdp(w, a->pin[0], lane, po);
         uint32_t x = rd32(c, w, v[0], lane, po), y = rd32(c, w, v[1], lane, po);
-        int lt = se_has_mod(in, "U32") ? x < y : (int32_t)x < (int32_t)y;
+        int lt = SE_MOD(in, U32) ? x < y : (int32_t)x < (int32_t)y;
         r->v[0] = p ? (lt ? x : y) : (lt ? y : x);
         return 0;
     }
-    if (!strcmp(b, "IABS")) {
+    if (in->alu == A_IABS) {
         if (nv != 1)
             return -1;
         uint32_t x = rd32(c, w, v[0], lane, po);
         r->v[0] = (int32_t)x < 0 ? 0u - x : x;
         return 0;
     }
-    if (!strcmp(b, "PRMT")) {
+    if (in->alu == A_PRMT) {
         if (nv != 3 || strchr(in->opc, '.'))
             return -1;
         uint32_t x = rd32(c, w, v[0], lane, po);
@@ -953,7 +1004,7 @@ static int eval(se_ctx *c, se_warp *w, const se_ins *in, const se_args *a,
         r->v[0] = out;
         return 0;
     }
-    if (!strcmp(b, "POPC")) {
+    if (in->alu == A_POPC) {
         if (nv != 1)
             return -1;
         uint32_t x = rd32(c, w, v[0], lane, po);
@@ -963,11 +1014,11 @@ static int eval(se_ctx *c, se_warp *w, const se_ins *in, const se_args *a,
         r->v[0] = n;
         return 0;
     }
-    if (!strcmp(b, "FLO")) {
+    if (in->alu == A_FLO) {
         if (nv != 1)
             return -1;
         uint32_t x = rd32(c, w, v[0], lane, po);
-        if (se_has_mod(in, "S32") && (int32_t)x < 0)
+        if (SE_MOD(in, S32) && (int32_t)x < 0)
             x = ~x;
         uint32_t idx = 0xffffffffu;
         for (int i = 31; i >= 0; i--)
@@ -975,10 +1026,10 @@ static int eval(se_ctx *c, se_warp *w, const se_ins *in, const se_args *a,
                 idx = (uint32_t)i;
                 break;
             }
-        r->v[0] = se_has_mod(in, "SH") && idx != 0xffffffffu ? 31u - idx : idx;
+        r->v[0] = SE_MOD(in, SH) && idx != 0xffffffffu ? 31u - idx : idx;
         return 0;
     }
-    if (!strcmp(b, "BREV")) {
+    if (in->alu == A_BREV) {
         if (nv != 1)
             return -1;
         uint32_t x = rd32(c, w, v[0], lane, po), y = 0;
@@ -987,14 +1038,14 @@ static int eval(se_ctx *c, se_warp *w, const se_ins *in, const se_args *a,
         r->v[0] = y;
         return 0;
     }
-    if (!strcmp(b, "LDC")) {
+    if (in->alu == A_LDC) {
         if (nv != 1 || v[0]->k != SK_CB)
             return -1;
-        unsigned size = cb_size(in, 1);
+        unsigned size = in->cbsz;
         uint64_t x = cb_read(c, w, v[0], lane, size > 8 ? 8 : size, po);
-        if (size == 1 && se_has_mod(in, "S8"))
+        if (size == 1 && SE_MOD(in, S8))
             x = (uint64_t)(int64_t)(int8_t)x;
-        if (size == 2 && se_has_mod(in, "S16"))
+        if (size == 2 && SE_MOD(in, S16))
             x = (uint64_t)(int64_t)(int16_t)x;
         r->v[0] = (uint32_t)x;
         if (size >= 8) {
@@ -1116,24 +1167,33 @@ static int lane_addr(se_ctx *c, const se_ins *in, uint64_t raw, uint64_t *out)
     return 0;
 }
 
+/* Lower-case hex of v, at least `min` digits, into p; returns the length. */
+static size_t hexs(char *p, uint64_t v, int min)
+{
+    char t[16];
+    int n = 0;
+    do {
+        t[n++] = "0123456789abcdef"[v & 15u];
+        v >>= 4;
+    } while (v || n < min);
+    for (int i = 0; i < n; i++)
+        p[i] = t[n - 1 - i];
+    return (size_t)n;
+}
+
 static void emit_line(se_ctx *c, const se_ins *in, uint32_t mask,
                       const uint64_t *addr)
 {
     se_buf *b = &c->line;
-    buf_printf(b, "%04x %08x ", in->pc, mask);
-    if (in->tdst >= 0)
-        buf_printf(b, "1 R%d ", in->tdst);
-    else
-        buf_put(b, "0 ", 2);
-    buf_put(b, in->opc, strlen(in->opc));
-    buf_printf(b, " %u ", in->ntsrc);
-    for (unsigned i = 0; i < in->ntsrc; i++)
-        buf_printf(b, "R%d ", in->tsrc[i]);
-    if (!in->is_mem) {
-        buf_put(b, "0 0 \n", 5);
+    char head[32];
+    size_t n = hexs(head, in->pc, 4);
+    head[n++] = ' ';
+    n += hexs(head + n, mask, 8);
+    head[n++] = ' ';
+    buf_put(b, head, n);
+    buf_put(b, in->pre, in->prelen);
+    if (!in->is_mem)
         return;
-    }
-    buf_printf(b, "%u ", in->width);
     /* base+stride when the active lanes are contiguous with one stride */
     int ok = 1, first = -1, last_seen = 0;
     int64_t stride = 0;
@@ -1162,9 +1222,12 @@ static void emit_line(se_ctx *c, const se_ins *in, uint32_t mask,
         }
     }
     if (ok && stride >= INT32_MIN && stride <= INT32_MAX) {
-        buf_printf(b, "1 0x%llx %d ",
-                   (unsigned long long)(first >= 0 ? addr[first] : 0),
-                   (int)stride);
+        char t[64];
+        size_t m = 0;
+        memcpy(t, "1 0x", 4);
+        m = 4 + hexs(t + 4, first >= 0 ? addr[first] : 0, 1);
+        m += (size_t)snprintf(t + m, sizeof t - m, " %d ", (int)stride);
+        buf_put(b, t, m);
     } else {
         uint64_t last = 0;
         int any = 0;
@@ -1182,6 +1245,67 @@ static void emit_line(se_ctx *c, const se_ins *in, uint32_t mask,
             buf_put(b, "2 0x0 ", 6);
     }
     buf_put(b, "0 \n", 3);
+}
+
+
+static uint8_t class_of(const se_ins *in)
+{
+    const char *b = in->base;
+    if (!strcmp(b, "EXIT"))
+        return C_EXIT;
+    if (!strcmp(b, "BRA"))
+        return C_BRA;
+    if (is_bad_ctrl(b))
+        return C_BADCTRL;
+    if (is_noop_ctrl(b))
+        return C_NOOP;
+    if (!strcmp(b, "S2R") || !strcmp(b, "CS2R") || !strcmp(b, "S2UR"))
+        return C_SREG;
+    if (!strcmp(b, "R2UR"))
+        return C_R2UR;
+    if (!strcmp(b, "VOTE") || !strcmp(b, "VOTEU"))
+        return C_VOTE;
+    if (is_load_dst(b) && in->nop > 0 && in->op[0].k == SK_R)
+        return C_LOAD;
+    if (is_atomic(b))
+        return C_ATOM;
+    if (in->is_mem)
+        return C_MEMOTHER;
+    return C_ALU;
+}
+
+/* Per instruction, once: class, semantics and the constant part of its trace
+ * line ("1 R2 LDG.E 1 R2 4 ", or up to "... 0 0 \n" without memory). */
+static int prepare(se_kernel *k, se_args *args)
+{
+    for (size_t i = 0; i < k->n; i++) {
+        se_ins *in = &k->ins[i];
+        in->cls = class_of(in);
+        in->alu = alu_of(in->base);
+        in->span = (uint8_t)dst_span(in);
+        in->cbsz = (uint8_t)cb_size(in, 1);
+        se_buf b = {0};
+        if (in->tdst >= 0)
+            buf_printf(&b, "1 R%d ", in->tdst);
+        else
+            buf_put(&b, "0 ", 2);
+        buf_put(&b, in->opc, strlen(in->opc));
+        buf_printf(&b, " %u ", in->ntsrc);
+        for (unsigned j = 0; j < in->ntsrc; j++)
+            buf_printf(&b, "R%d ", in->tsrc[j]);
+        if (in->is_mem)
+            buf_printf(&b, "%u ", in->width);
+        else
+            buf_put(&b, "0 0 \n", 5);
+        if (b.err) {
+            free(b.s);
+            return -1;
+        }
+        in->pre = b.s;
+        in->prelen = b.n;
+        roles(in, &args[i]);
+    }
+    return 0;
 }
 
 /* Run one warp; its lines go to c->line.  Returns the instruction count or
@@ -1264,11 +1388,10 @@ static int64_t run_warp(se_ctx *c, se_warp *w)
             c->mem_insts++;
         }
         emit_line(c, in, g, addr);
-        const char *b = in->base;
         size_t next = i + 1;
-        if (!strcmp(b, "EXIT")) {
+        if (in->cls == C_EXIT) {
             w->active &= ~g;
-        } else if (!strcmp(b, "BRA")) {
+        } else if (in->cls == C_BRA) {
             uint32_t taken = g;
             const se_op *tgt = NULL;
             uint32_t po = 0;
@@ -1287,7 +1410,7 @@ static int64_t run_warp(se_ctx *c, se_warp *w)
                 poison_error(c, po, "branch condition", in);
                 return -1;
             }
-            if (se_has_mod(in, "DIV"))
+            if (SE_MOD(in, DIV))
                 taken = 0; /* warps never diverge here */
             if (taken) {
                 if (taken != w->active)
@@ -1305,18 +1428,18 @@ static int64_t run_warp(se_ctx *c, se_warp *w)
                                        "address of this kernel"),
                            -1;
             }
-        } else if (is_bad_ctrl(b)) {
+        } else if (in->cls == C_BADCTRL) {
             return wc_diag_set(c->d, WC_EINPUT, c->path, in->line, in->col,
                                "'%s' is not supported by tracegen (straight-line "
                                "code and uniform branches only)", in->opc),
                    -1;
-        } else if (is_noop_ctrl(b) || !g) {
+        } else if (in->cls == C_NOOP || !g) {
             ;
-        } else if (!strcmp(b, "S2R") || !strcmp(b, "CS2R") || !strcmp(b, "S2UR")) {
+        } else if (in->cls == C_SREG) {
             const se_op *dst = &in->op[0];
             const se_op *src = in->nop > 1 ? &in->op[1] : NULL;
             int ok = src && src->k == SK_SR;
-            int two = !strcmp(b, "CS2R") && !se_has_mod(in, "32");
+            int two = !strcmp(in->base, "CS2R") && !SE_MOD(in, 32);
             uint32_t po = ok ? 0 : PZ(i, PZ_OPERAND);
             for (int l = 0; l < 32 && ok; l++) {
                 if (!((g >> l) & 1u))
@@ -1339,7 +1462,7 @@ static int64_t run_warp(se_ctx *c, se_warp *w)
             } else if (dst->k == SK_UR && dst->reg < 63) {
                 w->urpo[dst->reg] = po;
             }
-        } else if (!strcmp(b, "R2UR")) {
+        } else if (in->cls == C_R2UR) {
             const se_op *dst = &in->op[0];
             uint32_t po = 0;
             int l = __builtin_ctz(g);
@@ -1350,7 +1473,7 @@ static int64_t run_warp(se_ctx *c, se_warp *w)
                 w->ur[dst->reg] = val;
                 w->urpo[dst->reg] = po;
             }
-        } else if (!strcmp(b, "VOTE") || !strcmp(b, "VOTEU")) {
+        } else if (in->cls == C_VOTE) {
             /* VOTE.ANY Rd, Pd, Ps / VOTEU.ANY URd, UPd, Ps */
             uint32_t po = 0, bal = 0;
             const se_op *ps = NULL, *pd = NULL, *rd = NULL;
@@ -1373,8 +1496,8 @@ static int64_t run_warp(se_ctx *c, se_warp *w)
                     any |= pv;
                     all &= pv;
                 }
-            int pres = se_has_mod(in, "ALL") ? all : any;
-            if (!se_has_mod(in, "ANY") && !se_has_mod(in, "ALL"))
+            int pres = SE_MOD(in, ALL) ? all : any;
+            if (!SE_MOD(in, ANY) && !SE_MOD(in, ALL))
                 po = PZ(i, PZ_OPCODE);
             if (rd && rd->k == SK_R && rd->reg < 255) {
                 for (int l = 0; l < 32; l++)
@@ -1391,7 +1514,7 @@ static int64_t run_warp(se_ctx *c, se_warp *w)
                         wr_p(w, pd, l, pres);
                 po_p(w, pd, po, g);
             }
-        } else if (is_load_dst(b) && in->nop > 0 && in->op[0].k == SK_R) {
+        } else if (in->cls == C_LOAD) {
             int n = in->width >= 4 ? in->width / 4 : 1;
             for (int j = 0; j < n; j++) {
                 int reg = in->op[0].reg + j;
@@ -1402,13 +1525,12 @@ static int64_t run_warp(se_ctx *c, se_warp *w)
                         w->r[reg][l] = 0; /* zero-filled buffers */
                 po_set(&w->rpo[reg], 0, g, w->active);
             }
-        } else if (is_atomic(b)) {
-            poison_results(w, in, PZ(i, PZ_ATOMIC), g);
-        } else if (in->is_mem) {
+        } else if (in->cls == C_ATOM) {
+            poison_results(w, in, &c->args[i], PZ(i, PZ_ATOMIC), g);
+        } else if (in->cls == C_MEMOTHER) {
             ; /* stores, reductions, prefetches: no register result */
         } else {
-            se_args a;
-            roles(in, &a);
+            const se_args a = c->args[i];
             int uniform = a.dst ? a.dst->k == SK_UR
                                 : (a.npout > 0 && a.pout[0]->k == SK_UP);
             se_res res[32];
@@ -1423,7 +1545,7 @@ static int64_t run_warp(se_ctx *c, se_warp *w)
                     break;
             }
             if (bad) {
-                poison_results(w, in, PZ(i, PZ_OPCODE), g);
+                poison_results(w, in, &c->args[i], PZ(i, PZ_OPCODE), g);
             } else if (uniform) {
                 int l = __builtin_ctz(g);
                 if (a.dst)
@@ -1541,6 +1663,13 @@ int wc_tracegen_write(const wc_tracegen_params *p, const char *outdir,
         free(text);
         return d->code;
     }
+    se_args *args = calloc(k.n, sizeof *args);
+    if (!args || prepare(&k, args) != 0) {
+        free(args);
+        se_kernel_free(&k);
+        free(text);
+        return wc_diag_set(d, WC_EINTERNAL, "", 0, 0, "out of memory");
+    }
     int bv = p->binary_version ? p->binary_version
                                : (k.binary_version ? k.binary_version : 90);
     int nregs = p->nregs > 0 ? p->nregs : k.max_reg + 3;
@@ -1550,6 +1679,7 @@ int wc_tracegen_write(const wc_tracegen_params *p, const char *outdir,
     c.k = &k;
     c.path = p->listing;
     c.d = d;
+    c.args = args;
     c.cb = calloc(CB_SIZE, 1);
     se_warp *w = malloc(sizeof *w);
     int rc = WC_OK;
@@ -1677,6 +1807,7 @@ done:
     if (out.f)
         out_close(&out);
     free(c.line.s);
+    free(args);
     free(c.cb);
     free(w);
     se_kernel_free(&k);

@@ -36,6 +36,48 @@ enum {
 
 enum { SP_NONE, SP_GLOBAL, SP_SHARED, SP_LOCAL };
 
+/* Opcode modifiers the emulation tests (bits of se_ins.mods). */
+enum {
+    SM_128,
+    SM_32,
+    SM_64,
+    SM_ALL,
+    SM_AND,
+    SM_ANY,
+    SM_DIV,
+    SM_EX,
+    SM_F64,
+    SM_HI,
+    SM_L,
+    SM_OR,
+    SM_PASS_B,
+    SM_S16,
+    SM_S32,
+    SM_S64,
+    SM_S8,
+    SM_SH,
+    SM_SX32,
+    SM_U16,
+    SM_U32,
+    SM_U64,
+    SM_U8,
+    SM_W,
+    SM_WIDE,
+    SM_X,
+    SM_XOR,
+    SM_LT,
+    SM_LE,
+    SM_GT,
+    SM_GE,
+    SM_EQ,
+    SM_NE,
+    SM_T,
+    SM_F,
+    SM_COUNT
+};
+#define SE_MOD(in, m) ((int)(((in)->mods >> SM_##m) & 1u))
+
+
 typedef struct se_op {
     uint8_t k;
     uint8_t neg;   /* '-'                                 */
@@ -63,6 +105,12 @@ typedef struct se_ins {
     uint8_t guard_neg, guard_u;
     char opc[64];           /* full opcode text "IMAD.WIDE.U32"     */
     char base[24];          /* mnemonic "IMAD"                      */
+    uint64_t mods;          /* SM_* bits                            */
+    uint8_t cls, alu;       /* set by the emulator before running   */
+    uint8_t span, cbsz;     /* result registers; LDC bytes          */
+    char *pre;              /* trace text after the mask, up to the
+                               width (owned by the emulator)        */
+    size_t prelen;
     int nop;
     se_op op[SE_MAXOP];
     /* trace line facts (NVBit tracer conventions) */
@@ -81,8 +129,6 @@ typedef struct se_kernel {
     int max_reg;            /* highest general register touched, -1 */
 } se_kernel;
 
-/* Whether modifier MOD (without the dot) is one of ins->opc's. */
-int se_has_mod(const se_ins *in, const char *mod);
 /* Decode kernel `name` (NULL: the only one) of a listing held in text. */
 int se_parse_kernel(const char *path, const char *text, size_t len,
                     const char *name, se_kernel *k, wc_diag *d);

@@ -14,23 +14,65 @@
 
 #include "sass_emu_int.h"
 
-int se_has_mod(const se_ins *in, const char *mod)
+static const char *const se_mod_names[SM_COUNT] = {
+    "128",
+    "32",
+    "64",
+    "ALL",
+    "AND",
+    "ANY",
+    "DIV",
+    "EX",
+    "F64",
+    "HI",
+    "L",
+    "OR",
+    "PASS_B",
+    "S16",
+    "S32",
+    "S64",
+    "S8",
+    "SH",
+    "SX32",
+    "U16",
+    "U32",
+    "U64",
+    "U8",
+    "W",
+    "WIDE",
+    "X",
+    "XOR",
+    "LT",
+    "LE",
+    "GT",
+    "GE",
+    "EQ",
+    "NE",
+    "T",
+    "F",
+};
+
+/* SM_* bits of the opcode's modifiers. */
+static uint64_t mod_bits(const char *opc)
 {
-    size_t n = strlen(mod);
-    const char *p = strchr(in->opc, '.');
+    uint64_t m = 0;
+    const char *p = strchr(opc, '.');
     while (p) {
         p++;
         const char *e = strchr(p, '.');
         size_t len = e ? (size_t)(e - p) : strlen(p);
-        if (len == n && memcmp(p, mod, n) == 0)
-            return 1;
+        for (int i = 0; i < SM_COUNT; i++)
+            if (strlen(se_mod_names[i]) == len && !memcmp(se_mod_names[i], p, len))
+                m |= 1ull << i;
         p = e;
     }
-    return 0;
+    return m;
 }
 
 void se_kernel_free(se_kernel *k)
 {
+    for (size_t i = 0; i < k->n; i++)
+        free(k->ins[i].pre);
     free(k->ins);
     memset(k, 0, sizeof *k);
 }
@@ -364,11 +406,11 @@ static int op_nregs(const se_ins *in, int i)
     if (in->base[0] == 'D' && strcmp(in->base, "DEPBAR") != 0)
         return 2; /* DFMA, DADD, DMUL, DSETP: register pairs */
     if (i == 0) {
-        if (se_has_mod(in, "128"))
+        if (SE_MOD(in, 128))
             return 4;
-        if (se_has_mod(in, "64") || se_has_mod(in, "WIDE") ||
-            se_has_mod(in, "F64") || (!strcmp(in->base, "CS2R") &&
-                                      !se_has_mod(in, "32")))
+        if (SE_MOD(in, 64) || SE_MOD(in, WIDE) ||
+            SE_MOD(in, F64) || (!strcmp(in->base, "CS2R") &&
+                                      !SE_MOD(in, 32)))
             return 2;
     }
     return 1;
@@ -450,6 +492,7 @@ static int parse_ins(const char *path, long line, int col, const char *s,
         b = sizeof in->base - 1;
     memcpy(in->base, in->opc, b);
     in->base[b] = 0;
+    in->mods = mod_bits(in->opc);
     /* operands, split at top-level commas */
     while (i < n) {
         while (i < n && s[i] == ' ')

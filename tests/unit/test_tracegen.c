@@ -426,19 +426,15 @@ static long long compare(const char *mine, const char *theirs,
     long long n = 0, ln = 0;
     int ok = lr_body(&a) == 0 && lr_body(&b) == 0;
     while (ok) {
-        const char *x = lr_next(&a);
-        char *xs = x ? strdup(x) : NULL;
+        const char *xs = lr_next(&a); /* stays valid: b has its own buffer */
         const char *y = lr_next(&b);
         ln++;
         if (!xs || !y) {
             ok = !xs && !y;
-            free(xs);
             break;
         }
-        if (tolerant && !strncmp(xs, "#END_TB", 7)) {
-            free(xs);
+        if (tolerant && !strncmp(xs, "#END_TB", 7))
             break;
-        }
         int same = !strcmp(xs, y);
         if (!same && tolerant && isxdigit((unsigned char)xs[0]))
             same = cmp_tolerant(xs, y, p, bs) == 0;
@@ -448,7 +444,6 @@ static long long compare(const char *mine, const char *theirs,
             ok = 0;
         }
         n += isxdigit((unsigned char)xs[0]) != 0;
-        free(xs);
     }
     lr_close(&a);
     lr_close(&b);
