@@ -205,6 +205,36 @@ static void test_example(const char *tmp)
 #endif
     p.zstd = 0;
 
+    /* 64-bit address idioms across a 4 GiB boundary: IADD3/IADD3.X carry,
+     * LEA/LEA.HI.X, IMAD.WIDE.U32 agree (a 64-bit ISETP .EX compare of the
+     * first two would EXIT lanes that differ); LOP3 0x96, PRMT, negated
+     * IADD3, VIMNMX and SHF.R feed a shared address */
+    p.kernel = "arith";
+    p.grid[0] = 1;
+    p.block[0] = 32;
+    p.nparams = 0;
+    CHECK(wc_tracegen_add_param(&p, "0x210=0x7ffffffff0", &d) == 0);
+    snprintf(dir, sizeof dir, "%s/arith", tmp);
+    rc = wc_tracegen_write(&p, dir, &res, &d);
+    CHECK_EQ_INT(rc, 0);
+    snprintf(path, sizeof path, "%s/kernel-1.traceg", dir);
+    v = read_all(path, &n);
+    CHECK(v && n == 23);
+    if (v) {
+        e = find(v, n, 0, 0, 0xb0, 0);
+        CHECK(e && e->in.mask == 0);
+        for (uint64_t pc = 0xc0; pc <= 0xe0; pc += 0x10) {
+            e = find(v, n, 0, 0, pc, 0);
+            CHECK(e && e->in.mask == 0xffffffffu);
+            if (e)
+                for (int l = 0; l < 32; l++)
+                    CHECK_EQ_INT(e->in.addr[l], 0x7ffffffff0ull + 4u * (unsigned)l);
+        }
+        e = find(v, n, 0, 0, 0x150, 0);
+        CHECK(e && e->in.addr[0] == S + 8 && e->in.addr[31] == S + 8);
+        free(v);
+    }
+
     /* an address fed by F2I (not emulated): error at its line, exit 2 */
     p.kernel = "bad_address";
     p.grid[0] = 1;
@@ -225,7 +255,7 @@ static void test_example(const char *tmp)
     p.kernel = NULL;
     rc = wc_tracegen_write(&p, dir, &res, &d);
     CHECK_EQ_INT(rc, WC_EUSAGE);
-    CHECK(strstr(d.msg, "example, bad_address, diverge") != NULL);
+    CHECK(strstr(d.msg, "example, bad_address, diverge, arith") != NULL);
     p.kernel = "nope";
     CHECK_EQ_INT(wc_tracegen_write(&p, dir, &res, &d), WC_EUSAGE);
     /* parameter syntax */
