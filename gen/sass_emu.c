@@ -1516,6 +1516,8 @@ static int64_t run_warp(se_ctx *c, se_warp *w)
             }
         } else if (in->cls == C_LOAD) {
             int n = in->width >= 4 ? in->width / 4 : 1;
+            if (!strcmp(in->base, "LDSM")) /* LDSM.16.M88.4: 4 registers */
+                n = strstr(in->opc, ".4") ? 4 : strstr(in->opc, ".2") ? 2 : 1;
             for (int j = 0; j < n; j++) {
                 int reg = in->op[0].reg + j;
                 if (reg >= 255)
