@@ -78,5 +78,6 @@ int cmd_predict(int argc, char **argv);
 int cmd_ubench(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
 int cmd_synth(int argc, char **argv);
+int cmd_tracegen(int argc, char **argv);
 
 #endif

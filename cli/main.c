@@ -27,6 +27,7 @@ static const char usage_text[] =
     "  calibrate [OPTIONS]           fit model parameters to measured cycles\n"
     "  gpus    [--keys]              list bundled GPU configs (or every config key)\n"
     "  synth   [OPTIONS] --out DIR   write a synthetic Accel-Sim trace (examples, tests)\n"
+    "  tracegen LISTING --out DIR    build a kernel's trace from its cuobjdump listing\n"
     "\n"
     "TRACE is a directory holding kernelslist.g, a kernelslist.g file, or one kernel\n"
     "trace (.traceg or .traceg.zst).\n"
@@ -219,6 +220,7 @@ int main(int argc, char **argv)
         {"predict", cmd_predict}, {"ubench", cmd_ubench},
         {"info", cmd_info},       {"calibrate", cmd_calibrate},
         {"gpus", cmd_gpus},       {"synth", cmd_synth},
+        {"tracegen", cmd_tracegen},
     };
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
         if (!strcmp(cmd, cmds[i].name))
