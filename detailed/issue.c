@@ -135,7 +135,7 @@ static void do_issue(dm_sm *sm, dm_sub *s, unsigned wi, uint64_t c)
         if (st > p->quirk_above && !y)
             st = p->quirk_cycles;
         if (st == 0)
-            st = (y && (strncmp(in->opcode, "ERRBAR", 6) == 0 || w->prev_exit))
+            st = (y && ((in->mflags & WC_MF_ERRBAR) || w->prev_exit))
                      ? p->exit_yield_stall
                      : 1;
     }
@@ -186,7 +186,7 @@ static void do_issue(dm_sm *sm, dm_sub *s, unsigned wi, uint64_t c)
     if (w->sbmode)
         dm_sb_issue(w, in, sl->varlat, tag,
                     c + (uint64_t)dm_inst_lat(p, in, sl->lc));
-    if ((oi->flags & WC_OPF_BAR) && !strstr(in->opcode, ".ARV")) {
+    if ((oi->flags & WC_OPF_BAR) && !(in->mflags & WC_MF_ARV)) {
         dm_cta_slot *ct = &sm->ctas[w->cta];
         w->at_bar = 1;
         ct->at_bar++;
