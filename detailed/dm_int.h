@@ -94,6 +94,8 @@
 
 #define DM_RING 8          /* per-warp instruction slots (ibuffer + pipe)   */
 #define DM_RING_FRONT 3    /* ring slots beyond the ibuffer (pipeline front) */
+#define DM_FETCH_TO_IBUF 2 /* fetched in c, decoded in c+1, in the ibuffer
+                              (issuable) from c+2 (seed 000 5.2)          */
 #define DM_MAX_SUBCORES UA_MAX_SUBCORES
 #define DM_MAX_BANKS UA_MAX_BANKS
 #define DM_RFC_SLOTS UA_RFC_SLOTS /* seed 000 5.3.1 (uarch/ua_core.h)      */

@@ -223,7 +223,8 @@ static int elig_slow(dm_sm *sm, dm_sub *s, unsigned wi, uint64_t c, int *why)
         h = w->stall_until;
         break;
     case DM_STALL_IBUFFER:
-        h = w->iss == w->tail ? c + 2 : w->sh[w->iss % DM_RING].ready;
+        h = w->iss == w->tail ? c + DM_FETCH_TO_IBUF
+                              : w->sh[w->iss % DM_RING].ready;
         break;
     case DM_STALL_UNIT: {
         const dm_shot *sl = &w->sh[w->iss % DM_RING];
