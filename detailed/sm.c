@@ -1,6 +1,6 @@
 /*
- * detailed/sm.c - one SM: warp slots, CTA slots and occupancy, warp to
- * sub-core assignment (seed 001 IV-B: rr, srr, shuffle), barriers, the
+ * detailed/sm.c - one SM: warp slots, CTA slots held to uarch's occupancy,
+ * warps placed on sub-cores by uarch's assignment (ua_subcore), barriers, the
  * in-flight table of variable-latency instructions, CTAs dispatched ahead
  * of their start (launch model overheads), and the SM tick that runs
  * memory, then every sub-core's stages back to front, skipping quiet

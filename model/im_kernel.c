@@ -1,8 +1,9 @@
 /*
  * model/im_kernel.c - the interval model's entry points.
  *
- * Owns: reading the parameters once from the config (im_par_init),
- * occupancy, warp-to-sub-core assignment (rr / srr / shuffle of seed 001),
+ * Owns: reading the parameters once from the config (im_par_init, over
+ * uarch's ua_core_decode), placing CTAs by uarch's occupancy and their warps
+ * by uarch's sub-core assignment (ua_subcore),
  * turning one CTA's per-phase warp summaries into its solo time and CPI
  * components (sub-core imbalance, barriers, queueing), handing CTAs to the
  * SM scheduler, and the kernel result with its CPI stack.
