@@ -159,7 +159,9 @@ int cal_eval_builtin(void *ctx, const wc_gpu *g, const cal_meas *m,
  */
 double cal_launch_cycles(const wc_gpu *g, uint64_t ctas, unsigned threads,
                          long nregs, long shmem, double cta_cycles);
-/* CTAs of that shape resident per SM (occupancy), at least 1. */
+/* CTAs of that shape resident per SM: uarch's one occupancy rule
+ * (ua_occupancy); 0 when one CTA cannot fit (cal_launch_cycles is then
+ * NaN; ua_ctas_per_sm gives the error). */
 unsigned cal_ctas_per_sm(const wc_gpu *g, unsigned threads, long nregs,
                          long shmem);
 

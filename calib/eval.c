@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "cal_int.h"
+#include "ua.h"
 
 /* The model backends are switched on here once their headers are in the
  * tree and this file has been written against them. */
@@ -154,7 +155,10 @@ int cal_threads(int want)
 unsigned cal_ctas_per_sm(const wc_gpu *g, unsigned threads, long nregs,
                          long shmem)
 {
-    return wc_gpu_ctas_per_sm(g, threads, nregs, shmem);
+    unsigned n;
+    wc_diag d;
+    (void)ua_ctas_per_sm(g, threads, nregs, shmem, NULL, &n, &d);
+    return n; /* 0: cannot fit (the error is ua_ctas_per_sm's) */
 }
 
 double cal_launch_cycles(const wc_gpu *g, uint64_t ctas, unsigned threads,
@@ -165,8 +169,10 @@ double cal_launch_cycles(const wc_gpu *g, uint64_t ctas, unsigned threads,
     double warps = ceil((double)threads / WC_WARP_SIZE);
     double L = g->cta_overhead + g->cta_warp_overhead * warps + cta_cycles;
     double d = g->cta_dispatch;
-    double S = (double)g->num_sms *
-               (double)cal_ctas_per_sm(g, threads, nregs, shmem);
+    unsigned per = cal_ctas_per_sm(g, threads, nregs, shmem);
+    if (per == 0)
+        return NAN; /* callers check that the shape fits (ua_ctas_per_sm) */
+    double S = (double)g->num_sms * (double)per;
     double k = (double)(ctas - 1);
     double waves = floor(k / S);
     double t = fmax(k * d, (k - waves * S) * d + waves * L);
@@ -368,9 +374,14 @@ int cal_eval_builtin(void *ctx, const wc_gpu *g, const cal_meas *m,
 {
     const cal_builtin_ctx *bc = ctx;
     switch (m->kind) {
-    case CAL_MK_EMPTY:
+    case CAL_MK_EMPTY: {
+        unsigned occ;
+        int rc = ua_ctas_per_sm(g, m->threads, 0, 0, m->src, &occ, d);
+        if (rc)
+            return rc;
         *pred = cal_launch_cycles(g, m->ctas, m->threads, 0, 0, 0.0);
         return 0;
+    }
     case CAL_MK_UBENCH:
 #if CAL_HAVE_DM
         return eval_ubench(bc, g, m, pred, d);

@@ -754,36 +754,6 @@ long wc_gpu_lat(const wc_gpu *g, int latclass)
     }
 }
 
-static long round_up_(long v, long unit)
-{
-    return unit > 0 ? (v + unit - 1) / unit * unit : v;
-}
-
-unsigned wc_gpu_ctas_per_sm(const wc_gpu *g, unsigned threads_per_cta,
-                            long nregs, long shmem)
-{
-    long wpc = ((long)threads_per_cta + WC_WARP_SIZE - 1) / WC_WARP_SIZE;
-    if (wpc < 1)
-        wpc = 1;
-    long occ = g->max_ctas_per_sm;
-    long warps = round_up_(wpc, g->warp_alloc_unit);
-    if (g->max_warps_per_sm / warps < occ)
-        occ = g->max_warps_per_sm / warps;
-    if (nregs > 0) {
-        long per = g->reg_alloc_per_cta
-                       ? round_up_(nregs * (long)threads_per_cta, g->reg_alloc_unit)
-                       : round_up_(nregs * WC_WARP_SIZE, g->reg_alloc_unit) * wpc;
-        if (per > 0 && g->regs_per_sm / per < occ)
-            occ = g->regs_per_sm / per;
-    }
-    if (shmem > 0) {
-        long per = round_up_(shmem, g->shmem_alloc_unit);
-        if (per > 0 && g->shmem_per_sm / per < occ)
-            occ = g->shmem_per_sm / per;
-    }
-    return occ < 1 ? 1u : (unsigned)occ;
-}
-
 long wc_gpu_ii(const wc_gpu *g, int latclass)
 {
     switch (latclass) {

@@ -295,6 +295,25 @@ void wc_inst_finish(wc_inst *in)
     memcpy(base, in->opcode, bl);
     base[bl] = '\0';
 
+    /* modifier facts (wc_inst.mflags) */
+    in->mflags = 0;
+    if (has_mod(in->opcode, "WIDE"))
+        in->mflags |= WC_MF_WIDE;
+    if (has_mod(in->opcode, "ARV"))
+        in->mflags |= WC_MF_ARV;
+    if (has_mod(in->opcode, "BYPASS"))
+        in->mflags |= WC_MF_BYPASS;
+    if (!strcmp(base, "ERRBAR"))
+        in->mflags |= WC_MF_ERRBAR;
+    if (!strcmp(base, "LDGSTS"))
+        in->mflags |= WC_MF_LDGSTS;
+    if (!strcmp(base, "IMMA") || !strcmp(base, "BMMA"))
+        in->mflags |= WC_MF_MMA_INT;
+    else if (!strcmp(base, "DMMA"))
+        in->mflags |= WC_MF_MMA_FP64;
+    if (has_mod(in->opcode, "16816"))
+        in->mflags |= WC_MF_MMA_K16;
+
     int is_mem = (oi->flags & (WC_OPF_LOAD | WC_OPF_STORE | WC_OPF_ATOMIC)) != 0;
     if (is_mem && in->width == 0) {
         unsigned w = mod_width(in->opcode);
@@ -327,7 +346,7 @@ void wc_inst_finish(wc_inst *in)
     } else if (oi->unit == WC_UNIT_TENSOR) {
         mma_regs(in, base);
     } else if ((!strcmp(base, "IMAD") || !strcmp(base, "UIMAD")) &&
-               has_mod(in->opcode, "WIDE")) {
+               (in->mflags & WC_MF_WIDE)) {
         if (in->ndst > 0)
             in->dst_nregs[0] = 2;
         if (in->nsrc > 2 && !WC_REG_IS_ZERO(in->src[2]))
@@ -345,7 +364,7 @@ void wc_inst_finish(wc_inst *in)
 int wc_inst_latclass(const wc_inst *in)
 {
     const wc_opinfo *oi = wc_op_info(in->op);
-    if (oi->lat == WC_LAT_imad && has_mod(in->opcode, "WIDE"))
+    if (oi->lat == WC_LAT_imad && (in->mflags & WC_MF_WIDE))
         return WC_LAT_imadwide;
     return oi->lat;
 }

@@ -561,6 +561,7 @@ typedef struct seg_slot {
     /* the record's fields after wc_inst_finish */
     uint16_t op;
     uint8_t unit, space, rwidth, ndst, nsrc, iflags;
+    uint16_t mflags;
     wc_reg dst[WC_MAX_DST];
     wc_reg src[WC_MAX_SRC];
     uint8_t dst_nregs[WC_MAX_DST];
@@ -585,6 +586,7 @@ static inline void seg_apply(const seg_slot *sl, wc_inst *in)
     in->ndst = sl->ndst;
     in->nsrc = sl->nsrc;
     in->iflags = sl->iflags;
+    in->mflags = sl->mflags;
     memcpy(in->dst, sl->dst, sizeof in->dst);
     memcpy(in->src, sl->src, sizeof in->src);
     memcpy(in->dst_nregs, sl->dst_nregs, sizeof in->dst_nregs);
@@ -608,6 +610,7 @@ static void seg_store(seg_slot *sl, const wc_inst *in, const char *text,
     sl->ndst = in->ndst;
     sl->nsrc = in->nsrc;
     sl->iflags = (uint8_t)(in->iflags & ~WC_IF_HAS_ADDR);
+    sl->mflags = in->mflags;
     memcpy(sl->dst, in->dst, sizeof sl->dst);
     memcpy(sl->src, in->src, sizeof sl->src);
     memcpy(sl->dst_nregs, in->dst_nregs, sizeof sl->dst_nregs);

@@ -67,11 +67,8 @@ void wc_free_names(char **names, size_t n);
 /* Latency / initiation interval of a latency class in g. */
 long wc_gpu_lat(const wc_gpu *g, int latclass);
 long wc_gpu_ii(const wc_gpu *g, int latclass);
-/* CTAs of this shape resident on one SM at once (occupancy from the warp,
- * register, shared memory and CTA-slot limits with their allocation
- * granularities); at least 1.  The one occupancy rule every model uses. */
-unsigned wc_gpu_ctas_per_sm(const wc_gpu *g, unsigned threads_per_cta,
-                            long nregs, long shmem);
+/* Occupancy (CTAs resident per SM) is the uarch layer's one rule:
+ * ua_ctas_per_sm in uarch/ua_core.h. */
 /* Parse .cfg text held in memory (tests, fuzzing) over defaults; name is
  * used in diagnostics and includes resolve relative to its directory. */
 int wc_gpu_parse(const char *name, const char *text, size_t len, wc_gpu *g,

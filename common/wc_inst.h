@@ -186,6 +186,19 @@ enum {
     WC_IF_PRED_OFF = 1u << 4,   /* guard predicate false for every lane       */
 };
 
+/* Opcode modifier facts (wc_inst.mflags), decoded once from the opcode text
+ * by wc_inst_finish so that no model compares strings in its hot path. */
+enum {
+    WC_MF_WIDE = 1u << 0,      /* .WIDE (IMAD.WIDE: 64-bit result)           */
+    WC_MF_ARV = 1u << 1,       /* .ARV: barrier arrive, no wait (BAR.ARV)    */
+    WC_MF_BYPASS = 1u << 2,    /* .BYPASS: bulk copy bypasses the L1         */
+    WC_MF_ERRBAR = 1u << 3,    /* the opcode is ERRBAR                       */
+    WC_MF_LDGSTS = 1u << 4,    /* the opcode is LDGSTS (global -> shared)    */
+    WC_MF_MMA_K16 = 1u << 5,   /* MMA shape with K = 16 (HMMA.16816)         */
+    WC_MF_MMA_INT = 1u << 6,   /* integer / binary MMA (IMMA, BMMA)          */
+    WC_MF_MMA_FP64 = 1u << 7,  /* FP64 MMA (DMMA)                            */
+};
+
 typedef struct wc_inst {
     uint64_t pc;                 /* byte offset in the kernel's code         */
     uint32_t mask;               /* active lanes AND guard predicate         */
@@ -196,6 +209,7 @@ typedef struct wc_inst {
     uint8_t width;               /* bytes accessed per lane, 0 = no memory  */
     uint8_t ndst, nsrc;          /* regular+uniform+predicate operands      */
     uint8_t iflags;              /* WC_IF_*                                 */
+    uint16_t mflags;             /* WC_MF_* (wc_inst_finish)                */
     wc_reg dst[WC_MAX_DST];
     wc_reg src[WC_MAX_SRC];
     uint8_t dst_nregs[WC_MAX_DST]; /* consecutive registers per operand (1,2,4) */
@@ -212,8 +226,9 @@ typedef struct wc_inst {
                                     not in mask hold 0                      */
 } wc_inst;
 
-/* Fill unit/space/flags-derived fields and operand widths from op and the
- * opcode text's modifiers (".64", ".128", ".WIDE", DFMA pairs ...).  Used by
+/* Fill unit/space/flags-derived fields, the modifier facts (mflags) and
+ * operand widths from op and the opcode text's modifiers (".64", ".128",
+ * ".WIDE", DFMA pairs ...).  Used by
  * every reader so all consumers see the same record. */
 void wc_inst_finish(wc_inst *in);
 /* The opcode's table entry. */

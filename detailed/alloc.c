@@ -13,7 +13,7 @@
  * Its result is written rf lat cycles after issue through the result queue:
  * the write slot is marked so a variable-latency write-back that cycle waits.
  *
- * RFC (one entry per bank and operand slot 0..2, tagged with warp and
+ * RFC (one entry per bank and operand slot 0..UA_RFC_SLOTS-1, tagged with warp and
  * register): operand slot i of an instruction hits when the entry of its
  * bank and slot holds the same warp and register.  After the read the entry
  * is kept / allocated when the reuse bit of slot i is set and invalidated
@@ -193,7 +193,10 @@ void dm_alloc_tick(dm_sm *sm, dm_sub *s, uint64_t c)
     uint8_t wb = dm_dst_banks(p, in);
     if (wb) {
         long lat = dm_inst_lat(p, in, sl->lc);
-        uint64_t when = c + (uint64_t)(lat > 2 ? lat - 2 : 1);
+        /* issued UA_ISSUE_TO_ALLOC cycles before this Allocate */
+        uint64_t when = c + (uint64_t)(lat > UA_ISSUE_TO_ALLOC
+                                           ? lat - UA_ISSUE_TO_ALLOC
+                                           : 1);
         for (unsigned b = 0; b < p->banks; b++)
             if (((unsigned)wb >> b) & 1u) {
                 uint8_t *x = &s->wr[b][when % DM_CAL];

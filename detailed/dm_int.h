@@ -67,6 +67,7 @@
 #include <stdio.h>
 
 #include "dm.h"
+#include "ua.h"
 #include "wc.h"
 
 /* ======================================================================== */
@@ -92,9 +93,12 @@
 /* ======================================================================== */
 
 #define DM_RING 8          /* per-warp instruction slots (ibuffer + pipe)   */
-#define DM_MAX_SUBCORES 8
-#define DM_MAX_BANKS 8
-#define DM_RFC_SLOTS 3     /* operand slots cached per bank (seed 000 5.3.1) */
+#define DM_RING_FRONT 3    /* ring slots beyond the ibuffer (pipeline front) */
+#define DM_FETCH_TO_IBUF 2 /* fetched in c, decoded in c+1, in the ibuffer
+                              (issuable) from c+2 (seed 000 5.2)          */
+#define DM_MAX_SUBCORES UA_MAX_SUBCORES
+#define DM_MAX_BANKS UA_MAX_BANKS
+#define DM_RFC_SLOTS UA_RFC_SLOTS /* seed 000 5.3.1 (uarch/ua_core.h)      */
 #define DM_CAL 256         /* calendar rings (cycles); latencies must be less */
 #define DM_SB 6            /* dependence counters SB0..SB5                  */
 #define DM_SBL_MAX 48      /* scoreboard-mode pending entries per warp      */
@@ -102,12 +106,16 @@
 #define DM_MAX_WARPS 256   /* SM warp slots (max_warps_per_sm bound)        */
 #define DM_WMASK (DM_MAX_WARPS / 64) /* words of a per-position bit set     */
 
-enum { DM_POL_CGGTY, DM_POL_GTO, DM_POL_LRR, DM_POL_RBA };
-enum { DM_ASSIGN_RR, DM_ASSIGN_SRR, DM_ASSIGN_SHUFFLE };
-enum { DM_DEP_AUTO, DM_DEP_CTRL, DM_DEP_SCOREBOARD };
+/* Policy names are parsed once by uarch (ua_core_decode). */
+enum { DM_POL_CGGTY = UA_POL_CGGTY, DM_POL_GTO = UA_POL_GTO,
+       DM_POL_LRR = UA_POL_LRR, DM_POL_RBA = UA_POL_RBA };
+enum { DM_DEP_AUTO = UA_DEP_AUTO, DM_DEP_CTRL = UA_DEP_CTRL,
+       DM_DEP_SCOREBOARD = UA_DEP_SCOREBOARD };
 
-/* Per-run parameters, read once from the wc_gpu (all timing from data/). */
+/* Per-run parameters, read once from the wc_gpu (all timing from data/):
+ * the decoded ua_core and flat copies of what the stages read most. */
 typedef struct dm_params {
+    ua_core core;
     unsigned nsub, ibuf, banks, read_ports, write_ports, read_window;
     int rfc;
     int policy, assign, dep;
@@ -120,10 +128,8 @@ typedef struct dm_params {
     unsigned sb_consumers;
     uint64_t watchdog;
     long lat[WC_LAT_COUNT], ii[WC_LAT_COUNT];
-    long tensor_k16, tensor_int, tensor_fp64;
     int fp64_shared;
-    long max_warps, max_ctas, regs_per_sm, reg_unit, reg_per_cta, shmem_per_sm,
-        shmem_unit, warp_unit;
+    long max_warps, max_ctas;
     /* launch model (common/keys_launch.def): GPU-wide dispatch interval,
      * per-CTA and per-warp slot time (0: none) */
     double cta_dispatch, cta_ovh, cta_warp_ovh;
@@ -301,7 +307,6 @@ typedef struct dm_cta_slot {
     uint64_t num;            /* CTA number in the run                       */
     unsigned nwarps, done, at_bar;
     unsigned *slots;         /* SM warp slots of its warps                  */
-    long regs, shmem;
 } dm_cta_slot;
 
 typedef struct dm_gpu dm_gpu;
@@ -319,9 +324,7 @@ typedef struct dm_sm {
     unsigned live_ctas, live_warps; /* pending CTAs included             */
     unsigned npending;       /* CTAs dispatched whose warps have not started */
     uint64_t next_start;     /* earliest start of a pending CTA              */
-    long regs_used, shmem_used;
     uint64_t warps_assigned; /* W of the assignment hash (seed 001)          */
-    uint8_t shuf[DM_MAX_SUBCORES];
     uint64_t fp64_free;      /* shared FP64 unit (fp64_shared)               */
     dm_mem *mem;
     dm_l1i *l1i;
@@ -454,15 +457,15 @@ void dm_sm_wake(dm_sm *sm, uint64_t c);
 uint64_t dm_sm_next(const dm_sm *sm, uint64_t c);
 int dm_sm_busy(const dm_sm *sm);
 void dm_sm_dump(const dm_sm *sm, char *buf, size_t n);
-/* Can the SM take a CTA of nwarps warps, nregs registers per thread and
- * shmem bytes now? */
-int dm_sm_fits(const dm_sm *sm, unsigned nwarps, long nregs, long shmem);
+/* Can the SM take one more CTA of nwarps warps now, with at most occ of
+ * them resident (occ: uarch's ua_ctas_per_sm, the one occupancy rule)? */
+int dm_sm_fits(const dm_sm *sm, unsigned nwarps, unsigned occ);
 /* Launch a CTA: either the warps of a trace CTA or of a microbenchmark.
- * Its slot and resources are taken now (gpu->now); its warps start in
- * cycle start (>= now: the CTA's launch overhead, keys_launch.def). */
+ * Its slot is taken now (gpu->now; dm_sm_fits said it fits); its warps
+ * start in cycle start (>= now: the CTA's launch overhead,
+ * keys_launch.def). */
 int dm_sm_launch(dm_sm *sm, wc_cta *cta, const wc_ubench *u, uint64_t num,
-                 long nregs, long shmem, uint64_t pcbase, int has_ctrl,
-                 uint64_t start, wc_diag *d);
+                 uint64_t pcbase, int has_ctrl, uint64_t start, wc_diag *d);
 /* In-flight records: tags carry a generation so that a late event of a
  * finished instruction never lands on the record's next user. */
 uint64_t dm_fl_alloc(dm_sm *sm);
@@ -490,7 +493,7 @@ int dm_warp_next(dm_sm *sm, dm_warp *w);
 /* ---- register file (alloc.c) ---- */
 static inline unsigned dm_bank(const dm_params *p, unsigned reg)
 {
-    return reg % p->banks;
+    return ua_bank(&p->core, reg);
 }
 /* Banks written by the destination registers of in (mask). */
 uint8_t dm_dst_banks(const dm_params *p, const wc_inst *in);

@@ -66,7 +66,7 @@ static void do_fetch(dm_sm *sm, dm_sub *s, dm_warp *w, uint64_t c)
     memcpy(&sl->in, &w->la, offsetof(wc_inst, addr));
     if (w->la.iflags & WC_IF_HAS_ADDR)
         memcpy(sl->in.addr, w->la.addr, sizeof w->la.addr);
-    sl->ready = c + 2; /* decode in c+1, in the ibuffer from c+2 */
+    sl->ready = c + DM_FETCH_TO_IBUF; /* decode in c+1, ibuffer from c+2 */
     sl->busy = 1;
     sl->ev = 0;
     classify(sl);

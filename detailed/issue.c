@@ -135,7 +135,7 @@ static void do_issue(dm_sm *sm, dm_sub *s, unsigned wi, uint64_t c)
         if (st > p->quirk_above && !y)
             st = p->quirk_cycles;
         if (st == 0)
-            st = (y && (strncmp(in->opcode, "ERRBAR", 6) == 0 || w->prev_exit))
+            st = (y && ((in->mflags & WC_MF_ERRBAR) || w->prev_exit))
                      ? p->exit_yield_stall
                      : 1;
     }
@@ -183,7 +183,7 @@ static void do_issue(dm_sm *sm, dm_sub *s, unsigned wi, uint64_t c)
                                  c + (uint64_t)dm_inst_lat(p, in, sl->lc)))
         dm_fail(sm->gpu, WC_EINTERNAL,
                 "scoreboard full: a dependence entry would be dropped");
-    if ((oi->flags & WC_OPF_BAR) && !strstr(in->opcode, ".ARV")) {
+    if ((oi->flags & WC_OPF_BAR) && !(in->mflags & WC_MF_ARV)) {
         dm_cta_slot *ct = &sm->ctas[w->cta];
         w->at_bar = 1;
         ct->at_bar++;
@@ -220,7 +220,8 @@ static int elig_slow(dm_sm *sm, dm_sub *s, unsigned wi, uint64_t c, int *why)
         h = w->stall_until;
         break;
     case DM_STALL_IBUFFER:
-        h = w->iss == w->tail ? c + 2 : w->sh[w->iss % DM_RING].ready;
+        h = w->iss == w->tail ? c + DM_FETCH_TO_IBUF
+                              : w->sh[w->iss % DM_RING].ready;
         break;
     case DM_STALL_UNIT: {
         const dm_shot *sl = &w->sh[w->iss % DM_RING];

@@ -219,6 +219,9 @@ int dm_run_kernel(wc_trace *t, size_t k, const wc_gpu *g, const dm_options *o,
     int rc = gpu_init(&gpu, g, &opt, (unsigned)nsm, d);
     if (rc)
         goto out;
+    unsigned occ; /* the one occupancy rule (uarch) */
+    if ((rc = ua_kernel_ctas_per_sm(g, ki, &occ, d)) != 0)
+        goto out;
     if (ki->warps_per_cta > gpu.sms[0].nslots) {
         rc = wc_diag_set(d, WC_EINPUT, ki->path, 0, 0,
                          "CTA of %llu warps exceeds the SM's warp slots",
@@ -242,8 +245,7 @@ int dm_run_kernel(wc_trace *t, size_t k, const wc_gpu *g, const dm_options *o,
                                  next_t <= (double)c &&
                                  gpu.ctas_done != full_at;) {
             dm_sm *sm = &gpu.sms[next_sm];
-            if (!dm_sm_fits(sm, (unsigned)ki->warps_per_cta, ki->nregs,
-                            ki->shmem)) {
+            if (!dm_sm_fits(sm, (unsigned)ki->warps_per_cta, occ)) {
                 next_sm = (next_sm + 1) % gpu.nsms;
                 if (++tries == gpu.nsms)
                     full_at = gpu.ctas_done;
@@ -266,9 +268,8 @@ int dm_run_kernel(wc_trace *t, size_t k, const wc_gpu *g, const dm_options *o,
             if (start < c)
                 start = c;
             next_t = td + gpu.p.cta_dispatch;
-            if ((rc = dm_sm_launch(sm, cta, NULL, first + launched, ki->nregs,
-                                   ki->shmem, pcbase, ki->has_ctrl, start,
-                                   d)) != 0)
+            if ((rc = dm_sm_launch(sm, cta, NULL, first + launched, pcbase,
+                                   ki->has_ctrl, start, d)) != 0)
                 goto out;
             launched++;
             last_prog = c;
@@ -358,6 +359,10 @@ int dm_run_ubench(const wc_ubench *u, const wc_gpu *g, const dm_options *o,
     gpu.uclk = r->clocks;
     gpu.nuclk = r->nclocks;
     gpu.usub = r->subcore;
+    unsigned occ;
+    if ((rc = ua_ctas_per_sm(g, u->nwarps * WC_WARP_SIZE, 0, 0, "", &occ,
+                             d)) != 0)
+        goto out;
     if (u->nwarps > gpu.sms[0].nslots) {
         rc = wc_diag_set(d, WC_EINPUT, "", 0, 0,
                          "microbenchmark has %u warps, the SM holds %u",
@@ -371,7 +376,7 @@ int dm_run_ubench(const wc_ubench *u, const wc_gpu *g, const dm_options *o,
                 has_ctrl = 1;
     }
     /* no launch costs: the microbenchmarks time regions with clocks */
-    if ((rc = dm_sm_launch(&gpu.sms[0], NULL, u, 0, 0, 0, (uint64_t)1 << 36,
+    if ((rc = dm_sm_launch(&gpu.sms[0], NULL, u, 0, (uint64_t)1 << 36,
                            has_ctrl, 0, d)) != 0)
         goto out;
     uint64_t c = 0, last_prog = 0;

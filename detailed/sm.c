@@ -1,6 +1,6 @@
 /*
- * detailed/sm.c - one SM: warp slots, CTA slots and occupancy, warp to
- * sub-core assignment (seed 001 IV-B: rr, srr, shuffle), barriers, the
+ * detailed/sm.c - one SM: warp slots, CTA slots held to uarch's occupancy,
+ * warps placed on sub-cores by uarch's assignment (ua_subcore), barriers, the
  * in-flight table of variable-latency instructions, CTAs dispatched ahead
  * of their start (launch model overheads), and the SM tick that runs
  * memory, then every sub-core's stages back to front, skipping quiet
@@ -166,61 +166,10 @@ void dm_fl_release(dm_sm *sm, uint64_t tag)
 
 /* ---- occupancy ---------------------------------------------------------- */
 
-static long round_up(long v, long u)
+int dm_sm_fits(const dm_sm *sm, unsigned nwarps, unsigned occ)
 {
-    return u > 0 ? (v + u - 1) / u * u : v;
-}
-
-static long regs_of(const dm_params *p, unsigned nwarps, long nregs)
-{
-    if (nregs <= 0)
-        return 0;
-    if (p->reg_per_cta)
-        return round_up(nregs * WC_WARP_SIZE * (long)nwarps, p->reg_unit);
-    return round_up(nregs * WC_WARP_SIZE, p->reg_unit) * (long)nwarps;
-}
-
-int dm_sm_fits(const dm_sm *sm, unsigned nwarps, long nregs, long shmem)
-{
-    const dm_params *p = sm->p;
-    unsigned wn = (unsigned)round_up((long)nwarps, p->warp_unit);
-    if (sm->live_ctas >= sm->nctas || sm->live_warps + nwarps > sm->nslots)
-        return 0;
-    if (sm->live_ctas == 0)
-        return 1; /* an empty SM always takes one CTA */
-    if (sm->live_warps + wn > (unsigned)p->max_warps)
-        return 0;
-    if (sm->regs_used + regs_of(p, nwarps, nregs) > p->regs_per_sm)
-        return 0;
-    if (sm->shmem_used + round_up(shmem, p->shmem_unit) > p->shmem_per_sm)
-        return 0;
-    return 1;
-}
-
-/* ---- sub-core assignment (seed 001 IV-B) --------------------------------- */
-
-static unsigned assign(dm_sm *sm, uint64_t W)
-{
-    const dm_params *p = sm->p;
-    unsigned n = p->nsub;
-    switch (p->assign) {
-    case DM_ASSIGN_SRR:
-        return (unsigned)((W + W / n) % n);
-    case DM_ASSIGN_SHUFFLE:
-        if (W % n == 0) {
-            for (unsigned i = 0; i < n; i++)
-                sm->shuf[i] = (uint8_t)i;
-            for (unsigned i = n - 1; i > 0; i--) {
-                unsigned j = (unsigned)(wc_rng_next(&sm->gpu->rng) % (i + 1));
-                uint8_t t = sm->shuf[i];
-                sm->shuf[i] = sm->shuf[j];
-                sm->shuf[j] = t;
-            }
-        }
-        return sm->shuf[W % n];
-    default:
-        return (unsigned)(W % n);
-    }
+    return sm->live_ctas < occ && sm->live_ctas < sm->nctas &&
+           sm->live_warps + nwarps <= sm->nslots;
 }
 
 /* Create the warps of CTA slot ci (dispatched earlier or now). */
@@ -258,7 +207,9 @@ static int cta_start(dm_sm *sm, unsigned ci, const wc_ubench *u)
             w->id = wc_cta_warp_id(cta, i);
             W = sm->warps_assigned++;
         }
-        w->sub = fixed >= 0 ? (unsigned)fixed % p->nsub : assign(sm, W);
+        w->sub = fixed >= 0 ? (unsigned)fixed % p->nsub
+                            : ua_subcore(p->core.assign, p->nsub, W,
+                                         sm->gpu->o.seed, sm->id);
         w->sbmode = p->dep == DM_DEP_SCOREBOARD ||
                     (p->dep == DM_DEP_AUTO && !ct->has_ctrl);
         ct->slots[i] = wi;
@@ -278,10 +229,8 @@ static int cta_start(dm_sm *sm, unsigned ci, const wc_ubench *u)
 }
 
 int dm_sm_launch(dm_sm *sm, wc_cta *cta, const wc_ubench *u, uint64_t num,
-                 long nregs, long shmem, uint64_t pcbase, int has_ctrl,
-                 uint64_t start, wc_diag *d)
+                 uint64_t pcbase, int has_ctrl, uint64_t start, wc_diag *d)
 {
-    const dm_params *p = sm->p;
     unsigned nw = u ? u->nwarps : wc_cta_nwarps(cta);
     unsigned ci;
     for (ci = 0; ci < sm->nctas && sm->ctas[ci].live; ci++)
@@ -301,10 +250,6 @@ int dm_sm_launch(dm_sm *sm, wc_cta *cta, const wc_ubench *u, uint64_t num,
     ct->pcbase = pcbase;
     ct->has_ctrl = has_ctrl;
     ct->start = start;
-    ct->regs = regs_of(p, nw, nregs);
-    ct->shmem = round_up(shmem, p->shmem_unit);
-    sm->regs_used += ct->regs;
-    sm->shmem_used += ct->shmem;
     sm->live_ctas++;
     sm->live_warps += nw;
     if (u || start <= sm->gpu->now)
@@ -394,8 +339,6 @@ static void cta_finish(dm_sm *sm, unsigned ci)
         wc_cta_free(ct->cta);
     ct->cta = NULL;
     ct->live = 0;
-    sm->regs_used -= ct->regs;
-    sm->shmem_used -= ct->shmem;
     sm->live_ctas--;
     sm->live_warps -= ct->nwarps;
     gpu->ctas_done++;

@@ -28,12 +28,13 @@
 #include <stdint.h>
 
 #include "im.h"
+#include "ua.h"
 #include "wc.h"
 
-#define IM_MAXSUB 8
+#define IM_MAXSUB UA_MAX_SUBCORES
 #define IM_NREG 544          /* R, UR, P, UP ids of wc.h                  */
 #define IM_MAX_PHASES 65536  /* barriers beyond this merge into the last */
-#define IM_MEMQ_MAX 64
+#define IM_MEMQ_MAX 72      /* mem_queue_entries + mem_latch_entries bounds */
 
 /* Resources of an SM: per sub-core issue, per sub-core pipe per latency
  * class, per sub-core memory address unit; SM-shared memory structures and
@@ -43,7 +44,7 @@ enum {
     IM_R_UNIT = IM_MAXSUB,
     IM_R_MEMSUB = IM_R_UNIT + IM_MAXSUB * WC_LAT_COUNT,
     IM_R_BANK = IM_R_MEMSUB + IM_MAXSUB, /* [sub][bank]: RF read port   */
-    IM_R_SMMEM = IM_R_BANK + IM_MAXSUB * 8,
+    IM_R_SMMEM = IM_R_BANK + IM_MAXSUB * UA_MAX_BANKS,
     IM_R_FP64SM,
     IM_NRES
 };
@@ -53,8 +54,10 @@ enum {
 enum { IM_MOP_LDG, IM_MOP_STG, IM_MOP_LDS, IM_MOP_STS, IM_MOP_LDC,
        IM_MOP_LDGSTS, IM_MOP_COUNT };
 
-/* Parameters read once per run from the config. */
+/* Parameters read once per run from the config: the decoded ua_core and
+ * what the walker reads most, in its units. */
 typedef struct im_par {
+    ua_core core;
     double lat[WC_LAT_COUNT], ii[WC_LAT_COUNT];
     double raw[IM_MOP_COUNT][3][2], war[IM_MOP_COUNT][3][2];
     double l1_lat, l2_lat, dram_lat;
@@ -186,9 +189,9 @@ typedef struct im_walker {
     double unit_free[WC_LAT_COUNT];
     double memq[IM_MEMQ_MAX];
     double addr_free;
-    wc_reg rfc[8][4];   /* register file cache: [bank][operand slot]      */
-    double bank_next[8]; /* next free read slot of each RF bank            */
-    double vbank_next[8]; /* same for variable-latency reads (slots left) */
+    wc_reg rfc[UA_MAX_BANKS][UA_RFC_SLOTS]; /* RF cache: [bank][operand slot] */
+    double bank_next[UA_MAX_BANKS]; /* next free read slot of each RF bank */
+    double vbank_next[UA_MAX_BANKS]; /* same, variable-latency reads     */
     struct im_icode *ic; /* this SM's code lines (NULL: perfect fetch)     */
     double cta_t;       /* kernel time at which the current CTA started   */
     im_icode *cl1;      /* this SM's constant lines (L1 constant cache)   */

@@ -1,8 +1,9 @@
 /*
  * model/im_kernel.c - the interval model's entry points.
  *
- * Owns: reading the parameters once from the config (im_par_init),
- * occupancy, warp-to-sub-core assignment (rr / srr / shuffle of seed 001),
+ * Owns: reading the parameters once from the config (im_par_init, over
+ * uarch's ua_core_decode), placing CTAs by uarch's occupancy and their warps
+ * by uarch's sub-core assignment (ua_subcore),
  * turning one CTA's per-phase warp summaries into its solo time and CPI
  * components (sub-core imbalance, barriers, queueing), handing CTAs to the
  * SM scheduler, and the kernel result with its CPI stack.
@@ -55,20 +56,24 @@ void im_result_free(im_result *r)
 /* Parameters                                                                */
 /* ------------------------------------------------------------------------ */
 
-static double key(const wc_gpu *g, const char *name, double def)
+/* A Table 2 row key (mem_raw_ / mem_war_<op><bits>_<regtype>), -1 when the
+ * table has no such row (stores have no RAW row, LDC no uniform one). */
+static double row_key(const wc_gpu *g, const char *name)
 {
     double v;
-    return wc_gpu_get_num(g, name, &v) == 0 ? v : def;
+    return wc_gpu_get_num(g, name, &v) == 0 ? v : -1;
 }
 
 int im_par_init(im_par *p, const wc_gpu *g, long sms, wc_diag *d)
 {
     memset(p, 0, sizeof *p);
-    for (int c = 0; c < WC_LAT_COUNT; c++) {
-        p->lat[c] = (double)wc_gpu_lat(g, c);
-        p->ii[c] = (double)wc_gpu_ii(g, c);
-        if (p->ii[c] < 1)
-            p->ii[c] = 1;
+    int rc = ua_core_decode(g, &p->core, d);
+    if (rc)
+        return rc;
+    const ua_core *c = &p->core;
+    for (int k = 0; k < WC_LAT_COUNT; k++) {
+        p->lat[k] = (double)c->lat[k];
+        p->ii[k] = (double)c->ii[k];
     }
     static const char *const ops[IM_MOP_COUNT] = {"ldg", "stg", "lds",
                                                   "sts", "ldc", "ldgsts"};
@@ -86,142 +91,87 @@ int im_par_init(im_par *p, const wc_gpu *g, long sms, wc_diag *d)
                         snprintf(name, sizeof name, "mem_raw_%s%d_%s", ops[o],
                                  bits[ww], rr);
                         if (raw < 0)
-                            raw = key(g, name, -1);
+                            raw = row_key(g, name);
                         snprintf(name, sizeof name, "mem_war_%s%d_%s", ops[o],
                                  bits[ww], rr);
                         if (war < 0)
-                            war = key(g, name, -1);
+                            war = row_key(g, name);
                     }
                 }
+                /* a store's RAW row: its data is in the L1 (l1_latency) */
                 p->raw[o][w][rt] = raw >= 0 ? raw : (double)g->l1_latency;
                 p->war[o][w][rt] = war >= 0 ? war : 0;
             }
     p->l1_lat = (double)g->l1_latency;
     p->l2_lat = (double)g->l2_latency;
     p->dram_lat = (double)g->dram_latency;
-    p->shared_ii = key(g, "mem_shared_ii", 2);
-    p->l1_line_cycles = key(g, "l1_line_cycles", 1);
-    p->wavefront_cycles = key(g, "shmem_wavefront_cycles", 1);
-    p->sub_ii_r = key(g, "mem_sub_ii_regular", 4);
-    p->sub_ii_u = key(g, "mem_sub_ii_uniform", 4);
-    p->dispatch = key(g, "mem_dispatch_cycles", 2);
-    p->sub_latency = key(g, "mem_sub_latency", 11);
-    p->memq = (int)(key(g, "mem_queue_entries", 4) +
-                    key(g, "mem_latch_entries", 1));
-    p->banks = (int)key(g, "rf_banks", 2);
-    p->ports = (int)key(g, "rf_read_ports", 1);
-    p->rfc = (int)key(g, "rfc_enabled", 1);
-    p->read_window = key(g, "rf_read_window", 3);
-    if (p->banks < 1 || p->banks > 8)
-        p->banks = 2;
-    p->nsub = (int)g->subcores_per_sm;
-    if (p->nsub < 1)
-        p->nsub = 1;
-    if (p->nsub > IM_MAXSUB)
-        p->nsub = IM_MAXSUB;
-    p->fp64_shared = (int)g->fp64_shared;
+    p->shared_ii = (double)g->mem_shared_ii;
+    p->l1_line_cycles = (double)g->l1_line_cycles;
+    p->wavefront_cycles = (double)g->shmem_wavefront_cycles;
+    p->sub_ii_r = (double)g->mem_sub_ii_regular;
+    p->sub_ii_u = (double)g->mem_sub_ii_uniform;
+    p->dispatch = (double)g->mem_dispatch_cycles;
+    p->sub_latency = (double)g->mem_sub_latency;
+    p->memq = (int)(g->mem_queue_entries + g->mem_latch_entries);
+    if (p->memq > IM_MEMQ_MAX)
+        return wc_diag_set(d, WC_EINPUT, g->source, 0, 0,
+                           "mem_queue_entries + mem_latch_entries = %d: the "
+                           "interval model holds at most %d",
+                           p->memq, IM_MEMQ_MAX);
+    p->banks = (int)c->banks;
+    p->ports = (int)c->read_ports;
+    p->rfc = c->rfc;
+    p->read_window = (double)c->read_window;
+    p->nsub = (int)c->nsub;
+    p->fp64_shared = c->fp64_shared;
     p->line_bytes = (unsigned)g->l1_line_bytes;
     p->sector_bytes = (unsigned)g->sector_bytes;
-    p->l2_line_bytes = (unsigned)key(g, "l2_line_bytes", 128);
-    if (p->sector_bytes == 0 || p->sector_bytes > p->line_bytes)
-        p->sector_bytes = p->line_bytes;
+    p->l2_line_bytes = (unsigned)g->l2_line_bytes;
+    /* a line is a whole number of sectors, at most 32 (sector masks) */
+    if (p->line_bytes % p->sector_bytes || p->l2_line_bytes % p->sector_bytes ||
+        p->line_bytes / p->sector_bytes > 32 ||
+        p->l2_line_bytes / p->sector_bytes > 32)
+        return wc_diag_set(d, WC_EINPUT, g->source, 0, 0,
+                           "sector_bytes = %u must divide l1_line_bytes = %u "
+                           "and l2_line_bytes = %u into at most 32 sectors",
+                           p->sector_bytes, p->line_bytes, p->l2_line_bytes);
     p->shmem_banks = (unsigned)g->shmem_banks;
-    p->shmem_bank_bytes = (unsigned)key(g, "shmem_bank_bytes", 4);
+    p->shmem_bank_bytes = (unsigned)g->shmem_bank_bytes;
     double frac = 1;
-    if (sms > 0 && g->num_sms > 0 && sms < g->num_sms)
+    if (sms > 0 && sms < g->num_sms)
         frac = (double)sms / (double)g->num_sms;
     p->l2_bw = g->l2_bw * frac;
     p->dram_bw = g->dram_bw * frac;
-    /* M/D/1 service time of a 4-sector request at one channel */
-    double parts = key(g, "mem_partitions", 0);
-    if (parts < 1)
-        parts = 32;
-    p->dram_req_service = p->dram_bw > 0 ? 4.0 * p->sector_bytes * parts /
-                                               (p->dram_bw / frac)
-                                         : 0;
-    p->l2_req_service = p->l2_bw > 0 ? 4.0 * p->sector_bytes * parts /
-                                           (p->l2_bw / frac)
-                                     : 0;
+    /* M/D/1 service time of a 4-sector request at one channel: the
+     * mem_partitions channels, im_mem_channels when that is unknown (0) */
+    double parts = g->mem_partitions > 0 ? (double)g->mem_partitions
+                                         : (double)g->im_mem_channels;
+    p->dram_req_service = 4.0 * p->sector_bytes * parts / (p->dram_bw / frac);
+    p->l2_req_service = 4.0 * p->sector_bytes * parts / (p->l2_bw / frac);
     p->queue_k = g->im_queue_k;
     p->rho_max = g->im_rho_max;
     p->overlap = g->im_overlap;
     p->barrier_cycles = (double)g->im_barrier_cycles;
-    p->cta_overhead = key(g, "cta_overhead", 0);
-    p->cta_warp_overhead = key(g, "cta_warp_overhead", 0);
-    p->cta_dispatch = g->cta_dispatch;
-    p->launch = g->launch_overhead;
-    if (strcmp(g->assign_policy, "rr") == 0)
-        p->assign = 0;
-    else if (strcmp(g->assign_policy, "srr") == 0)
-        p->assign = 1;
-    else if (strcmp(g->assign_policy, "shuffle") == 0)
-        p->assign = 2;
-    else
-        return wc_diag_set(d, WC_EUSAGE, g->source, 0, 0,
-                           "assign_policy '%s': expected rr, srr or shuffle",
-                           g->assign_policy);
-    p->iline = (unsigned)key(g, "icache_line_bytes", 128);
-    p->il1_size = (long)key(g, "icache_l1_bytes", 131072);
-    p->il1_assoc = (long)key(g, "icache_l1_assoc", 8);
-    p->il1_lat = key(g, "icache_l1_latency", 8);
-    p->il1_miss = key(g, "icache_l1_miss_latency", 200);
-    p->isbuf = (unsigned)key(g, "icache_stream_buffer", 8);
-    p->icache_on = !(int)key(g, "icache_perfect", 0) && p->iline > 0 &&
-                   p->il1_size > 0;
-    p->cline = (unsigned)key(g, "cc_line_bytes", 64);
-    p->c_l0_miss = key(g, "cc_l0_miss_latency", 0);
-    p->c_l1_miss = key(g, "cc_l1_miss_latency", 0);
-    p->const_on = p->cline > 0 && (p->c_l0_miss > 0 || p->c_l1_miss > 0);
-    if (strcmp(g->dep_mode, "ctrl") == 0)
-        p->force_ctrl = 1;
-    else if (strcmp(g->dep_mode, "scoreboard") == 0)
-        p->force_sb = 1;
-    else
-        p->use_ctrl_auto = 1;
+    p->cta_overhead = c->cta_ovh;
+    p->cta_warp_overhead = c->cta_warp_ovh;
+    p->cta_dispatch = c->cta_dispatch;
+    p->launch = c->launch;
+    p->assign = c->assign;
+    p->iline = c->icache_line;
+    p->il1_size = g->icache_l1_bytes;
+    p->il1_assoc = (long)c->l1i_assoc;
+    p->il1_lat = (double)c->l1i_lat;
+    p->il1_miss = (double)c->l1i_miss_lat;
+    p->isbuf = c->sb_lines;
+    p->icache_on = !c->icache_perfect && p->il1_size > 0;
+    p->cline = (unsigned)g->cc_line_bytes;
+    p->c_l0_miss = (double)g->cc_l0_miss_latency;
+    p->c_l1_miss = (double)g->cc_l1_miss_latency;
+    p->const_on = p->c_l0_miss > 0 || p->c_l1_miss > 0;
+    p->force_ctrl = c->dep == UA_DEP_CTRL;
+    p->force_sb = c->dep == UA_DEP_SCOREBOARD;
+    p->use_ctrl_auto = c->dep == UA_DEP_AUTO;
     return WC_OK;
-}
-
-/* Resident CTAs per SM from the occupancy limits. */
-static int occupancy(const wc_gpu *g, const wc_kernel_info *ki)
-{
-    unsigned threads = ki->block[0] * ki->block[1] * ki->block[2];
-    return (int)wc_gpu_ctas_per_sm(g, threads, ki->nregs, ki->shmem);
-}
-
-static uint64_t mix64(uint64_t x)
-{
-    x ^= x >> 30;
-    x *= 0xbf58476d1ce4e5b9ull;
-    x ^= x >> 27;
-    x *= 0x94d049bb133111ebull;
-    return x ^ (x >> 31);
-}
-
-/* Sub-core of warp slot W of SM sm (seed 001: rr, SRR eq. (1), shuffle). */
-static int assign_subcore(const im_par *p, uint64_t W, long sm, uint64_t seed)
-{
-    unsigned N = (unsigned)p->nsub;
-    switch (p->assign) {
-    case 1:
-        return (int)((W + W / N) % N);
-    case 2: {
-        /* a random permutation of 0..N-1 per group of N warps */
-        unsigned perm[IM_MAXSUB];
-        for (unsigned i = 0; i < N; i++)
-            perm[i] = i;
-        uint64_t h = mix64(seed ^ mix64((uint64_t)sm * 0x9e37 + W / N));
-        for (unsigned i = N - 1; i > 0; i--) {
-            unsigned j = (unsigned)(h % (i + 1));
-            h = mix64(h);
-            unsigned tmp = perm[i];
-            perm[i] = perm[j];
-            perm[j] = tmp;
-        }
-        return (int)perm[W % N];
-    }
-    default:
-        return (int)(W % N);
-    }
 }
 
 /* ------------------------------------------------------------------------ */
@@ -285,7 +235,10 @@ static int run_init(im_run *x, const wc_gpu *g, const wc_kernel_info *ki,
     }
     if (x->wpc == 0)
         x->wpc = 1;
-    x->slots = occupancy(g, ki);
+    unsigned occ; /* the one occupancy rule (uarch) */
+    if ((rc = ua_kernel_ctas_per_sm(g, ki, &occ, d)) != 0)
+        return rc;
+    x->slots = (int)occ;
     x->w = calloc(1, sizeof *x->w);
     x->l1 = calloc((size_t)x->nsm, sizeof *x->l1);
     x->l1_ready = calloc((size_t)x->nsm, 1);
@@ -491,13 +444,15 @@ static int run_cta(im_run *x, const im_cta_src *src, uint64_t cta_no,
     unsigned on_sub[IM_MAXSUB] = {0};
     for (unsigned w = 0; w < src->nwarps; w++) {
         uint64_t W = (uint64_t)slot * x->wpc + src->warp_id(src->ctx, w);
-        on_sub[assign_subcore(&x->p, W, sm, x->o.seed)]++;
+        on_sub[ua_subcore(x->p.core.assign, (unsigned)x->p.nsub, W, x->o.seed,
+                          (uint64_t)sm)]++;
     }
     x->w->share_sm = src->nwarps;
     for (unsigned w = 0; w < src->nwarps; w++) {
         unsigned wid = src->warp_id(src->ctx, w);
         uint64_t W = (uint64_t)slot * x->wpc + wid;
-        int sub = assign_subcore(&x->p, W, sm, x->o.seed);
+        int sub = (int)ua_subcore(x->p.core.assign, (unsigned)x->p.nsub, W,
+                                  x->o.seed, (uint64_t)sm);
         x->w->share_sub = on_sub[sub];
         src->set_warp(src->ctx, w);
         uint64_t n = 0;

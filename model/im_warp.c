@@ -92,7 +92,7 @@ static int mem_kind(const wc_inst *in, const wc_opinfo *oi, int *mop)
     int at = (oi->flags & WC_OPF_ATOMIC) != 0;
     if (!ld && !st && !at)
         return 0;
-    if (strncmp(oi->name, "LDGSTS", 6) == 0) {
+    if (in->mflags & WC_MF_LDGSTS) {
         *mop = IM_MOP_LDGSTS;
         return 1;
     }
@@ -121,13 +121,13 @@ static int mem_kind(const wc_inst *in, const wc_opinfo *oi, int *mop)
  * registers it reads from each single-ported bank (a register read twice
  * is read once; operands found in the register file cache need no read).
  * Updates the RFC.  Returns the number of banks used (cnt[b] set). */
-static void rf_reads(im_walker *w, const wc_inst *in, unsigned cnt[8])
+static void rf_reads(im_walker *w, const wc_inst *in,
+                     unsigned cnt[UA_MAX_BANKS])
 {
     const im_par *p = w->p;
-    unsigned banks = (unsigned)p->banks;
     wc_reg seen[WC_MAX_SRC * 4];
     unsigned ns = 0, slot = 0;
-    memset(cnt, 0, 8 * sizeof *cnt);
+    memset(cnt, 0, UA_MAX_BANKS * sizeof *cnt);
     for (unsigned s = 0; s < in->nsrc && s < WC_MAX_SRC; s++) {
         wc_reg r = in->src[s];
         if (!WC_REG_IS_R(r))
@@ -138,9 +138,9 @@ static void rf_reads(im_walker *w, const wc_inst *in, unsigned cnt[8])
         unsigned nr = in->src_nregs[s] ? in->src_nregs[s] : 1;
         for (unsigned j = 0; j < nr; j++) {
             wc_reg rr = (wc_reg)(r + j);
-            unsigned b = rr % banks;
+            unsigned b = ua_bank(&p->core, rr);
             int hit = 0;
-            if (p->rfc && sl < 4 && in->ctrl.valid) {
+            if (p->rfc && sl < UA_RFC_SLOTS && in->ctrl.valid) {
                 hit = w->rfc[b][sl] == rr;
                 w->rfc[b][sl] = ((in->ctrl.reuse >> sl) & 1u) ? rr
                                                                : WC_REG_NONE;
@@ -237,8 +237,7 @@ int im_warp_run(im_walker *w, int sub, im_next_fn next, void *ctx,
     double total = 0;
     uint64_t n = 0;
     int qpos = 0;
-    int memq = p->memq > 0 ? (p->memq < IM_MEMQ_MAX ? p->memq : IM_MEMQ_MAX)
-                           : 5;
+    int memq = p->memq; /* <= IM_MEMQ_MAX (im_par_init) */
     for (int i = 0; i < memq; i++)
         w->memq[i] = w->base - 1;
     for (int i = 0; i < 6; i++)
@@ -246,10 +245,10 @@ int im_warp_run(im_walker *w, int sub, im_next_fn next, void *ctx,
     for (int i = 0; i < WC_LAT_COUNT; i++)
         w->unit_free[i] = w->base;
     w->addr_free = w->base;
-    for (int b = 0; b < 8; b++)
+    for (int b = 0; b < UA_MAX_BANKS; b++)
         w->bank_next[b] = w->vbank_next[b] = w->base;
-    for (int b = 0; b < 8; b++)
-        for (int s = 0; s < 4; s++)
+    for (int b = 0; b < UA_MAX_BANKS; b++)
+        for (int s = 0; s < UA_RFC_SLOTS; s++)
             w->rfc[b][s] = WC_REG_NONE;
     wc_inst *in = &w->in;
     uint64_t cur_line = UINT64_MAX;
@@ -265,7 +264,7 @@ int im_warp_run(im_walker *w, int sub, im_next_fn next, void *ctx,
         /* fixed latency, or variable latency outside the memory unit
          * (MUFU, DFMA, S2R, conversions): both read the register file */
         int fixed = !mk && !(oi->flags & WC_OPF_VARLAT);
-        unsigned reads[8] = {0};
+        unsigned reads[UA_MAX_BANKS] = {0};
         if (!mk)
             rf_reads(w, in, reads);
         /* ---- earliest issue and its binding constraint ---- */
@@ -360,12 +359,13 @@ int im_warp_run(im_walker *w, int sub, im_next_fn next, void *ctx,
         for (int b = 0; b < p->banks; b++)
             if (reads[b]) {
                 double *bn = fixed ? &w->bank_next[b] : &w->vbank_next[b];
-                double first = fixed ? t + 1 : t + 2;
+                double first = fixed ? t + 1 : t + UA_ISSUE_TO_ALLOC;
                 double st = *bn > first ? *bn : first;
                 *bn = st + reads[b];
                 if (*bn > vread_end)
                     vread_end = *bn;
-                dem_add(w, D, IM_R_BANK + sub * 8 + b, reads[b], t, t0);
+                dem_add(w, D, IM_R_BANK + sub * UA_MAX_BANKS + b, reads[b],
+                        t, t0);
             }
         double lat = p->lat[lc], war = 0;
         int lcause = IM_CPI_DEP;

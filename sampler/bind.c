@@ -26,6 +26,7 @@
 #include "dm.h"
 #include "im.h"
 #include "smp.h"
+#include "ua.h"
 
 /* Cross-CTA reuse (check_sharing): a region on its slice reading more than
  * SMP_SHARE_RATIO times the whole kernel's DRAM sectors per warp
@@ -56,38 +57,6 @@ void smp_options_default(smp_options *o)
 /* ------------------------------------------------------------------------ */
 /* Regions                                                                   */
 /* ------------------------------------------------------------------------ */
-
-static long ceil_div(long a, long b)
-{
-    return (a + b - 1) / b;
-}
-
-/* CTAs of this kernel resident on one SM (occupancy limits of g). */
-static long ctas_per_sm(const wc_gpu *g, const wc_kernel_info *ki)
-{
-    long warps = (long)ki->warps_per_cta;
-    if (warps < 1)
-        warps = 1;
-    long n = g->max_ctas_per_sm;
-    long by_warps = g->max_warps_per_sm / warps;
-    if (by_warps < n)
-        n = by_warps;
-    if (ki->nregs > 0 && g->reg_alloc_unit > 0) {
-        long per_warp = ceil_div(ki->nregs * WC_WARP_SIZE, g->reg_alloc_unit) *
-                        g->reg_alloc_unit;
-        long by_regs = g->regs_per_sm / (per_warp * warps);
-        if (by_regs < n)
-            n = by_regs;
-    }
-    if (ki->shmem > 0 && g->shmem_alloc_unit > 0) {
-        long per_cta = ceil_div(ki->shmem, g->shmem_alloc_unit) *
-                       g->shmem_alloc_unit;
-        long by_shm = g->shmem_per_sm / per_cta;
-        if (by_shm < n)
-            n = by_shm;
-    }
-    return n < 1 ? 1 : n;
-}
 
 /* Scale a GPU-wide numeric key by f (keys a config may lack are skipped). */
 static void scale_key(wc_gpu *s, const char *key, double f, double quantum)
@@ -176,10 +145,15 @@ static void set_sms(kbind *b, long sms, long w)
  * occ_eff CTAs per wave (the slice config caps residency at occ_eff) for
  * min(waves, waves the kernel has) waves.
  */
-static void layout(kbind *b, const wc_kernel_info *ki, const smp_options *o)
+static int layout(kbind *b, const wc_kernel_info *ki, const smp_options *o,
+                  wc_diag *d)
 {
     const wc_gpu *g = b->g;
-    long occ = ctas_per_sm(g, ki);
+    unsigned occ_one; /* the one occupancy rule (uarch) */
+    int rc = ua_kernel_ctas_per_sm(g, ki, &occ_one, d);
+    if (rc)
+        return rc;
+    long occ = (long)occ_one;
     b->ctas = ki->ctas;
     long per_sm = (long)((b->ctas + (uint64_t)g->num_sms - 1) /
                          (uint64_t)g->num_sms);
@@ -205,6 +179,7 @@ static void layout(kbind *b, const wc_kernel_info *ki, const smp_options *o)
     b->waves = waves;
     b->warm_opt = o->warmup_ctas >= 0 ? o->warmup_ctas : g->smp_warmup_ctas;
     set_sms(b, sms, b->warm_opt);
+    return 0;
 }
 
 static void region_window(const kbind *b, size_t r, uint64_t *first,
@@ -825,7 +800,8 @@ int smp_ctx_run(smp_ctx *c, wc_trace *t, size_t k, const wc_gpu *g,
     b.k = k;
     b.g = g;
     b.o = o;
-    layout(&b, wc_trace_kernel(t, k), o);
+    if ((rc = layout(&b, wc_trace_kernel(t, k), o, d)))
+        return rc;
 
     /* Hold a reader open so a compressed kernel is decompressed once for
      * all the model runs of this kernel. */

@@ -18,6 +18,10 @@
 
 #include "wc.h"
 
+/* Core: typed parameters, occupancy, sub-core assignment, policy names,
+ * register banks and the register file cache. */
+#include "ua_core.h"
+
 /* Memory: classification, coalescing, shared-memory wavefronts, caches. */
 #include "ua_mem.h"
 
