@@ -413,6 +413,7 @@ struct dm_gpu {
     dm_event *ev;            /* timeline                                     */
     size_t nev, capev;
     uint64_t insts, ctas_done, cta_launched;
+    uint64_t insts_by_unit[WC_UNIT_COUNT]; /* issued, per unit (counts) */
     uint64_t **uclk;         /* ubench: clocks per warp (moved at the end)   */
     size_t *nuclk;
     unsigned *usub;
