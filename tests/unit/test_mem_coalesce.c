@@ -1,7 +1,7 @@
 /*
  * tests/unit/test_mem_coalesce.c - coalescing of warp accesses into lines
- * and sectors (detailed/mem_coalesce.c) and shared-memory bank conflicts
- * (detailed/mem_shared.c): coalesced, strided, scattered, divergent and
+ * and sectors (uarch/ua_mem_coalesce.c) and shared-memory bank conflicts
+ * (uarch/ua_mem_shared.c): coalesced, strided, scattered, divergent and
  * uniform patterns; 1-way to 32-way conflicts and broadcast.
  */
 #include <string.h>
