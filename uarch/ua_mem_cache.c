@@ -46,7 +46,7 @@ typedef struct cset {
     uint16_t *ord;    /* the ways, most recently used first                */
 } cset;
 
-static cset set_at(const ua_cache *c, uint64_t idx)
+static inline cset set_at(const ua_cache *c, uint64_t idx)
 {
     cset s;
     size_t a = (size_t)c->assoc;
@@ -112,7 +112,7 @@ long ua_cache_sets(const ua_cache *c)
 }
 
 /* The set of line la. */
-static cset set_of(const ua_cache *c, uint64_t la)
+static inline cset set_of(const ua_cache *c, uint64_t la)
 {
     uint64_t ln = c->line_shift ? la >> c->line_shift
                                 : la / (uint64_t)c->line_bytes;
@@ -170,7 +170,17 @@ void ua_cache_access(ua_cache *c, uint64_t addr, uint32_t sectors,
         return;
     }
     cset s = set_of(c, la);
-    long l = find(c, &s, la);
+    /* one pass: the way holding la, and the first empty way */
+    long l = -1, empty = -1;
+    for (long w = 0; w < c->assoc; w++) {
+        if (!s.valid[w]) {
+            if (empty < 0)
+                empty = w;
+        } else if (s.tag[w] == la) {
+            l = w;
+            break;
+        }
+    }
     if (l >= 0) {
         res->tag_hit = 1;
         res->miss = sectors & ~s.valid[l];
@@ -187,10 +197,7 @@ void ua_cache_access(ua_cache *c, uint64_t addr, uint32_t sectors,
 
     if (l < 0 && (!is_write || c->write_alloc)) {
         /* the first empty way, else the least recently used one */
-        for (l = 0; l < c->assoc && s.valid[l]; l++)
-            ;
-        if (l == c->assoc)
-            l = s.ord[c->assoc - 1];
+        l = empty >= 0 ? empty : s.ord[c->assoc - 1];
         if (s.valid[l]) {
             res->evicted = 1;
             res->evict_addr = s.tag[l];
