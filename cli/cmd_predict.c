@@ -62,6 +62,9 @@ typedef struct kout {
     int have_cyc;
     /* per warp (interval) */
     im_result *pw;
+    /* per-kernel counts (uarch/ua_mem.h) */
+    ua_counts counts;
+    int counts_estimated; /* hybrid two-phase: scaled from regions */
 } kout;
 
 typedef struct progress_ctx {
@@ -139,6 +142,22 @@ static void write_json(FILE *f, const wc_gpu *g, int mode, const kout *ko,
                          (double)(long long)(k->stall[s] + 0.5));
             json_obj_end(&j);
         }
+        json_obj(&j, "counts");
+        json_int(&j, "ctas_per_sm", k->counts.ctas_per_sm);
+        json_obj(&j, "warp_insts_by_unit");
+        for (int u = 0; u < WC_UNIT_COUNT; u++)
+            json_uint(&j, wc_unit_name(u), k->counts.warp_insts_by_unit[u]);
+        json_obj_end(&j);
+        json_uint(&j, "global_requests", k->counts.global_requests);
+        json_uint(&j, "global_sectors", k->counts.global_sectors);
+        json_uint(&j, "shared_wavefronts", k->counts.shared_wavefronts);
+        json_uint(&j, "atomics", k->counts.atomics);
+        json_uint(&j, "l1_hit_sectors", k->counts.l1_hit_sectors);
+        json_uint(&j, "l2_hit_sectors", k->counts.l2_hit_sectors);
+        json_uint(&j, "dram_bytes", k->counts.dram_bytes);
+        if (k->counts_estimated)
+            json_bool(&j, "estimated", 1);
+        json_obj_end(&j);
         if (k->pw && k->pw->nwarps) {
             json_arr(&j, "warps");
             for (size_t w = 0; w < k->pw->nwarps; w++) {
@@ -415,6 +434,7 @@ int cmd_predict(int argc, char **argv)
                 o->stall[s] = r->cpi[s] * (double)r->warp_insts;
             }
             o->nstall = IM_CPI_COUNT;
+            o->counts = r->counts;
             o->cost_insts[0] = r->warp_insts;
             o->cost_s[0] = r->warp_insts ? o->host_s / (double)r->warp_insts : 0;
             if (per_warp)
@@ -455,6 +475,7 @@ int cmd_predict(int argc, char **argv)
                 o->stall[s] = (double)r.stall[s];
             }
             o->nstall = DM_STALL_COUNT;
+            o->counts = r.counts;
             o->cost_insts[1] = r.warp_insts;
             o->cost_s[1] = r.warp_insts ? o->host_s / (double)r.warp_insts : 0;
             tl_offset += r.cycles;
@@ -467,6 +488,8 @@ int cmd_predict(int argc, char **argv)
             o->cycles = r.cycles;
             o->warp_insts = r.warp_insts;
             o->ipc = r.cycles ? (double)r.warp_insts / (double)r.cycles : 0;
+            o->counts = r.counts;
+            o->counts_estimated = !r.counts_exact;
             o->has_ci = r.has_ci;
             o->ci[0] = r.ci95[0];
             o->ci[1] = r.ci95[1];

@@ -18,6 +18,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "ua.h"
 #include "wc.h"
 #include "wc_json.h"
 
@@ -85,6 +86,7 @@ typedef struct dm_result {
     double ipc;          /* warp instructions per simulated cycle (whole GPU) */
     uint64_t stall[DM_STALL_COUNT];
     uint64_t issue_cycles; /* sub-core cycles with an issue                  */
+    ua_counts counts;    /* per-kernel counts (predict: "counts")            */
     dm_event *events;
     size_t nevents;
     double host_seconds;

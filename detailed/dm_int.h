@@ -418,6 +418,7 @@ struct dm_gpu {
     size_t nev, capev;
     size_t ev_base;          /* events already sent to o.sink                */
     uint64_t insts, ctas_done, cta_launched;
+    uint64_t insts_by_unit[WC_UNIT_COUNT]; /* issued, per unit (counts) */
     uint64_t **uclk;         /* ubench: clocks per warp (moved at the end)   */
     size_t *nuclk;
     unsigned *usub;

@@ -162,7 +162,7 @@ static void do_issue(dm_sm *sm, dm_sub *s, unsigned wi, uint64_t c)
             f->banks = dm_dst_banks(p, in);
             f->hasdst = 0;
             if (sl->ismem) {
-                dm_mem_classify(sm->g, in, &cl);
+                dm_mem_classify(sm->mem, in, &cl);
                 f->hasdst = cl.raw >= 0;
             } else {
                 for (unsigned i = 0; i < in->ndst; i++)
@@ -201,6 +201,8 @@ static void do_issue(dm_sm *sm, dm_sub *s, unsigned wi, uint64_t c)
     w->insts++;
     s->issued++;
     sm->gpu->insts++;
+    if (in->unit < WC_UNIT_COUNT)
+        sm->gpu->insts_by_unit[in->unit]++;
     s->last_issued = wi;
     sm->last_progress = c;
 }

@@ -41,102 +41,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ua.h"
 #include "wc.h"
 
-/* Bits set in x (inline: without -mpopcnt __builtin_popcount is a call). */
-static inline unsigned dm_popcount32(uint32_t x)
-{
-    x = x - ((x >> 1) & 0x55555555u);
-    x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
-    x = (x + (x >> 4)) & 0x0f0f0f0fu;
-    return (x * 0x01010101u) >> 24;
-}
-
-/* ------------------------------------------------------------------------ */
-/* Coalescing (mem_coalesce.c)                                               */
-/* ------------------------------------------------------------------------ */
-
-/* A warp access touches at most this many lines (32 lanes, each access of
- * up to 255 bytes spanning at most 9 lines of >= 32 bytes). */
-#define DM_MAX_LINES (WC_WARP_SIZE * 9)
-
-typedef struct dm_line {
-    uint64_t addr;    /* line address (byte address of the line's start)   */
-    uint32_t sectors; /* bit i: sector i of the line is touched             */
-} dm_line;
-
-/* The distinct lines (in first-touch lane order) and sectors the active
- * lanes of in touch, lines of line_bytes with sectors of sector_bytes
- * (line_bytes / sector_bytes <= 32).  Without per-lane addresses the access
- * is taken as fully coalesced (consecutive lanes, consecutive addresses
- * from 0).  Returns the number of lines written to out[DM_MAX_LINES]. */
-unsigned dm_coalesce(const wc_inst *in, unsigned line_bytes,
-                     unsigned sector_bytes, dm_line *out);
-/* Total sectors of n lines. */
-unsigned dm_lines_sectors(const dm_line *lines, unsigned n);
-
-/* ------------------------------------------------------------------------ */
-/* Shared memory banks (mem_shared.c)                                        */
-/* ------------------------------------------------------------------------ */
-
-/* Wavefronts (conflict-free passes) a shared-memory access needs: the most
- * distinct bank-words any bank must deliver.  Lanes reading the same word
- * share it (broadcast).  1 for a conflict-free 32-bit access, n for an
- * n-way conflict; 0 when no lane is active.  Without per-lane addresses the
- * access is taken as conflict free. */
-unsigned dm_shmem_wavefronts(const wc_inst *in, unsigned banks,
-                             unsigned bank_bytes);
-
-/* ------------------------------------------------------------------------ */
-/* Set-associative sectored cache with LRU (mem_cache.c)                     */
-/* ------------------------------------------------------------------------ */
-
-typedef struct dm_cache dm_cache;
-
-typedef struct dm_cache_geom {
-    long size;         /* bytes; 0 = no cache (every access misses)         */
-    long assoc;        /* ways                                              */
-    long line_bytes;
-    long sector_bytes; /* line_bytes / sector_bytes <= 32                   */
-    int write_back;    /* 1 write-back, 0 write-through                     */
-    int write_alloc;   /* 1 write-allocate, 0 no-write-allocate             */
-} dm_cache_geom;
-
-typedef struct dm_cache_res {
-    uint32_t miss;      /* sectors asked for that were not present          */
-    int tag_hit;        /* the line was present (some sectors maybe not)    */
-    uint64_t ready;     /* latest fill time of the present sectors asked
-                           for (0 when none is pending): in-flight merge    */
-    int evicted;        /* a valid line was replaced                        */
-    uint64_t evict_addr;
-    uint32_t evict_dirty; /* its dirty sectors (write back to next level)   */
-} dm_cache_res;
-
-typedef struct dm_cache_stats {
-    uint64_t accesses, hits, misses; /* per line access: hit = no sector miss */
-    uint64_t sector_hits, sector_misses, evictions, writebacks;
-} dm_cache_stats;
-
-/* Returns NULL when out of memory or the geometry is invalid. */
-dm_cache *dm_cache_create(const dm_cache_geom *geom);
-void dm_cache_free(dm_cache *c);
-/* Access sectors of the line holding addr.  Reads: missing sectors are
- * allocated (the line replaces the LRU way on a tag miss).  Writes:
- * write-allocate lines take the written sectors as valid (dirty under
- * write-back); no-write-allocate misses leave the cache unchanged.
- * Every access makes the line most recently used. */
-void dm_cache_access(dm_cache *c, uint64_t addr, uint32_t sectors,
-                     int is_write, dm_cache_res *res);
-/* The fill of the given sectors of addr's line completes at cycle t (hits
- * on them before t see res.ready = t). */
-void dm_cache_set_ready(dm_cache *c, uint64_t addr, uint32_t sectors,
-                        uint64_t t);
-/* 1 when every given sector of addr's line is present (no LRU update, no
- * statistics); *ready (may be NULL) gets the line's fill time. */
-int dm_cache_probe(const dm_cache *c, uint64_t addr, uint32_t sectors,
-                   uint64_t *ready);
-void dm_cache_stats_get(const dm_cache *c, dm_cache_stats *st);
-long dm_cache_sets(const dm_cache *c);
+/* What a memory instruction does without time -- its class and Table 2
+ * row, coalescing, shared-memory wavefronts, the sectored caches with their
+ * indexing and write policies -- lives in uarch/ua_mem.h, shared with the
+ * interval model.  This model adds the timing. */
+#define dm_popcount32 ua_popcount32
 
 /* ------------------------------------------------------------------------ */
 /* GPU-wide L2 + DRAM (mem_l2.c)                                             */
@@ -147,6 +59,7 @@ typedef struct dm_l2 dm_l2;
 typedef struct dm_l2_stats {
     uint64_t reads, writes;       /* line requests                          */
     uint64_t sector_hits, sector_misses;
+    uint64_t read_sector_hits;    /* of reads only (counts.l2_hit_sectors)  */
     uint64_t dram_read_sectors, dram_write_sectors;
     double l2_busy_until, dram_busy_until;
 } dm_l2_stats;
@@ -165,35 +78,8 @@ void dm_l2_free(dm_l2 *l2); /* accepts NULL */
 uint64_t dm_l2_access(dm_l2 *l2, uint64_t line_addr, uint32_t sectors,
                       int is_write, uint64_t now);
 void dm_l2_stats_get(const dm_l2 *l2, dm_l2_stats *st);
-
-/* ------------------------------------------------------------------------ */
-/* Table 2 rows (mem_lat.c)                                                  */
-/* ------------------------------------------------------------------------ */
-
-typedef enum dm_mop {
-    DM_MOP_LDG,    /* global / local / generic / texture loads, atomics   */
-    DM_MOP_STG,    /* global / local / generic stores, reductions         */
-    DM_MOP_LDS,    /* shared loads, shared atomics                        */
-    DM_MOP_STS,    /* shared stores                                       */
-    DM_MOP_LDC,    /* LDC (L0 VL constant cache)                          */
-    DM_MOP_LDGSTS, /* asynchronous global -> shared copy, bulk copies     */
-    DM_MOP_FENCE,  /* MEMBAR, FENCE, CCTL ...: no data access             */
-} dm_mop;
-
-typedef enum { DM_RT_REGULAR, DM_RT_UNIFORM, DM_RT_IMM } dm_regtype;
-
-typedef struct dm_mem_class {
-    dm_mop mop;
-    dm_regtype rt;
-    unsigned bits;   /* 32, 64 or 128: the Table 2 row                      */
-    long war, raw;   /* Table 2 latencies; raw < 0 for stores / fences    */
-    int l2_only;     /* global atomics / reductions, .BYPASS: skip the L1 */
-    int has_dst;     /* writes a register (a DM_MEV_WB event)             */
-} dm_mem_class;
-
-/* Classify in (an instruction the core sends to the memory unit) and read
- * its Table 2 row from g. */
-void dm_mem_classify(const wc_gpu *g, const wc_inst *in, dm_mem_class *cl);
+/* Add the L2 read hit sectors and the DRAM bytes (read + written) to c. */
+void dm_l2_counts_add(const dm_l2 *l2, ua_counts *c);
 
 /* ------------------------------------------------------------------------ */
 /* Constant caches of one SM (mem_const.c)                                   */
@@ -262,6 +148,10 @@ int dm_mem_can_accept(const dm_mem *m, unsigned sc);
  * Returns 0, or -1 when no slot is free (ask dm_mem_can_accept first). */
 int dm_mem_push(dm_mem *m, unsigned sc, const wc_inst *in, uint32_t warp,
                 uint64_t tag, uint64_t issue_cycle);
+/* The class of a memory instruction (uarch ua_mem_classify with the Table 2
+ * rows this unit decoded from its config). */
+typedef ua_mem_class dm_mem_class;
+void dm_mem_classify(const dm_mem *m, const wc_inst *in, dm_mem_class *cl);
 /* dm_mem_push with the class of in already made by dm_mem_classify (the
  * core classifies at issue; classifying once is faster). */
 int dm_mem_push_cl(dm_mem *m, unsigned sc, const wc_inst *in,
@@ -282,6 +172,9 @@ uint64_t dm_mem_next_cycle(const dm_mem *m, uint64_t now);
 /* Occupied latch/queue slots of sub-core sc. */
 unsigned dm_mem_slots_used(const dm_mem *m, unsigned sc);
 void dm_mem_stats_get(const dm_mem *m, dm_mem_stats *st);
+/* Add this SM's counts (requests, sectors, wavefronts, atomics, L1 hit
+ * sectors) to c. */
+void dm_mem_counts_add(const dm_mem *m, ua_counts *c);
 /* One-line state summary for the watchdog (never printed here). */
 void dm_mem_dump(const dm_mem *m, char *buf, size_t n);
 

@@ -20,17 +20,17 @@
 
 struct dm_cc {
     unsigned nsub;
-    dm_cache **fl;   /* per sub-core */
-    dm_cache *vl;
-    dm_cache *l1;
+    ua_cache **fl;   /* per sub-core */
+    ua_cache *vl;
+    ua_cache *l1;
     uint64_t l0_miss, l1_miss;
     uint64_t fl_hits, fl_misses, vl_hits, vl_misses;
 };
 
-static dm_cache *mk(long size, long assoc, long line)
+static ua_cache *mk(long size, long assoc, long line)
 {
-    dm_cache_geom g = {size, assoc, line, line, 0, 0};
-    return dm_cache_create(&g);
+    ua_cache_geom g = {size, assoc, line, line, 0, 0, UA_SET_MOD};
+    return ua_cache_create(&g);
 }
 
 dm_cc *dm_cc_create(const wc_gpu *g, unsigned subcores)
@@ -64,36 +64,36 @@ void dm_cc_free(dm_cc *cc)
         return;
     if (cc->fl)
         for (unsigned s = 0; s < cc->nsub; s++)
-            dm_cache_free(cc->fl[s]);
+            ua_cache_free(cc->fl[s]);
     free(cc->fl);
-    dm_cache_free(cc->vl);
-    dm_cache_free(cc->l1);
+    ua_cache_free(cc->vl);
+    ua_cache_free(cc->l1);
     free(cc);
 }
 
 /* Bring addr's line into L0 cache l0 at now: returns the cycle it is there
  * (now on a hit, later on a miss or a fill in flight). */
-static uint64_t access_l0(dm_cc *cc, dm_cache *l0, uint64_t addr, uint64_t now,
+static uint64_t access_l0(dm_cc *cc, ua_cache *l0, uint64_t addr, uint64_t now,
                           int *hit)
 {
-    dm_cache_res r;
-    dm_cache_access(l0, addr, 1u, 0, &r);
+    ua_cache_res r;
+    ua_cache_access(l0, addr, 1u, 0, &r);
     if (!r.miss) {
         *hit = r.ready <= now;
         return r.ready > now ? r.ready : now;
     }
     *hit = 0;
-    dm_cache_res r1;
-    dm_cache_access(cc->l1, addr, 1u, 0, &r1);
+    ua_cache_res r1;
+    ua_cache_access(cc->l1, addr, 1u, 0, &r1);
     uint64_t l1_at = now; /* line in the L1 constant cache */
     if (r1.miss) {
         l1_at = now + cc->l1_miss;
-        dm_cache_set_ready(cc->l1, addr, 1u, l1_at);
+        ua_cache_set_ready(cc->l1, addr, 1u, l1_at);
     } else if (r1.ready > now) {
         l1_at = r1.ready; /* L1 fill still in flight */
     }
     uint64_t at = l1_at + cc->l0_miss;
-    dm_cache_set_ready(l0, addr, 1u, at);
+    ua_cache_set_ready(l0, addr, 1u, at);
     return at;
 }
 
@@ -101,9 +101,9 @@ uint64_t dm_cc_probe_fl(dm_cc *cc, unsigned sc, uint64_t addr, uint64_t now)
 {
     if (sc >= cc->nsub)
         return now;
-    dm_cache *l0 = cc->fl[sc];
+    ua_cache *l0 = cc->fl[sc];
     uint64_t ready;
-    if (dm_cache_probe(l0, addr, 1u, &ready) && ready > now)
+    if (ua_cache_probe(l0, addr, 1u, &ready) && ready > now)
         return ready; /* fill in flight: the issue stage keeps waiting */
     int hit;
     uint64_t at = access_l0(cc, l0, addr, now, &hit);

@@ -16,10 +16,9 @@
 #include "mem.h"
 
 struct dm_l2 {
-    dm_cache *cache;
+    ua_cache *cache;
     double sector_bytes, l2_bw, dram_bw;
     long l2_extra, dram_extra; /* over an L1 hit */
-    int write_back;
     double l2_free, dram_free; /* cycle each server is free again */
     dm_l2_stats st;
 };
@@ -29,10 +28,9 @@ dm_l2 *dm_l2_create(const wc_gpu *g)
     dm_l2 *l2 = calloc(1, sizeof *l2);
     if (!l2)
         return NULL;
-    dm_cache_geom geom = {g->l2_size, g->l2_assoc, g->l2_line_bytes,
-                          g->sector_bytes, (int)g->l2_write_back,
-                          (int)g->l2_write_alloc};
-    l2->cache = dm_cache_create(&geom);
+    ua_cache_geom geom;
+    ua_cache_geom_l2(g, &geom);
+    l2->cache = ua_cache_create(&geom);
     if (!l2->cache) {
         free(l2);
         return NULL;
@@ -43,7 +41,6 @@ dm_l2 *dm_l2_create(const wc_gpu *g)
     l2->l2_extra = g->l2_latency > g->l1_latency ? g->l2_latency - g->l1_latency : 0;
     l2->dram_extra =
         g->dram_latency > g->l1_latency ? g->dram_latency - g->l1_latency : 0;
-    l2->write_back = (int)g->l2_write_back;
     return l2;
 }
 
@@ -51,7 +48,7 @@ void dm_l2_free(dm_l2 *l2)
 {
     if (!l2)
         return;
-    dm_cache_free(l2->cache);
+    ua_cache_free(l2->cache);
     free(l2);
 }
 
@@ -80,11 +77,13 @@ uint64_t dm_l2_access(dm_l2 *l2, uint64_t line_addr, uint32_t sectors,
         return 0;
     double t = (double)now;
     double wait = serve(&l2->l2_free, t, n, l2->sector_bytes, l2->l2_bw);
-    dm_cache_res r;
-    dm_cache_access(l2->cache, line_addr, sectors, is_write, &r);
+    ua_cache_res r;
+    ua_cache_access(l2->cache, line_addr, sectors, is_write, &r);
     unsigned nmiss = (unsigned)dm_popcount32(r.miss);
     l2->st.sector_hits += n - nmiss;
     l2->st.sector_misses += nmiss;
+    if (!is_write)
+        l2->st.read_sector_hits += n - nmiss;
     if (r.evicted && r.evict_dirty) {
         unsigned nd = (unsigned)dm_popcount32(r.evict_dirty);
         serve(&l2->dram_free, t + wait, nd, l2->sector_bytes, l2->dram_bw);
@@ -93,9 +92,10 @@ uint64_t dm_l2_access(dm_l2 *l2, uint64_t line_addr, uint32_t sectors,
     uint64_t extra;
     if (is_write) {
         l2->st.writes++;
-        if (!l2->write_back) {
-            serve(&l2->dram_free, t + wait, n, l2->sector_bytes, l2->dram_bw);
-            l2->st.dram_write_sectors += n;
+        unsigned nf = (unsigned)dm_popcount32(r.fwd);
+        if (nf) { /* write-through, or a miss without allocation */
+            serve(&l2->dram_free, t + wait, nf, l2->sector_bytes, l2->dram_bw);
+            l2->st.dram_write_sectors += nf;
         }
         extra = ceil_cycles(wait);
     } else {
@@ -108,7 +108,7 @@ uint64_t dm_l2_access(dm_l2 *l2, uint64_t line_addr, uint32_t sectors,
                               l2->sector_bytes, l2->dram_bw);
             uint64_t dx = (uint64_t)l2->dram_extra + ceil_cycles(wait + dw);
             l2->st.dram_read_sectors += nmiss;
-            dm_cache_set_ready(l2->cache, line_addr, r.miss, now + dx);
+            ua_cache_set_ready(l2->cache, line_addr, r.miss, now + dx);
             if (dx > extra)
                 extra = dx;
         }
@@ -121,4 +121,11 @@ uint64_t dm_l2_access(dm_l2 *l2, uint64_t line_addr, uint32_t sectors,
 void dm_l2_stats_get(const dm_l2 *l2, dm_l2_stats *st)
 {
     *st = l2->st;
+}
+
+void dm_l2_counts_add(const dm_l2 *l2, ua_counts *c)
+{
+    c->l2_hit_sectors += l2->st.read_sector_hits;
+    c->dram_bytes += (l2->st.dram_read_sectors + l2->st.dram_write_sectors) *
+                     (uint64_t)l2->sector_bytes;
 }

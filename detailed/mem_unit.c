@@ -30,7 +30,8 @@
 
 #include "mem.h"
 
-enum { PATH_NONE, PATH_GLOBAL, PATH_SHARED, PATH_CONST };
+enum { PATH_NONE = UA_PATH_NONE, PATH_GLOBAL = UA_PATH_GLOBAL,
+       PATH_SHARED = UA_PATH_SHARED, PATH_CONST = UA_PATH_CONST };
 
 typedef struct mreq {
     dm_mem_class cl;
@@ -45,7 +46,7 @@ typedef struct mreq {
     uint8_t has_addr;    /* the instruction had per-lane addresses         */
     unsigned sub_lines;  /* lines the sub-core coalescer walks (global)    */
     unsigned units;      /* lines (global, const) or wavefronts (shared)   */
-    dm_line *lines;      /* global / const: the lines, coalesced once at
+    ua_line *lines;      /* global / const: the lines, coalesced once at
                             push (owned by the ring entry, reused)         */
     unsigned caplines;
 } mreq;
@@ -63,14 +64,14 @@ typedef struct hev {
 
 struct dm_mem {
     /* configuration */
-    const wc_gpu *g;     /* Table 2 rows are read from it at push          */
+    const wc_gpu *g;
+    ua_mem_rows rows;    /* seed 000 Table 2, decoded once (uarch)         */
     unsigned nsub, cap, prt_cap;
     uint64_t dispatch, sub_after;  /* sub_after = sub_latency - dispatch */
     long sub_latency;
     uint64_t ii_regular, ii_uniform, coalesce_cycles, shared_ii;
     uint64_t l1_line_cycles, wf_cycles;
     unsigned l1_line, sector, l2_line, banks, bank_bytes, cc_line;
-    int l1_write_back, l1_write_alloc;
     /* state */
     msub *sub;
     uint64_t shared_free;
@@ -78,7 +79,7 @@ struct dm_mem {
     unsigned prt_used;
     size_t pending;
     uint64_t last_done;
-    dm_cache *l1;
+    ua_cache *l1;
     dm_l2 *l2;
     int own_l2;
     dm_cc *cc;
@@ -88,8 +89,9 @@ struct dm_mem {
      * cycle before which dm_mem_tick has nothing to do (0: look) */
     uint64_t ev_min, tick_idle;
     uint64_t seq;
-    dm_line scratch[DM_MAX_LINES];
+    ua_line scratch[UA_MAX_LINES];
     dm_mem_stats st;
+    ua_counts cnt;       /* this SM's part of the kernel counts            */
 };
 
 /* ---- event heap (min on cycle, then push order) ---------------------- */
@@ -152,7 +154,8 @@ dm_mem *dm_mem_create(const wc_gpu *g, dm_l2 *l2)
     if (!m)
         return NULL;
     m->g = g;
-    m->nsub = g->subcores_per_sm > 0 ? (unsigned)g->subcores_per_sm : 1;
+    ua_mem_rows_init(&m->rows, g);
+    m->nsub = (unsigned)g->subcores_per_sm; /* bounds 1.. in the key table */
     m->cap = (unsigned)(g->mem_queue_entries + g->mem_latch_entries);
     m->prt_cap = (unsigned)g->mem_prt_entries;
     m->dispatch = nonneg(g->mem_dispatch_cycles);
@@ -172,8 +175,6 @@ dm_mem *dm_mem_create(const wc_gpu *g, dm_l2 *l2)
     m->banks = (unsigned)g->shmem_banks;
     m->bank_bytes = (unsigned)g->shmem_bank_bytes;
     m->cc_line = (unsigned)g->cc_line_bytes;
-    m->l1_write_back = (int)g->l1_write_back;
-    m->l1_write_alloc = (int)g->l1_write_alloc;
     m->ev_min = UINT64_MAX;
     if (m->cap == 0 || m->prt_cap == 0)
         goto fail;
@@ -188,10 +189,9 @@ dm_mem *dm_mem_create(const wc_gpu *g, dm_l2 *l2)
     m->heap = calloc(m->capheap, sizeof *m->heap);
     if (!m->heap)
         goto fail;
-    dm_cache_geom geom = {g->l1_size, g->l1_assoc, g->l1_line_bytes,
-                          g->sector_bytes, (int)g->l1_write_back,
-                          (int)g->l1_write_alloc};
-    if (!(m->l1 = dm_cache_create(&geom)))
+    ua_cache_geom geom;
+    ua_cache_geom_l1(g, &geom);
+    if (!(m->l1 = ua_cache_create(&geom)))
         goto fail;
     if (!(m->cc = dm_cc_create(g, m->nsub)))
         goto fail;
@@ -220,7 +220,7 @@ void dm_mem_free(dm_mem *m)
         }
     free(m->sub);
     free(m->heap);
-    dm_cache_free(m->l1);
+    ua_cache_free(m->l1);
     dm_cc_free(m->cc);
     if (m->own_l2)
         dm_l2_free(m->l2);
@@ -234,30 +234,12 @@ int dm_mem_can_accept(const dm_mem *m, unsigned sc)
     return sc < m->nsub && m->sub[sc].n < m->cap;
 }
 
-static uint8_t path_of(dm_mop mop)
-{
-    switch (mop) {
-    case DM_MOP_LDG:
-    case DM_MOP_STG:
-    case DM_MOP_LDGSTS:
-        return PATH_GLOBAL;
-    case DM_MOP_LDS:
-    case DM_MOP_STS:
-        return PATH_SHARED;
-    case DM_MOP_LDC:
-        return PATH_CONST;
-    case DM_MOP_FENCE:
-        break;
-    }
-    return PATH_NONE;
-}
-
 /* Keep the n lines of m->scratch in q. */
 static int keep_lines(dm_mem *m, mreq *q, unsigned n)
 {
     if (n > q->caplines) {
         unsigned cap = n < 16 ? 16 : n;
-        dm_line *l = realloc(q->lines, cap * sizeof *l);
+        ua_line *l = realloc(q->lines, cap * sizeof *l);
         if (!l)
             return -1;
         q->lines = l;
@@ -267,13 +249,18 @@ static int keep_lines(dm_mem *m, mreq *q, unsigned n)
     return 0;
 }
 
+void dm_mem_classify(const dm_mem *m, const wc_inst *in, dm_mem_class *cl)
+{
+    ua_mem_classify(&m->rows, in, cl);
+}
+
 int dm_mem_push(dm_mem *m, unsigned sc, const wc_inst *in, uint32_t warp,
                 uint64_t tag, uint64_t issue_cycle)
 {
     dm_mem_class cl;
     if (!dm_mem_can_accept(m, sc))
         return -1;
-    dm_mem_classify(m->g, in, &cl);
+    dm_mem_classify(m, in, &cl);
     return dm_mem_push_cl(m, sc, in, &cl, warp, tag, issue_cycle);
 }
 
@@ -287,7 +274,7 @@ int dm_mem_push_cl(dm_mem *m, unsigned sc, const wc_inst *in,
     unsigned qi = s->head + s->n;
     mreq *q = &s->ring[qi >= m->cap ? qi - m->cap : qi];
     q->cl = *cl;
-    q->path = path_of(q->cl.mop);
+    q->path = (uint8_t)q->cl.path;
     q->has_addr = (in->iflags & WC_IF_HAS_ADDR) != 0;
     q->sub_lines = 0;
     q->units = 0;
@@ -298,15 +285,21 @@ int dm_mem_push_cl(dm_mem *m, unsigned sc, const wc_inst *in,
     if (q->path == PATH_GLOBAL || q->path == PATH_CONST) {
         unsigned lb = q->path == PATH_GLOBAL ? m->l1_line : m->cc_line;
         unsigned sb = q->path == PATH_GLOBAL ? m->sector : m->cc_line;
-        unsigned n = dm_coalesce(in, lb, sb, m->scratch);
+        unsigned n = ua_coalesce(in, lb, sb, m->scratch);
         if (keep_lines(m, q, n) != 0)
             return -1;
         q->units = n;
-        if (q->path == PATH_GLOBAL)
+        if (q->path == PATH_GLOBAL) {
             q->sub_lines = n;
+            m->cnt.global_requests += n;
+            m->cnt.global_sectors += ua_lines_sectors(q->lines, n);
+        }
     } else if (q->path == PATH_SHARED) {
-        q->units = dm_shmem_wavefronts(in, m->banks, m->bank_bytes);
+        q->units = ua_shmem_wavefronts(in, m->banks, m->bank_bytes);
+        m->cnt.shared_wavefronts += q->units;
     }
+    if (q->cl.atomic && in->mask)
+        m->cnt.atomics++;
     q->tag = tag;
     q->warp = warp;
     q->issue = issue_cycle;
@@ -333,7 +326,7 @@ static void start_head(dm_mem *m, unsigned sc, uint64_t now)
 {
     msub *s = &m->sub[sc];
     mreq *q = &s->ring[(s->head + s->nstarted) % m->cap];
-    uint64_t ii = q->cl.rt == DM_RT_REGULAR ? m->ii_regular : m->ii_uniform;
+    uint64_t ii = q->cl.rt == UA_RT_REGULAR ? m->ii_regular : m->ii_uniform;
     uint64_t extra = 0;
     if (q->path == PATH_GLOBAL) {
         uint64_t walk = (uint64_t)q->sub_lines * m->coalesce_cycles;
@@ -367,20 +360,11 @@ static uint64_t to_l2(dm_mem *m, uint64_t line, uint32_t sectors, int is_write,
     uint64_t worst = 0;
     if (m->l2_line == m->l1_line) /* line is an L1 line: one L2 line */
         return dm_l2_access(m->l2, line, sectors, is_write, now);
-    while (sectors) {
-        unsigned i = (unsigned)__builtin_ctz(sectors);
-        uint64_t a = line + (uint64_t)i * m->sector;
-        uint64_t l2l = a - a % m->l2_line;
-        uint32_t mask = 0;
-        for (uint32_t rest = sectors; rest; rest &= rest - 1) {
-            unsigned j = (unsigned)__builtin_ctz(rest);
-            uint64_t b = line + (uint64_t)j * m->sector;
-            if (b - b % m->l2_line == l2l) {
-                mask |= 1u << ((b - l2l) / m->sector);
-                sectors &= ~(1u << j);
-            }
-        }
-        uint64_t e = dm_l2_access(m->l2, l2l, mask, is_write, now);
+    ua_line part[32];
+    unsigned np = ua_line_split(line, sectors, m->sector, m->l2_line, part);
+    for (unsigned i = 0; i < np; i++) {
+        uint64_t e =
+            dm_l2_access(m->l2, part[i].addr, part[i].sectors, is_write, now);
         if (e > worst)
             worst = e;
     }
@@ -392,20 +376,20 @@ static uint64_t to_l2(dm_mem *m, uint64_t line, uint32_t sectors, int is_write,
 static uint64_t global_access(dm_mem *m, const mreq *q, unsigned n,
                               uint64_t now)
 {
-    int store = q->cl.mop == DM_MOP_STG;
+    int store = q->cl.is_write;
     uint64_t worst = 0;
     for (unsigned i = 0; i < n; i++) {
-        const dm_line *l = &q->lines[i];
+        const ua_line *l = &q->lines[i];
         uint64_t pen = 0;
         if (q->cl.l2_only) {
             pen = to_l2(m, l->addr, l->sectors, store, now);
         } else {
-            dm_cache_res r;
-            dm_cache_access(m->l1, l->addr, l->sectors, store, &r);
+            ua_cache_res r;
+            ua_cache_access(m->l1, l->addr, l->sectors, store, &r);
             unsigned nmiss = (unsigned)dm_popcount32(r.miss);
             if (store) {
-                if (!m->l1_write_back || (!r.tag_hit && !m->l1_write_alloc))
-                    pen = to_l2(m, l->addr, l->sectors, 1, now);
+                if (r.fwd) /* write-through, or a no-allocate miss */
+                    pen = to_l2(m, l->addr, r.fwd, 1, now);
             } else {
                 m->st.l1_sector_misses += nmiss;
                 m->st.l1_sector_hits +=
@@ -414,7 +398,7 @@ static uint64_t global_access(dm_mem *m, const mreq *q, unsigned n,
                     pen = r.ready - now; /* merged with a fill in flight */
                 if (r.miss) {
                     uint64_t p2 = to_l2(m, l->addr, r.miss, 0, now);
-                    dm_cache_set_ready(m->l1, l->addr, r.miss, now + p2);
+                    ua_cache_set_ready(m->l1, l->addr, r.miss, now + p2);
                     if (p2 > pen)
                         pen = p2;
                 }
@@ -602,6 +586,13 @@ uint64_t dm_mem_next_cycle(const dm_mem *m, uint64_t now)
 unsigned dm_mem_slots_used(const dm_mem *m, unsigned sc)
 {
     return sc < m->nsub ? m->sub[sc].n : 0;
+}
+
+void dm_mem_counts_add(const dm_mem *m, ua_counts *c)
+{
+    ua_counts x = m->cnt;
+    x.l1_hit_sectors = m->st.l1_sector_hits;
+    ua_counts_add(c, &x);
 }
 
 void dm_mem_stats_get(const dm_mem *m, dm_mem_stats *st)

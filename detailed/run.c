@@ -318,6 +318,12 @@ int dm_run_kernel(wc_trace *t, size_t k, const wc_gpu *g, const dm_options *o,
     r->ctas = gpu.ctas_done;
     r->ipc = c ? (double)gpu.insts / (double)c : 0;
     collect(&gpu, r->stall, &r->issue_cycles);
+    r->counts.ctas_per_sm = (long)occ;
+    memcpy(r->counts.warp_insts_by_unit, gpu.insts_by_unit,
+           sizeof gpu.insts_by_unit);
+    for (unsigned i = 0; i < gpu.nsms; i++)
+        dm_mem_counts_add(gpu.sms[i].mem, &r->counts);
+    dm_l2_counts_add(gpu.l2, &r->counts);
     r->events = gpu.ev;
     r->nevents = gpu.nev;
     gpu.ev = NULL;

@@ -20,6 +20,7 @@
 
 #include <stdint.h>
 
+#include "ua.h"
 #include "wc.h"
 
 /* CPI stack components.  cpi[i] * warp_insts is the share of the kernel's
@@ -72,6 +73,7 @@ typedef struct im_result {
     uint64_t intervals;      /* long-latency events that cut intervals      */
     uint64_t l1_hits, l2_hits, dram_sectors; /* sector counts               */
     double dram_util, l2_util; /* average bandwidth utilisation             */
+    ua_counts counts;        /* per-kernel counts (predict: "counts")        */
     double host_seconds;
     /* per warp, in trace order, when im_options.per_warp (else NULL / 0) */
     size_t nwarps;

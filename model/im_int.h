@@ -50,16 +50,12 @@ enum {
 };
 #define IM_RU(s, lc) (IM_R_UNIT + (s) * WC_LAT_COUNT + (lc))
 
-/* Table 2 rows: [op][width 32/64/128][regtype regular/uniform]. */
-enum { IM_MOP_LDG, IM_MOP_STG, IM_MOP_LDS, IM_MOP_STS, IM_MOP_LDC,
-       IM_MOP_LDGSTS, IM_MOP_COUNT };
-
 /* Parameters read once per run from the config: the decoded ua_core and
  * what the walker reads most, in its units. */
 typedef struct im_par {
     ua_core core;
     double lat[WC_LAT_COUNT], ii[WC_LAT_COUNT];
-    double raw[IM_MOP_COUNT][3][2], war[IM_MOP_COUNT][3][2];
+    ua_mem_rows rows;         /* seed 000 Table 2 (uarch)                 */
     double l1_lat, l2_lat, dram_lat;
     double shared_ii, l1_line_cycles, wavefront_cycles;
     double sub_ii_r, sub_ii_u, dispatch, sub_latency;
@@ -92,27 +88,13 @@ int im_par_init(im_par *p, const wc_gpu *g, long sms, wc_diag *d);
 
 /* ---- im_mem.c ------------------------------------------------------------ */
 
-typedef struct im_way {
-    uint64_t tag;       /* line number + 1, 0 = invalid                    */
-    uint64_t stamp;     /* LRU                                             */
-    uint32_t valid;     /* sector masks                                    */
-    uint32_t dirty;
-} im_way;
-
+/* A cache of uarch/ua_mem.h (NULL: not made yet). */
 typedef struct im_cache {
-    im_way *way;        /* sets x ways, a set contiguous                  */
-    unsigned sets, ways, line_shift, sector_shift;
-    uint64_t now;
+    ua_cache *c;
 } im_cache;
 
-int im_cache_init(im_cache *c, long size, long assoc, unsigned line_bytes,
-                  unsigned sector_bytes);
+int im_cache_init(im_cache *c, const ua_cache_geom *geom);
 void im_cache_free(im_cache *c);
-/* Access sectors of line `line` (line number).  Returns the sectors that
- * missed.  Writes with write_alloc mark them valid + dirty; *wb_sectors
- * gets the dirty sectors of an evicted line. */
-uint32_t im_cache_access(im_cache *c, uint64_t line, uint32_t sectors,
-                         int is_write, int write_alloc, unsigned *wb_sectors);
 
 /* Result of one memory instruction. */
 typedef struct im_macc {
@@ -122,10 +104,10 @@ typedef struct im_macc {
     double l2_bytes, dram_bytes;
 } im_macc;
 
-/* Global/local access through the SM's L1 (may be NULL: no L1) and the L2. */
+/* Global/local access of class cl through the SM's L1 (may be NULL: no
+ * L1) and the L2. */
 void im_mem_global(const im_par *p, im_cache *l1, im_cache *l2,
-                   const wc_inst *in, int is_store, int is_atomic,
-                   im_macc *a);
+                   const wc_inst *in, const ua_mem_class *cl, im_macc *a);
 /* Shared memory wavefronts. */
 unsigned im_mem_wavefronts(const im_par *p, const wc_inst *in);
 
@@ -166,6 +148,7 @@ typedef struct im_cta_acc {
     double first_l2, first_dram, post_l2, post_dram;
     uint64_t insts, intervals;
     uint64_t l1_hits, l2_hits, dram_sectors;
+    ua_counts cnt;      /* order-independent counts of the CTA (uarch)     */
 } im_cta_acc;
 
 void im_cta_reset(im_cta_acc *a);

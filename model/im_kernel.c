@@ -56,14 +56,6 @@ void im_result_free(im_result *r)
 /* Parameters                                                                */
 /* ------------------------------------------------------------------------ */
 
-/* A Table 2 row key (mem_raw_ / mem_war_<op><bits>_<regtype>), -1 when the
- * table has no such row (stores have no RAW row, LDC no uniform one). */
-static double row_key(const wc_gpu *g, const char *name)
-{
-    double v;
-    return wc_gpu_get_num(g, name, &v) == 0 ? v : -1;
-}
-
 int im_par_init(im_par *p, const wc_gpu *g, long sms, wc_diag *d)
 {
     memset(p, 0, sizeof *p);
@@ -75,33 +67,7 @@ int im_par_init(im_par *p, const wc_gpu *g, long sms, wc_diag *d)
         p->lat[k] = (double)c->lat[k];
         p->ii[k] = (double)c->ii[k];
     }
-    static const char *const ops[IM_MOP_COUNT] = {"ldg", "stg", "lds",
-                                                  "sts", "ldc", "ldgsts"};
-    static const int bits[3] = {32, 64, 128};
-    for (int o = 0; o < IM_MOP_COUNT; o++)
-        for (int w = 0; w < 3; w++)
-            for (int rt = 0; rt < 2; rt++) {
-                char name[64];
-                /* rows that do not exist fall back to the nearest one */
-                const char *rts = rt ? (o == IM_MOP_LDC ? "i" : "u") : "r";
-                double raw = -1, war = -1;
-                for (int ww = w; ww >= 0 && (raw < 0 || war < 0); ww--) {
-                    for (int k = 0; k < 2; k++) {
-                        const char *rr = k ? "r" : rts;
-                        snprintf(name, sizeof name, "mem_raw_%s%d_%s", ops[o],
-                                 bits[ww], rr);
-                        if (raw < 0)
-                            raw = row_key(g, name);
-                        snprintf(name, sizeof name, "mem_war_%s%d_%s", ops[o],
-                                 bits[ww], rr);
-                        if (war < 0)
-                            war = row_key(g, name);
-                    }
-                }
-                /* a store's RAW row: its data is in the L1 (l1_latency) */
-                p->raw[o][w][rt] = raw >= 0 ? raw : (double)g->l1_latency;
-                p->war[o][w][rt] = war >= 0 ? war : 0;
-            }
+    ua_mem_rows_init(&p->rows, g);
     p->l1_lat = (double)g->l1_latency;
     p->l2_lat = (double)g->l2_latency;
     p->dram_lat = (double)g->dram_latency;
@@ -252,12 +218,14 @@ static int run_init(im_run *x, const wc_gpu *g, const wc_kernel_info *ki,
     x->w->use_ctrl = x->p.force_ctrl || (x->p.use_ctrl_auto && ki->has_ctrl);
     if (x->p.force_sb)
         x->w->use_ctrl = 0;
-    if (im_cache_init(&x->l2, g->l2_size, g->l2_assoc, x->p.l2_line_bytes,
-                      x->p.sector_bytes) != 0)
+    ua_cache_geom l2g;
+    ua_cache_geom_l2(g, &l2g);
+    if (im_cache_init(&x->l2, &l2g) != 0)
         goto oom;
     if (im_sched_init(&x->s, x->nsm, x->slots) != 0)
         goto oom;
     r->occupancy_ctas = (unsigned)x->slots;
+    r->counts.ctas_per_sm = x->slots;
     x->first_l2 = x->first_dram = x->post_l2 = x->post_dram = INFINITY;
     return WC_OK;
 oom:
@@ -424,8 +392,9 @@ static int run_cta(im_run *x, const im_cta_src *src, uint64_t cta_no,
     double t;
     im_sched_pick(&x->s, x->p.cta_dispatch, &sm, &slot, &t);
     if (!x->l1_ready[sm]) {
-        if (im_cache_init(&x->l1[sm], x->g->l1_size, x->g->l1_assoc,
-                          x->p.line_bytes, x->p.sector_bytes) != 0 ||
+        ua_cache_geom l1g;
+        ua_cache_geom_l1(x->g, &l1g);
+        if (im_cache_init(&x->l1[sm], &l1g) != 0 ||
             (x->p.icache_on && im_icode_init(&x->ic[sm]) != 0) ||
             (x->p.const_on && im_icode_init(&x->cl1[sm]) != 0))
             return wc_diag_set(d, WC_EINTERNAL, "", 0, 0, "out of memory");
@@ -434,7 +403,7 @@ static int run_cta(im_run *x, const im_cta_src *src, uint64_t cta_no,
             return wc_diag_set(d, WC_EINTERNAL, "", 0, 0, "out of memory");
         x->l1_ready[sm] = 1;
     }
-    x->w->l1 = x->l1[sm].way ? &x->l1[sm] : NULL;
+    x->w->l1 = x->l1[sm].c ? &x->l1[sm] : NULL;
     x->w->ic = x->ic[sm].line ? &x->ic[sm] : NULL;
     x->w->cta_t = t;
     x->w->cl1 = x->cl1[sm].line ? &x->cl1[sm] : NULL;
@@ -500,6 +469,10 @@ static int run_cta(im_run *x, const im_cta_src *src, uint64_t cta_no,
     x->r->l1_hits += x->acc.l1_hits;
     x->r->l2_hits += x->acc.l2_hits;
     x->r->dram_sectors += x->acc.dram_sectors;
+    x->acc.cnt.l1_hit_sectors = x->acc.l1_hits;
+    x->acc.cnt.l2_hit_sectors = x->acc.l2_hits;
+    x->acc.cnt.dram_bytes = (uint64_t)llround(x->acc.dram_bytes);
+    ua_counts_add(&x->r->counts, &x->acc.cnt);
     x->r->ctas++;
     x->l2_bytes += x->acc.l2_bytes;
     x->dram_bytes += x->acc.dram_bytes;

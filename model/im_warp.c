@@ -32,6 +32,7 @@ void im_cta_reset(im_cta_acc *a)
     a->first_l2 = a->first_dram = a->post_l2 = a->post_dram = 1e300;
     a->insts = a->intervals = 0;
     a->l1_hits = a->l2_hits = a->dram_sectors = 0;
+    memset(&a->cnt, 0, sizeof a->cnt);
 }
 
 void im_cta_free(im_cta_acc *a)
@@ -80,41 +81,17 @@ static int phase_at(im_cta_acc *a, size_t p)
     return 0;
 }
 
-static int mop_width(unsigned width)
+/* 0 not memory, 1 global-like, 2 shared, 3 constant (uarch class) */
+static int mem_kind(const wc_inst *in, const im_par *p, ua_mem_class *cl)
 {
-    return width <= 4 ? 0 : width <= 8 ? 1 : 2;
-}
-
-static int mem_kind(const wc_inst *in, const wc_opinfo *oi, int *mop)
-{
-    /* 0 not memory, 1 global-like, 2 shared, 3 constant */
-    int ld = (oi->flags & WC_OPF_LOAD) != 0, st = (oi->flags & WC_OPF_STORE) != 0;
-    int at = (oi->flags & WC_OPF_ATOMIC) != 0;
-    if (!ld && !st && !at)
+    const wc_opinfo *oi = wc_inst_info(in);
+    if (!(oi->flags & (WC_OPF_LOAD | WC_OPF_STORE | WC_OPF_ATOMIC)))
         return 0;
-    if (in->mflags & WC_MF_LDGSTS) {
-        *mop = IM_MOP_LDGSTS;
-        return 1;
-    }
-    switch (in->space) {
-    case WC_SPACE_SHARED:
-        *mop = st && !ld ? IM_MOP_STS : IM_MOP_LDS;
-        return 2;
-    case WC_SPACE_CONST:
-        *mop = IM_MOP_LDC;
-        return 3;
-    case WC_SPACE_NONE:
-        if (!(in->iflags & WC_IF_HAS_ADDR) && in->width == 0 &&
-            oi->unit == WC_UNIT_MEM_CONST) {
-            *mop = IM_MOP_LDC;
-            return 3;
-        }
-        break;
-    default:
-        break;
-    }
-    *mop = st && !ld && !at ? IM_MOP_STG : IM_MOP_LDG;
-    return 1;
+    ua_mem_classify(&p->rows, in, cl);
+    return cl->path == UA_PATH_GLOBAL   ? 1
+           : cl->path == UA_PATH_SHARED ? 2
+           : cl->path == UA_PATH_CONST  ? 3
+                                        : 0;
 }
 
 /* Register-bank reads of a fixed-latency instruction (seed 000 5.3): the
@@ -161,17 +138,6 @@ static void rf_reads(im_walker *w, const wc_inst *in,
 }
 
 /* Table 2 row of a memory instruction. */
-static void mem_lat(const im_par *p, const wc_inst *in, int mop, double *raw,
-                    double *war)
-{
-    int wi = mop_width(in->width ? in->width : 4);
-    int rt = (in->iflags & WC_IF_UADDR) ? 1 : 0;
-    if (mop == IM_MOP_LDC && in->nsrc == 0)
-        rt = 1; /* immediate address: the 'i' row is stored as uniform */
-    *raw = p->raw[mop][wi][rt];
-    *war = p->war[mop][wi][rt];
-}
-
 #define CAUSE_NONE 255
 #define CAUSE_CONST IM_CPI_COUNT /* cold constant line: mem_shared       */
 
@@ -258,8 +224,9 @@ int im_warp_run(im_walker *w, int sub, im_next_fn next, void *ctx,
         const wc_opinfo *oi = wc_inst_info(in);
         int lc = wc_inst_latclass(in);
         int ctrl = w->use_ctrl && in->ctrl.valid;
-        int mop = 0;
-        int mk = mem_kind(in, oi, &mop);
+        ua_mem_class mcl;
+        int mk = mem_kind(in, p, &mcl);
+        unsigned c_lines = 0, c_sectors = 0, c_wf = 0;
         n++;
         /* fixed latency, or variable latency outside the memory unit
          * (MUFU, DFMA, S2R, conversions): both read the register file */
@@ -379,7 +346,8 @@ int im_warp_run(im_walker *w, int sub, im_next_fn next, void *ctx,
                 lat = vread_end - t; /* result after its operands are read */
         } else {
             double raw;
-            mem_lat(p, in, mop, &raw, &war);
+            raw = mcl.raw >= 0 ? (double)mcl.raw : p->l1_lat;
+            war = (double)mcl.war;
             int uniform = (in->iflags & WC_IF_UADDR) != 0;
             double sub_ii = uniform ? p->sub_ii_u : p->sub_ii_r;
             /* sub-core address unit and queue (seed 000 Table 1) */
@@ -394,9 +362,11 @@ int im_warp_run(im_walker *w, int sub, im_next_fn next, void *ctx,
             lat = raw;
             if (mk == 1) {
                 im_macc a;
-                int st = (oi->flags & WC_OPF_STORE) && !(oi->flags & WC_OPF_LOAD);
-                int at = (oi->flags & WC_OPF_ATOMIC) != 0;
-                im_mem_global(p, w->l1, w->l2, in, st, at, &a);
+                int st = mcl.is_write;
+                int at = mcl.atomic;
+                im_mem_global(p, w->l1, w->l2, in, &mcl, &a);
+                c_lines = a.lines;
+                c_sectors = a.sectors;
                 double lines = a.lines ? a.lines : 1;
                 if (lines * p->l1_line_cycles > smb)
                     smb = lines * p->l1_line_cycles;
@@ -429,6 +399,7 @@ int im_warp_run(im_walker *w, int sub, im_next_fn next, void *ctx,
                                         : IM_CPI_MEM_L1;
             } else if (mk == 2) {
                 unsigned wf = im_mem_wavefronts(p, in);
+                c_wf = wf;
                 if (wf > 1)
                     lat += (wf - 1) * p->wavefront_cycles;
                 if (wf * p->wavefront_cycles > smb)
@@ -479,6 +450,8 @@ int im_warp_run(im_walker *w, int sub, im_next_fn next, void *ctx,
                             w->reg_war[r + j] = t + war;
                 }
         }
+        ua_counts_inst(&acc->cnt, in, mk ? &mcl : NULL, c_lines, c_sectors,
+                       c_wf);
         prev = t;
         if (done > maxt)
             maxt = done;

@@ -112,7 +112,48 @@ typedef struct kbind {
     double last_dram;    /* same, the last interval run                       */
     double compose_gap;  /* interval: whole composed from one region / whole - 1 */
     const smp_options *o;
+    /* per-kernel counts: of a whole-kernel run (whole_model: the model that
+     * made them, -1 none), and the sum over interval region runs */
+    ua_counts counts, reg_counts;
+    int whole_model;
+    uint64_t reg_insts;
 } kbind;
+
+/* a -= b for the additive counts (a run with warm-up less the warm-up). */
+static void counts_sub(ua_counts *a, const ua_counts *b)
+{
+    for (int u = 0; u < WC_UNIT_COUNT; u++)
+        a->warp_insts_by_unit[u] -= b->warp_insts_by_unit[u];
+    a->global_requests -= b->global_requests;
+    a->global_sectors -= b->global_sectors;
+    a->shared_wavefronts -= b->shared_wavefronts;
+    a->atomics -= b->atomics;
+    a->l1_hit_sectors -= b->l1_hit_sectors;
+    a->l2_hit_sectors -= b->l2_hit_sectors;
+    a->dram_bytes -= b->dram_bytes;
+}
+
+static uint64_t scale_u64(uint64_t v, double f)
+{
+    return (uint64_t)llround((double)v * f);
+}
+
+/* The kernel's counts from the interval regions' (two-phase): scaled by
+ * the kernel's warp instructions over theirs. */
+static void counts_scaled(const kbind *b, uint64_t insts, ua_counts *c)
+{
+    double f = b->reg_insts ? (double)insts / (double)b->reg_insts : 0;
+    *c = b->reg_counts;
+    for (int u = 0; u < WC_UNIT_COUNT; u++)
+        c->warp_insts_by_unit[u] = scale_u64(c->warp_insts_by_unit[u], f);
+    c->global_requests = scale_u64(c->global_requests, f);
+    c->global_sectors = scale_u64(c->global_sectors, f);
+    c->shared_wavefronts = scale_u64(c->shared_wavefronts, f);
+    c->atomics = scale_u64(c->atomics, f);
+    c->l1_hit_sectors = scale_u64(c->l1_hit_sectors, f);
+    c->l2_hit_sectors = scale_u64(c->l2_hit_sectors, f);
+    c->dram_bytes = scale_u64(c->dram_bytes, f);
+}
 
 /* Regions of s SMs (b->occ, b->waves, b->ctas set) with w warm-up CTAs
  * (< 0: one wave of the region's SMs). */
@@ -214,7 +255,8 @@ static int take_proxies(kbind *b, const im_result *r, wc_diag *d)
 }
 
 static int model_run(kbind *b, int m, int whole, uint64_t first,
-                     uint64_t count, smp_eval *out, wc_diag *d);
+                     uint64_t count, smp_eval *out, ua_counts *cnt,
+                     wc_diag *d);
 
 /*
  * Cross-CTA data reuse.  A slice of s SMs gets s/num_sms of the L2, and a
@@ -246,7 +288,7 @@ static int check_sharing(kbind *b, double whole, double fixed,
     region_window(b, b->nregions / 2, &first, &count);
     smp_eval ev;
     memset(&ev, 0, sizeof ev);
-    int rc = model_run(b, SMP_INTERVAL, 0, first, count, &ev, d);
+    int rc = model_run(b, SMP_INTERVAL, 0, first, count, &ev, NULL, d);
     if (rc)
         return rc;
     b->dram_slice = b->last_dram;
@@ -268,9 +310,10 @@ static int check_sharing(kbind *b, double whole, double fixed,
 }
 
 /* Model m on CTAs [first, first+count) of the slice (whole = 1: the whole
- * kernel on the full GPU). */
+ * kernel on the full GPU).  cnt (may be NULL) gets the run's counts. */
 static int model_run(kbind *b, int m, int whole, uint64_t first,
-                     uint64_t count, smp_eval *out, wc_diag *d)
+                     uint64_t count, smp_eval *out, ua_counts *cnt,
+                     wc_diag *d)
 {
     const wc_gpu *g = whole ? b->g : &b->slice;
     long sms = whole ? 0 : b->sms;
@@ -288,6 +331,12 @@ static int model_run(kbind *b, int m, int whole, uint64_t first,
             out->cycles = (double)r.cycles;
             out->fixed = (double)(r.cycles - r.sim_cycles);
             out->warp_insts = r.warp_insts;
+            if (cnt)
+                *cnt = r.counts;
+            if (whole) { /* exact: the detailed model ran it all */
+                b->counts = r.counts;
+                b->whole_model = SMP_DETAILED;
+            }
         }
         dm_result_free(&r);
         return rc;
@@ -308,6 +357,12 @@ static int model_run(kbind *b, int m, int whole, uint64_t first,
         b->last_dram = r.warp_insts ? (double)r.dram_sectors /
                                           (double)r.warp_insts
                                     : 0;
+        if (cnt)
+            *cnt = r.counts;
+        if (whole && b->whole_model != SMP_DETAILED) {
+            b->counts = r.counts;
+            b->whole_model = SMP_INTERVAL;
+        }
         if (whole) {
             b->dram_whole = b->last_dram;
             rc = check_sharing(b, (double)r.cycles,
@@ -345,16 +400,28 @@ static int eng_region(void *ctx, int m, size_t r, smp_eval *out, wc_diag *d)
     uint64_t first, count;
     region_window(b, r, &first, &count);
     uint64_t w = b->warm < first ? b->warm : first;
-    if (w == 0)
-        return model_run(b, m, 0, first, count, out, d);
+    ua_counts cf, cp;
+    if (w == 0) {
+        int rc = model_run(b, m, 0, first, count, out, &cf, d);
+        if (rc == 0 && m == SMP_INTERVAL) {
+            ua_counts_add(&b->reg_counts, &cf);
+            b->reg_insts += out->warp_insts;
+        }
+        return rc;
+    }
     smp_eval full, pre;
     memset(&full, 0, sizeof full);
     memset(&pre, 0, sizeof pre);
-    int rc = model_run(b, m, 0, first - w, w + count, &full, d);
+    int rc = model_run(b, m, 0, first - w, w + count, &full, &cf, d);
     if (rc == 0)
-        rc = model_run(b, m, 0, first - w, w, &pre, d);
+        rc = model_run(b, m, 0, first - w, w, &pre, &cp, d);
     if (rc)
         return rc;
+    if (m == SMP_INTERVAL) {
+        counts_sub(&cf, &cp);
+        ua_counts_add(&b->reg_counts, &cf);
+        b->reg_insts += full.warp_insts - pre.warp_insts;
+    }
     /* The signature of the region is that of the window it ends. */
     *out = full;
     out->cycles = full.cycles - pre.cycles;
@@ -551,7 +618,7 @@ static int eng_aux(void *ctx, size_t *nregions, const uint64_t **ins,
 static int eng_whole(void *ctx, int m, smp_eval *out, wc_diag *d)
 {
     kbind *b = ctx;
-    int rc = model_run(b, m, 1, 0, 0, out, d);
+    int rc = model_run(b, m, 1, 0, 0, out, NULL, d);
     if (rc == 0 && m == SMP_INTERVAL) {
         out->nregions = b->nregions;
         out->compose = (double)b->sms / (double)b->g->num_sms;
@@ -800,6 +867,7 @@ int smp_ctx_run(smp_ctx *c, wc_trace *t, size_t k, const wc_gpu *g,
     b.k = k;
     b.g = g;
     b.o = o;
+    b.whole_model = -1;
     if ((rc = layout(&b, wc_trace_kernel(t, k), o, d)))
         return rc;
 
@@ -845,6 +913,18 @@ int smp_ctx_run(smp_ctx *c, wc_trace *t, size_t k, const wc_gpu *g,
     r->dram_whole = b.dram_whole;
     r->dram_slice = b.dram_slice;
     r->reused_from = -1;
+    if (b.whole_model >= 0) {
+        r->counts = b.counts;
+        r->counts_exact = 1;
+    } else {
+        const wc_kernel_info *ki = wc_trace_kernel(t, k);
+        counts_scaled(&b, r->warp_insts, &r->counts);
+        unsigned occ = 0;
+        wc_diag od;
+        if (ua_kernel_ctas_per_sm(g, ki, &occ, &od) == 0)
+            r->counts.ctas_per_sm = (long)occ;
+        r->counts_exact = 0;
+    }
     for (int m = 0; m < SMP_NMODELS; m++) {
         c->cost[m].seconds += r->host[m].seconds;
         c->cost[m].cycles += r->host[m].cycles;

@@ -41,6 +41,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ua.h"
 #include "wc.h"
 
 /* ------------------------------------------------------------------------ */
@@ -141,6 +142,11 @@ typedef struct smp_kernel_result {
                                  (0: one-phase, interval over the whole kernel) */
     smp_host_cost host[SMP_NMODELS];
     double host_seconds;      /* wall seconds for this kernel                */
+    ua_counts counts;         /* per-kernel counts: from the whole-kernel run
+                                 (detailed when it ran the whole kernel, else
+                                 the interval pass); two-phase: the interval
+                                 regions' counts scaled to the kernel       */
+    int counts_exact;         /* 0: counts scaled from regions (two-phase)   */
 } smp_kernel_result;
 
 /* ------------------------------------------------------------------------ */

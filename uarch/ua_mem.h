@@ -1,11 +1,244 @@
 /*
  * uarch/ua_mem.h - part of uarch/ua.h (include that): memory-op classes,
  * coalescing into sectors, shared-memory wavefronts and bank conflicts, the
- * sectored cache with its indexing and write policies.
+ * sectored cache with its indexing and write policies, and the per-kernel
+ * counts both models report.
+ *
+ * Everything here is a function of the instruction and the GPU config only,
+ * without time: the interval model (model/im_mem.c) and the detailed model
+ * (detailed/mem_*.c) both call it and keep no copy, so that they see the
+ * same requests, sectors, wavefronts and cache contents and differ only in
+ * how they compose time.  docs/model-memory.md describes the layer; seed 000
+ * section 5.4 (Tables 1 and 2) and section 6 are the spec.
  */
 #ifndef UA_MEM_H
 #define UA_MEM_H
 
+#include <stddef.h>
+#include <stdint.h>
+
 #include "wc.h"
+
+/* Bits set in x (inline: without -mpopcnt __builtin_popcount is a call). */
+static inline unsigned ua_popcount32(uint32_t x)
+{
+    x = x - ((x >> 1) & 0x55555555u);
+    x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
+    x = (x + (x >> 4)) & 0x0f0f0f0fu;
+    return (x * 0x01010101u) >> 24;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Classification: path, seed 000 Table 2 row, atomics (ua_mem_class.c)      */
+/* ------------------------------------------------------------------------ */
+
+/* The Table 2 row family an instruction takes. */
+typedef enum ua_mop {
+    UA_MOP_LDG,    /* global / local / generic / texture loads, atomics    */
+    UA_MOP_STG,    /* global / local / generic stores, reductions          */
+    UA_MOP_LDS,    /* shared loads, shared atomics                         */
+    UA_MOP_STS,    /* shared stores, shared reductions                     */
+    UA_MOP_LDC,    /* LDC (L0 VL constant cache)                           */
+    UA_MOP_LDGSTS, /* asynchronous global -> shared copy, bulk copies      */
+    UA_MOP_FENCE,  /* MEMBAR, FENCE, CCTL ...: no data access              */
+    UA_MOP_COUNT
+} ua_mop;
+
+/* Register type of the address (Table 2's third column). */
+typedef enum ua_regtype { UA_RT_REGULAR, UA_RT_UNIFORM, UA_RT_IMM,
+                          UA_RT_COUNT } ua_regtype;
+
+/* Which structure serves the data. */
+typedef enum ua_path {
+    UA_PATH_NONE,   /* fences: no data                                     */
+    UA_PATH_GLOBAL, /* L1 data cache (or L2 only), L2, DRAM                */
+    UA_PATH_SHARED, /* shared memory banks                                 */
+    UA_PATH_CONST,  /* L0 VL / L1 constant caches                          */
+} ua_path;
+
+/* The Table 2 latencies of every row, decoded once from the config with
+ * the fall-backs for rows the paper does not list (ua_mem_class.c). */
+typedef struct ua_mem_rows {
+    long war[UA_MOP_COUNT][3][UA_RT_COUNT]; /* [mop][32/64/128 bit][rt]    */
+    long raw[UA_MOP_COUNT][3][UA_RT_COUNT]; /* < 0: no RAW (stores, fences) */
+} ua_mem_rows;
+
+void ua_mem_rows_init(ua_mem_rows *r, const wc_gpu *g);
+
+typedef struct ua_mem_class {
+    ua_mop mop;
+    ua_regtype rt;
+    ua_path path;
+    unsigned bits;  /* 32, 64 or 128: the Table 2 row                      */
+    long war, raw;  /* Table 2 latencies; raw < 0 for stores / fences      */
+    int l2_only;    /* global atomics / reductions, .BYPASS: skip the L1   */
+    int atomic;     /* an atomic or a reduction (global or shared)         */
+    int is_write;   /* the access writes memory and reads nothing back     */
+    int has_dst;    /* writes a register (loads, atomics with a result)    */
+} ua_mem_class;
+
+/* 1 when in goes to the memory unit (its latency class is mem): data
+ * accesses and fences. */
+int ua_mem_is_mem(const wc_inst *in);
+/* Classify a memory instruction (ua_mem_is_mem) and take its row from
+ * rows.  Global atomics take the global-load row plus an L2 access;
+ * reductions (RED, REDG: no destination register, Table 2 says stores make
+ * no RAW) the global-store row; shared atomics the shared-load row. */
+void ua_mem_classify(const ua_mem_rows *rows, const wc_inst *in,
+                     ua_mem_class *cl);
+
+/* ------------------------------------------------------------------------ */
+/* Coalescing (ua_mem_coalesce.c)                                            */
+/* ------------------------------------------------------------------------ */
+
+/* A warp access touches at most this many lines (32 lanes, each access of
+ * up to 255 bytes spanning at most 9 lines of >= 32 bytes). */
+#define UA_MAX_LINES (WC_WARP_SIZE * 9)
+
+typedef struct ua_line {
+    uint64_t addr;    /* line address (byte address of the line's start)   */
+    uint32_t sectors; /* bit i: sector i of the line is touched             */
+} ua_line;
+
+/* The distinct lines (in first-touch lane order) and sectors the active
+ * lanes of in touch, lines of line_bytes with sectors of sector_bytes
+ * (line_bytes / sector_bytes <= 32).  Without per-lane addresses the access
+ * is taken as fully coalesced (consecutive lanes, consecutive addresses
+ * from 0).  Returns the number of lines written to out[UA_MAX_LINES]; 0 when
+ * no lane is active. */
+unsigned ua_coalesce(const wc_inst *in, unsigned line_bytes,
+                     unsigned sector_bytes, ua_line *out);
+/* Total sectors of n lines. */
+unsigned ua_lines_sectors(const ua_line *lines, unsigned n);
+/* Split the sectors of one line of from_line bytes into lines of to_line
+ * bytes (sectors of sector_bytes in both): returns the number written to
+ * out[32], in address order. */
+unsigned ua_line_split(uint64_t line_addr, uint32_t sectors,
+                       unsigned sector_bytes, unsigned to_line,
+                       ua_line *out);
+
+/* ------------------------------------------------------------------------ */
+/* Shared memory banks (ua_mem_shared.c)                                     */
+/* ------------------------------------------------------------------------ */
+
+/* Wavefronts (conflict-free passes) a shared-memory access needs: the most
+ * distinct bank-words any bank must deliver.  Lanes reading the same word
+ * share it (broadcast).  1 for a conflict-free 32-bit access, n for an
+ * n-way conflict; 0 when no lane is active.  Without per-lane addresses the
+ * access is taken as conflict free. */
+unsigned ua_shmem_wavefronts(const wc_inst *in, unsigned banks,
+                             unsigned bank_bytes);
+
+/* ------------------------------------------------------------------------ */
+/* Set-associative sectored cache with LRU (ua_mem_cache.c)                  */
+/* ------------------------------------------------------------------------ */
+
+typedef struct ua_cache ua_cache;
+
+/* Set index of a line number n in a cache of S sets. */
+enum {
+    UA_SET_MOD = 0,  /* n mod S                                            */
+    UA_SET_XOR = 1,  /* (n ^ n >> 7 ^ n >> 17) mod S: power-of-two strides
+                        spread over the sets                               */
+};
+
+typedef struct ua_cache_geom {
+    long size;         /* bytes; 0 = no cache (every access misses)         */
+    long assoc;        /* ways                                              */
+    long line_bytes;
+    long sector_bytes; /* line_bytes / sector_bytes <= 32                   */
+    int write_back;    /* 1 write-back, 0 write-through                     */
+    int write_alloc;   /* 1 write-allocate, 0 no-write-allocate             */
+    int set_hash;      /* UA_SET_*                                          */
+} ua_cache_geom;
+
+/* The L1 data cache / L2 geometry and policies of g (keys_mem.def). */
+void ua_cache_geom_l1(const wc_gpu *g, ua_cache_geom *geom);
+void ua_cache_geom_l2(const wc_gpu *g, ua_cache_geom *geom);
+
+typedef struct ua_cache_res {
+    uint32_t miss;      /* sectors asked for that were not present          */
+    uint32_t fwd;       /* writes: sectors the next level must take now
+                           (write-through, or a no-write-allocate miss)     */
+    int tag_hit;        /* the line was present (some sectors maybe not)    */
+    uint64_t ready;     /* caller's fill time of the present sectors asked
+                           for (0 when none is pending): in-flight merge    */
+    int evicted;        /* a valid line was replaced                        */
+    uint64_t evict_addr;
+    uint32_t evict_dirty; /* its dirty sectors (write back to next level)   */
+} ua_cache_res;
+
+typedef struct ua_cache_stats {
+    uint64_t accesses, hits, misses; /* per line access: hit = no sector miss */
+    uint64_t sector_hits, sector_misses, evictions, writebacks;
+} ua_cache_stats;
+
+/* Returns NULL when out of memory or the geometry is invalid.  Memory:
+ * sets x ways x 26 bytes, allocated once. */
+ua_cache *ua_cache_create(const ua_cache_geom *geom);
+void ua_cache_free(ua_cache *c); /* accepts NULL */
+/* Access sectors of the line holding addr.  Reads: missing sectors are
+ * allocated (the line replaces the LRU way on a tag miss).  Writes: a
+ * present line takes the written sectors as valid; a missing one is
+ * allocated under write-allocate, else the cache is unchanged; written
+ * sectors are dirty under write-back, and res.fwd says what the next level
+ * takes now (all of them under write-through or without allocation).
+ * Every access makes the line most recently used. */
+void ua_cache_access(ua_cache *c, uint64_t addr, uint32_t sectors,
+                     int is_write, ua_cache_res *res);
+/* The caller's fill of the given sectors of addr's line completes at t
+ * (hits on them before t see res.ready = t). */
+void ua_cache_set_ready(ua_cache *c, uint64_t addr, uint32_t sectors,
+                        uint64_t t);
+/* 1 when every given sector of addr's line is present (no LRU update, no
+ * statistics); *ready (may be NULL) gets the line's fill time. */
+int ua_cache_probe(const ua_cache *c, uint64_t addr, uint32_t sectors,
+                   uint64_t *ready);
+void ua_cache_stats_get(const ua_cache *c, ua_cache_stats *st);
+long ua_cache_sets(const ua_cache *c);
+
+/* ------------------------------------------------------------------------ */
+/* Per-kernel counts (ua_mem_counts.c)                                       */
+/* ------------------------------------------------------------------------ */
+
+/* What a kernel did, in both models.  The order-independent ones (all but
+ * the hit counts and dram_bytes) are equal between the interval and the
+ * detailed model on every trace: they come from the functions above. */
+typedef struct ua_counts {
+    long ctas_per_sm;          /* resident CTAs per SM (occupancy)          */
+    uint64_t warp_insts_by_unit[WC_UNIT_COUNT];
+    uint64_t global_requests;  /* cache lines the coalescer produced        */
+    uint64_t global_sectors;   /* sectors of those lines                    */
+    uint64_t shared_wavefronts;
+    uint64_t atomics;          /* active atomic / reduction warp insts      */
+    uint64_t l1_hit_sectors;   /* load sectors served by the L1             */
+    uint64_t l2_hit_sectors;   /* read sectors served by the L2             */
+    uint64_t dram_bytes;       /* read + written                            */
+} ua_counts;
+
+/* Count one executed warp instruction (cl NULL: not a memory one; lines,
+ * sectors, wavefronts as ua_coalesce / ua_shmem_wavefronts gave them). */
+static inline void ua_counts_inst(ua_counts *c, const wc_inst *in,
+                                  const ua_mem_class *cl, unsigned lines,
+                                  unsigned sectors, unsigned wavefronts)
+{
+    if (in->unit < WC_UNIT_COUNT)
+        c->warp_insts_by_unit[in->unit]++;
+    if (!cl || in->mask == 0)
+        return;
+    if (cl->path == UA_PATH_GLOBAL) {
+        c->global_requests += lines;
+        c->global_sectors += sectors;
+    } else if (cl->path == UA_PATH_SHARED) {
+        c->shared_wavefronts += wavefronts;
+    }
+    if (cl->atomic)
+        c->atomics++;
+}
+
+/* dst += src (ctas_per_sm: the larger). */
+void ua_counts_add(ua_counts *dst, const ua_counts *src);
+/* 1 when the order-independent counts of a and b are equal. */
+int ua_counts_same_order_free(const ua_counts *a, const ua_counts *b);
 
 #endif /* UA_MEM_H */

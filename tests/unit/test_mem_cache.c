@@ -10,42 +10,43 @@
 
 #include "check.h"
 #include "mem.h"
+#include "ua.h"
 
-static dm_cache *mk(long size, long assoc, long line, long sector, int wb,
+static ua_cache *mk(long size, long assoc, long line, long sector, int wb,
                     int walloc)
 {
-    dm_cache_geom g = {size, assoc, line, sector, wb, walloc};
-    return dm_cache_create(&g);
+    ua_cache_geom g = {size, assoc, line, sector, wb, walloc, UA_SET_MOD};
+    return ua_cache_create(&g);
 }
 
 static void test_hit_miss(void)
 {
-    dm_cache *c = mk(4096, 4, 128, 32, 0, 0); /* 8 sets */
-    dm_cache_res r;
+    ua_cache *c = mk(4096, 4, 128, 32, 0, 0); /* 8 sets */
+    ua_cache_res r;
     CHECK(c != NULL);
-    CHECK_EQ_INT(dm_cache_sets(c), 8);
-    dm_cache_access(c, 0x1000, 0x3, 0, &r);
+    CHECK_EQ_INT(ua_cache_sets(c), 8);
+    ua_cache_access(c, 0x1000, 0x3, 0, &r);
     CHECK_EQ_INT(r.miss, 0x3);
     CHECK_EQ_INT(r.tag_hit, 0);
-    dm_cache_access(c, 0x1000, 0x3, 0, &r);
+    ua_cache_access(c, 0x1000, 0x3, 0, &r);
     CHECK_EQ_INT(r.miss, 0);
     /* sector miss on a present tag fetches only the missing sector */
-    dm_cache_access(c, 0x1040, 0x4, 0, &r); /* address inside the line */
+    ua_cache_access(c, 0x1040, 0x4, 0, &r); /* address inside the line */
     CHECK_EQ_INT(r.tag_hit, 1);
     CHECK_EQ_INT(r.miss, 0x4);
-    CHECK(dm_cache_probe(c, 0x1000, 0x7, NULL));
-    CHECK(!dm_cache_probe(c, 0x1000, 0x8, NULL));
-    dm_cache_stats st;
-    dm_cache_stats_get(c, &st);
+    CHECK(ua_cache_probe(c, 0x1000, 0x7, NULL));
+    CHECK(!ua_cache_probe(c, 0x1000, 0x8, NULL));
+    ua_cache_stats st;
+    ua_cache_stats_get(c, &st);
     CHECK_EQ_INT(st.accesses, 3);
     CHECK_EQ_INT(st.hits, 1);
     CHECK_EQ_INT(st.sector_misses, 3);
     /* fills in flight: a hit before the fill sees its ready time */
-    dm_cache_set_ready(c, 0x1000, 0x4, 500);
-    dm_cache_access(c, 0x1000, 0x4, 0, &r);
+    ua_cache_set_ready(c, 0x1000, 0x4, 500);
+    ua_cache_access(c, 0x1000, 0x4, 0, &r);
     CHECK_EQ_INT(r.miss, 0);
     CHECK_EQ_INT(r.ready, 500);
-    dm_cache_free(c);
+    ua_cache_free(c);
 
     /* invalid geometries */
     CHECK(mk(4096, 4, 128, 48, 0, 0) == NULL);
@@ -53,11 +54,11 @@ static void test_hit_miss(void)
     /* size 0: no cache, every access misses */
     c = mk(0, 4, 128, 32, 0, 0);
     CHECK(c != NULL);
-    dm_cache_access(c, 0, 1, 0, &r);
-    dm_cache_access(c, 0, 1, 0, &r);
+    ua_cache_access(c, 0, 1, 0, &r);
+    ua_cache_access(c, 0, 1, 0, &r);
     CHECK_EQ_INT(r.miss, 1);
-    dm_cache_free(c);
-    dm_cache_free(NULL);
+    ua_cache_free(c);
+    ua_cache_free(NULL);
 }
 
 /* LRU order within a set, and associativity: assoc lines of one set fit,
@@ -65,75 +66,75 @@ static void test_hit_miss(void)
 static void test_lru_assoc(void)
 {
     for (long assoc = 1; assoc <= 8; assoc *= 2) {
-        dm_cache *c = mk(16 * 128 * assoc, assoc, 128, 32, 0, 0); /* 16 sets */
+        ua_cache *c = mk(16 * 128 * assoc, assoc, 128, 32, 0, 0); /* 16 sets */
         uint64_t set_stride = 16 * 128;
-        dm_cache_res r;
+        ua_cache_res r;
         for (int pass = 0; pass < 3; pass++)
             for (long i = 0; i < assoc; i++) {
-                dm_cache_access(c, (uint64_t)i * set_stride, 0xf, 0, &r);
+                ua_cache_access(c, (uint64_t)i * set_stride, 0xf, 0, &r);
                 CHECK_EQ_INT(r.miss != 0, pass == 0);
             }
-        dm_cache_stats st;
-        dm_cache_stats_get(c, &st);
+        ua_cache_stats st;
+        ua_cache_stats_get(c, &st);
         CHECK_EQ_INT(st.evictions, 0);
         for (int pass = 0; pass < 3; pass++)
             for (long i = 0; i <= assoc; i++) {
-                dm_cache_access(c, (uint64_t)(i + 100) * set_stride, 0xf, 0,
+                ua_cache_access(c, (uint64_t)(i + 100) * set_stride, 0xf, 0,
                                 &r);
                 CHECK(r.miss != 0);
             }
-        dm_cache_free(c);
+        ua_cache_free(c);
     }
     /* LRU, not FIFO: touching the oldest line protects it */
-    dm_cache *c = mk(2 * 128, 2, 128, 32, 0, 0); /* 1 set, 2 ways */
-    dm_cache_res r;
-    dm_cache_access(c, 0, 0xf, 0, &r);   /* A */
-    dm_cache_access(c, 128, 0xf, 0, &r); /* B */
-    dm_cache_access(c, 0, 0xf, 0, &r);   /* A again: B is LRU */
-    dm_cache_access(c, 256, 0xf, 0, &r); /* C evicts B */
+    ua_cache *c = mk(2 * 128, 2, 128, 32, 0, 0); /* 1 set, 2 ways */
+    ua_cache_res r;
+    ua_cache_access(c, 0, 0xf, 0, &r);   /* A */
+    ua_cache_access(c, 128, 0xf, 0, &r); /* B */
+    ua_cache_access(c, 0, 0xf, 0, &r);   /* A again: B is LRU */
+    ua_cache_access(c, 256, 0xf, 0, &r); /* C evicts B */
     CHECK_EQ_INT(r.evicted, 1);
     CHECK_EQ_INT(r.evict_addr, 128);
-    CHECK(dm_cache_probe(c, 0, 0xf, NULL));
-    CHECK(!dm_cache_probe(c, 128, 0xf, NULL));
-    dm_cache_free(c);
+    CHECK(ua_cache_probe(c, 0, 0xf, NULL));
+    CHECK(!ua_cache_probe(c, 128, 0xf, NULL));
+    ua_cache_free(c);
 }
 
 static void test_write_policies(void)
 {
-    dm_cache_res r;
+    ua_cache_res r;
     /* write-back, write-allocate: dirty sectors come back on eviction */
-    dm_cache *c = mk(128, 1, 128, 32, 1, 1);
-    dm_cache_access(c, 0, 0x5, 1, &r);
-    CHECK(dm_cache_probe(c, 0, 0x5, NULL));
-    dm_cache_access(c, 128, 0x1, 0, &r);
+    ua_cache *c = mk(128, 1, 128, 32, 1, 1);
+    ua_cache_access(c, 0, 0x5, 1, &r);
+    CHECK(ua_cache_probe(c, 0, 0x5, NULL));
+    ua_cache_access(c, 128, 0x1, 0, &r);
     CHECK_EQ_INT(r.evicted, 1);
     CHECK_EQ_INT(r.evict_dirty, 0x5);
-    dm_cache_access(c, 256, 0x1, 0, &r); /* clean line: nothing to write */
+    ua_cache_access(c, 256, 0x1, 0, &r); /* clean line: nothing to write */
     CHECK_EQ_INT(r.evict_dirty, 0);
-    dm_cache_free(c);
+    ua_cache_free(c);
     /* write-through, no-write-allocate: a write miss leaves the cache
        alone, a write hit updates without dirtying */
     c = mk(128, 1, 128, 32, 0, 0);
-    dm_cache_access(c, 0, 0x1, 1, &r);
+    ua_cache_access(c, 0, 0x1, 1, &r);
     CHECK_EQ_INT(r.miss, 0x1);
-    CHECK(!dm_cache_probe(c, 0, 0x1, NULL));
-    dm_cache_access(c, 0, 0x1, 0, &r);
-    dm_cache_access(c, 0, 0x3, 1, &r);
-    CHECK(dm_cache_probe(c, 0, 0x3, NULL));
-    dm_cache_access(c, 128, 0x1, 0, &r);
+    CHECK(!ua_cache_probe(c, 0, 0x1, NULL));
+    ua_cache_access(c, 0, 0x1, 0, &r);
+    ua_cache_access(c, 0, 0x3, 1, &r);
+    CHECK(ua_cache_probe(c, 0, 0x3, NULL));
+    ua_cache_access(c, 128, 0x1, 0, &r);
     CHECK_EQ_INT(r.evict_dirty, 0);
-    dm_cache_free(c);
+    ua_cache_free(c);
 }
 
 /* Seed 004 sec. IV-B: average latency of a stride-s pointer chase over an
  * array of N bytes (hit 1, miss 10); the plot's steps give the geometry. */
-static double chase(dm_cache *c, uint64_t n, uint64_t stride)
+static double chase(ua_cache *c, uint64_t n, uint64_t stride)
 {
-    dm_cache_res r;
+    ua_cache_res r;
     uint64_t lat = 0, acc = 0;
     for (int pass = 0; pass < 4; pass++)
         for (uint64_t a = 0; a < n; a += stride) {
-            dm_cache_access(c, a, 1u << ((a % 128) / 32), 0, &r);
+            ua_cache_access(c, a, 1u << ((a % 128) / 32), 0, &r);
             if (pass > 0) {
                 lat += r.miss ? 10 : 1;
                 acc++;
@@ -148,26 +149,26 @@ static void test_seed004_methodology(void)
     /* size: the largest array with no misses */
     uint64_t found = 0;
     for (uint64_t n = 1024; n <= 65536; n += 1024) {
-        dm_cache *c = mk(size, assoc, line, 32, 0, 0);
+        ua_cache *c = mk(size, assoc, line, 32, 0, 0);
         if (chase(c, n, 32) == 1.0)
             found = n;
-        dm_cache_free(c);
+        ua_cache_free(c);
     }
     CHECK_EQ_INT(found, (uint64_t)size);
     /* line: just past the size, stride-4 B misses once per line */
-    dm_cache *c = mk(size, assoc, line, line, 0, 0);
+    ua_cache *c = mk(size, assoc, line, line, 0, 0);
     double avg = chase(c, 2 * (uint64_t)size, 4);
     CHECK_NEAR(avg, 1.0 + 9.0 * 4.0 / (double)line, 1e-9);
-    dm_cache_free(c);
+    ua_cache_free(c);
     /* associativity: with stride = size/assoc (one set), assoc elements
        fit, assoc + 1 do not (LRU) */
     c = mk(size, assoc, line, 32, 0, 0);
     uint64_t way = (uint64_t)(size / assoc);
     CHECK_NEAR(chase(c, way * (uint64_t)assoc, way), 1.0, 1e-9);
-    dm_cache_free(c);
+    ua_cache_free(c);
     c = mk(size, assoc, line, 32, 0, 0);
     CHECK_NEAR(chase(c, way * (uint64_t)(assoc + 1), way), 10.0, 1e-9);
-    dm_cache_free(c);
+    ua_cache_free(c);
 }
 
 static void load_cfg(wc_gpu *g)

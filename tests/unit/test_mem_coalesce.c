@@ -1,13 +1,13 @@
 /*
  * tests/unit/test_mem_coalesce.c - coalescing of warp accesses into lines
- * and sectors (detailed/mem_coalesce.c) and shared-memory bank conflicts
- * (detailed/mem_shared.c): coalesced, strided, scattered, divergent and
+ * and sectors (uarch/ua_mem_coalesce.c) and shared-memory bank conflicts
+ * (uarch/ua_mem_shared.c): coalesced, strided, scattered, divergent and
  * uniform patterns; 1-way to 32-way conflicts and broadcast.
  */
 #include <string.h>
 
 #include "check.h"
-#include "mem.h"
+#include "ua.h"
 
 static void mk(wc_inst *in, const char *opcode, unsigned width, uint32_t mask)
 {
@@ -35,9 +35,9 @@ static void strided(wc_inst *in, uint64_t base, uint64_t stride)
 
 static unsigned lines_of(const wc_inst *in, unsigned *sectors)
 {
-    static dm_line out[DM_MAX_LINES];
-    unsigned n = dm_coalesce(in, 128, 32, out);
-    *sectors = dm_lines_sectors(out, n);
+    static ua_line out[UA_MAX_LINES];
+    unsigned n = ua_coalesce(in, 128, 32, out);
+    *sectors = ua_lines_sectors(out, n);
     return n;
 }
 
@@ -158,7 +158,7 @@ static void test_banks(void)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         mk(&in, "LDS", 4, 0xffffffffu);
         strided(&in, 0, 4ull * cases[i].stride_words);
-        CHECK_EQ_INT(dm_shmem_wavefronts(&in, 32, 4), cases[i].ways);
+        CHECK_EQ_INT(ua_shmem_wavefronts(&in, 32, 4), cases[i].ways);
     }
     /* every n-way, n = 1..32: lane l hits bank (l mod (32/..)); build the
        conflict directly: lanes 0..n-1 same bank, distinct words */
@@ -166,43 +166,43 @@ static void test_banks(void)
         mk(&in, "LDS", 4, 0xffffffffu);
         for (unsigned l = 0; l < WC_WARP_SIZE; l++)
             in.addr[l] = l < nway ? 128ull * l : 4ull * l;
-        CHECK_EQ_INT(dm_shmem_wavefronts(&in, 32, 4), nway);
+        CHECK_EQ_INT(ua_shmem_wavefronts(&in, 32, 4), nway);
     }
     /* broadcast: all lanes one word; and pairs of lanes sharing words */
     mk(&in, "LDS", 4, 0xffffffffu);
     strided(&in, 0x40, 0);
-    CHECK_EQ_INT(dm_shmem_wavefronts(&in, 32, 4), 1);
+    CHECK_EQ_INT(ua_shmem_wavefronts(&in, 32, 4), 1);
     for (unsigned l = 0; l < WC_WARP_SIZE; l++)
         in.addr[l] = 4ull * (l / 2);
-    CHECK_EQ_INT(dm_shmem_wavefronts(&in, 32, 4), 1);
+    CHECK_EQ_INT(ua_shmem_wavefronts(&in, 32, 4), 1);
     /* broadcast does not hide a conflict: 2 words in bank 0 */
     for (unsigned l = 0; l < WC_WARP_SIZE; l++)
         in.addr[l] = l < 16 ? 0 : 128;
-    CHECK_EQ_INT(dm_shmem_wavefronts(&in, 32, 4), 2);
+    CHECK_EQ_INT(ua_shmem_wavefronts(&in, 32, 4), 2);
     /* wide accesses: 64-bit and 128-bit conflict-free need 2 and 4 */
     mk(&in, "LDS.64", 8, 0xffffffffu);
     strided(&in, 0, 8);
-    CHECK_EQ_INT(dm_shmem_wavefronts(&in, 32, 4), 2);
+    CHECK_EQ_INT(ua_shmem_wavefronts(&in, 32, 4), 2);
     mk(&in, "LDS.128", 16, 0xffffffffu);
     strided(&in, 0, 16);
-    CHECK_EQ_INT(dm_shmem_wavefronts(&in, 32, 4), 4);
+    CHECK_EQ_INT(ua_shmem_wavefronts(&in, 32, 4), 4);
     /* 128-bit, stride 32 B: 8 way */
     strided(&in, 0, 32);
-    CHECK_EQ_INT(dm_shmem_wavefronts(&in, 32, 4), 8);
+    CHECK_EQ_INT(ua_shmem_wavefronts(&in, 32, 4), 8);
     /* inactive lanes do not conflict */
     mk(&in, "LDS", 4, 0x1u);
     strided(&in, 0, 128);
-    CHECK_EQ_INT(dm_shmem_wavefronts(&in, 32, 4), 1);
+    CHECK_EQ_INT(ua_shmem_wavefronts(&in, 32, 4), 1);
     mk(&in, "LDS", 4, 0);
-    CHECK_EQ_INT(dm_shmem_wavefronts(&in, 32, 4), 0);
+    CHECK_EQ_INT(ua_shmem_wavefronts(&in, 32, 4), 0);
     /* GT200-like 16 banks: stride 1 word, 32 lanes -> 2 */
     mk(&in, "LDS", 4, 0xffffffffu);
     strided(&in, 0, 4);
-    CHECK_EQ_INT(dm_shmem_wavefronts(&in, 16, 4), 2);
+    CHECK_EQ_INT(ua_shmem_wavefronts(&in, 16, 4), 2);
     /* no addresses: conflict free */
     mk(&in, "LDS.128", 16, 0xffffffffu);
     in.iflags &= (uint8_t)~WC_IF_HAS_ADDR;
-    CHECK_EQ_INT(dm_shmem_wavefronts(&in, 32, 4), 4);
+    CHECK_EQ_INT(ua_shmem_wavefronts(&in, 32, 4), 4);
 }
 
 int main(void)

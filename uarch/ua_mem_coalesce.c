@@ -1,13 +1,14 @@
 /*
- * detailed/mem_coalesce.c - coalescing of a warp memory access into cache
+ * uarch/ua_mem_coalesce.c - coalescing of a warp memory access into cache
  * lines and sectors (seed 000 section 6: the Pending Request Table that
  * tracks intra-warp coalescing; seed 003: the sub-core coalescer handles
- * one distinct line per cycle).  Pure functions, no state.
+ * one distinct line per cycle).  Pure functions, no state.  Used by both
+ * models (model/im_mem.c, detailed/mem_unit.c).
  */
-#include "mem.h"
+#include "ua.h"
 
 /* Add sector s of line la to out[0..*n): merge with an existing line. */
-static void add_sector(dm_line *out, unsigned *n, uint64_t la, unsigned s)
+static void add_sector(ua_line *out, unsigned *n, uint64_t la, unsigned s)
 {
     for (unsigned i = *n; i-- > 0;) {
         if (out[i].addr == la) {
@@ -15,7 +16,7 @@ static void add_sector(dm_line *out, unsigned *n, uint64_t la, unsigned s)
             return;
         }
     }
-    if (*n >= DM_MAX_LINES)
+    if (*n >= UA_MAX_LINES)
         return;
     out[*n].addr = la;
     out[*n].sectors = 1u << s;
@@ -26,7 +27,7 @@ static void add_sector(dm_line *out, unsigned *n, uint64_t la, unsigned s)
  * divisions, and a lane whose sectors the previous lane already added is
  * skipped (adding them again would change nothing). */
 static unsigned coalesce_pow2(const wc_inst *in, unsigned ls, unsigned ss,
-                              dm_line *out)
+                              ua_line *out)
 {
     unsigned n = 0, rank = 0;
     uint64_t w = in->width ? in->width : 4;
@@ -52,8 +53,8 @@ static unsigned coalesce_pow2(const wc_inst *in, unsigned ls, unsigned ss,
     return n;
 }
 
-unsigned dm_coalesce(const wc_inst *in, unsigned line_bytes,
-                     unsigned sector_bytes, dm_line *out)
+unsigned ua_coalesce(const wc_inst *in, unsigned line_bytes,
+                     unsigned sector_bytes, ua_line *out)
 {
     unsigned n = 0;
     if (line_bytes == 0 || sector_bytes == 0 || line_bytes < sector_bytes ||
@@ -83,10 +84,34 @@ unsigned dm_coalesce(const wc_inst *in, unsigned line_bytes,
     return n;
 }
 
-unsigned dm_lines_sectors(const dm_line *lines, unsigned n)
+unsigned ua_lines_sectors(const ua_line *lines, unsigned n)
 {
     unsigned s = 0;
     for (unsigned i = 0; i < n; i++)
-        s += (unsigned)dm_popcount32(lines[i].sectors);
+        s += (unsigned)ua_popcount32(lines[i].sectors);
     return s;
+}
+
+unsigned ua_line_split(uint64_t line_addr, uint32_t sectors,
+                       unsigned sector_bytes, unsigned to_line, ua_line *out)
+{
+    unsigned n = 0;
+    if (sector_bytes == 0 || to_line == 0)
+        return 0;
+    for (uint32_t rest = sectors; rest; rest &= rest - 1) {
+        unsigned i = (unsigned)__builtin_ctz(rest);
+        uint64_t a = line_addr + (uint64_t)i * sector_bytes;
+        uint64_t l = a - a % to_line;
+        unsigned s = (unsigned)((a - l) / sector_bytes);
+        if (s >= 32)
+            continue;
+        if (n && out[n - 1].addr == l) {
+            out[n - 1].sectors |= 1u << s;
+        } else if (n < 32) {
+            out[n].addr = l;
+            out[n].sectors = 1u << s;
+            n++;
+        }
+    }
+    return n;
 }

@@ -1,12 +1,15 @@
 /*
- * detailed/mem_cache.c - a set-associative, sectored cache with LRU
+ * uarch/ua_mem_cache.c - a set-associative, sectored cache with LRU
  * replacement and a choice of write policies; the building block of the
- * L1 data cache, the L2 and the constant caches.  Timing lives with the
- * callers: the cache only knows contents, and per-line "ready" cycles so
- * that hits on sectors whose fill is still in flight wait for it (the
- * merge a pending request table / MSHR does).
+ * L1 data cache, the L2 and the constant caches of both models.  Timing
+ * lives with the callers: the cache only knows contents, and per-line
+ * "ready" values the caller sets so that hits on sectors whose fill is
+ * still in flight can wait for it (the merge a pending request table /
+ * MSHR does; the interval model does not use them).
  *
- * Set index: (addr / line_bytes) mod sets.  A line's sectors are valid or
+ * Set index: line number n = addr / line_bytes, then n mod sets
+ * (UA_SET_MOD) or (n ^ n >> 7 ^ n >> 17) mod sets (UA_SET_XOR, keys
+ * l1_set_hash / l2_set_hash).  A line's sectors are valid or
  * not individually (a sector miss on a present tag fetches only the
  * missing sectors); LRU is kept per line.
  *
@@ -18,12 +21,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mem.h"
+#include "ua.h"
 
-struct dm_cache {
+struct ua_cache {
     long sets, assoc, line_bytes, sector_bytes;
     uint32_t full; /* mask of all sectors of a line */
-    int write_back, write_alloc;
+    int write_back, write_alloc, set_hash;
     /* speed: line_bytes (sets) a power of two -> shift (mask), else 0 */
     unsigned line_shift;
     uint64_t set_mask;
@@ -31,7 +34,7 @@ struct dm_cache {
      * tag, ready, valid, dirty, ord (see cset) */
     unsigned char *blk;
     size_t stride;
-    dm_cache_stats st;
+    ua_cache_stats st;
 };
 
 /* The arrays of one set. */
@@ -43,7 +46,7 @@ typedef struct cset {
     uint16_t *ord;    /* the ways, most recently used first                */
 } cset;
 
-static cset set_at(const dm_cache *c, uint64_t idx)
+static inline cset set_at(const ua_cache *c, uint64_t idx)
 {
     cset s;
     size_t a = (size_t)c->assoc;
@@ -55,14 +58,14 @@ static cset set_at(const dm_cache *c, uint64_t idx)
     return s;
 }
 
-dm_cache *dm_cache_create(const dm_cache_geom *g)
+ua_cache *ua_cache_create(const ua_cache_geom *g)
 {
     if (!g || g->line_bytes <= 0 || g->sector_bytes <= 0 ||
         g->line_bytes % g->sector_bytes != 0 ||
         g->line_bytes / g->sector_bytes > 32 || g->assoc <= 0 ||
         g->assoc > 65536 || g->size < 0)
         return NULL;
-    dm_cache *c = calloc(1, sizeof *c);
+    ua_cache *c = calloc(1, sizeof *c);
     if (!c)
         return NULL;
     c->assoc = g->assoc;
@@ -72,6 +75,7 @@ dm_cache *dm_cache_create(const dm_cache_geom *g)
     c->full = ns >= 32 ? 0xffffffffu : (1u << ns) - 1u;
     c->write_back = g->write_back;
     c->write_alloc = g->write_alloc;
+    c->set_hash = g->set_hash;
     c->sets = g->size / (g->line_bytes * g->assoc);
     if (!(g->line_bytes & (g->line_bytes - 1)))
         c->line_shift = (unsigned)__builtin_ctzl((unsigned long)g->line_bytes);
@@ -94,7 +98,7 @@ dm_cache *dm_cache_create(const dm_cache_geom *g)
     return c;
 }
 
-void dm_cache_free(dm_cache *c)
+void ua_cache_free(ua_cache *c)
 {
     if (!c)
         return;
@@ -102,21 +106,23 @@ void dm_cache_free(dm_cache *c)
     free(c);
 }
 
-long dm_cache_sets(const dm_cache *c)
+long ua_cache_sets(const ua_cache *c)
 {
     return c->sets;
 }
 
 /* The set of line la. */
-static cset set_of(const dm_cache *c, uint64_t la)
+static inline cset set_of(const ua_cache *c, uint64_t la)
 {
     uint64_t ln = c->line_shift ? la >> c->line_shift
                                 : la / (uint64_t)c->line_bytes;
+    if (c->set_hash == UA_SET_XOR)
+        ln ^= (ln >> 7) ^ (ln >> 17);
     return set_at(c, c->set_mask ? ln & c->set_mask : ln % (uint64_t)c->sets);
 }
 
 /* Start of the line holding addr. */
-static uint64_t line_of(const dm_cache *c, uint64_t addr)
+static uint64_t line_of(const ua_cache *c, uint64_t addr)
 {
     if (c->line_shift)
         return addr & ~(((uint64_t)1 << c->line_shift) - 1);
@@ -124,7 +130,7 @@ static uint64_t line_of(const dm_cache *c, uint64_t addr)
 }
 
 /* The way of s holding la, or -1. */
-static long find(const dm_cache *c, const cset *s, uint64_t la)
+static long find(const ua_cache *c, const cset *s, uint64_t la)
 {
     for (long w = 0; w < c->assoc; w++)
         if (s->tag[w] == la && s->valid[w])
@@ -145,12 +151,13 @@ static void touch(cset *s, uint16_t w)
     o[0] = w;
 }
 
-void dm_cache_access(dm_cache *c, uint64_t addr, uint32_t sectors,
-                     int is_write, dm_cache_res *res)
+void ua_cache_access(ua_cache *c, uint64_t addr, uint32_t sectors,
+                     int is_write, ua_cache_res *res)
 {
     uint64_t la = line_of(c, addr);
     sectors &= c->full;
     res->miss = sectors;
+    res->fwd = is_write ? sectors : 0;
     res->tag_hit = 0;
     res->ready = 0;
     res->evicted = 0;
@@ -159,20 +166,30 @@ void dm_cache_access(dm_cache *c, uint64_t addr, uint32_t sectors,
     c->st.accesses++;
     if (c->sets == 0) {
         c->st.misses++;
-        c->st.sector_misses += (uint64_t)dm_popcount32(sectors);
+        c->st.sector_misses += (uint64_t)ua_popcount32(sectors);
         return;
     }
     cset s = set_of(c, la);
-    long l = find(c, &s, la);
+    /* one pass: the way holding la, and the first empty way */
+    long l = -1, empty = -1;
+    for (long w = 0; w < c->assoc; w++) {
+        if (!s.valid[w]) {
+            if (empty < 0)
+                empty = w;
+        } else if (s.tag[w] == la) {
+            l = w;
+            break;
+        }
+    }
     if (l >= 0) {
         res->tag_hit = 1;
         res->miss = sectors & ~s.valid[l];
         if (sectors & s.valid[l])
             res->ready = s.ready[l];
     }
-    unsigned nmiss = (unsigned)dm_popcount32(res->miss);
+    unsigned nmiss = (unsigned)ua_popcount32(res->miss);
     c->st.sector_misses += nmiss;
-    c->st.sector_hits += (uint64_t)dm_popcount32(sectors) - nmiss;
+    c->st.sector_hits += (uint64_t)ua_popcount32(sectors) - nmiss;
     if (res->miss)
         c->st.misses++;
     else
@@ -180,10 +197,7 @@ void dm_cache_access(dm_cache *c, uint64_t addr, uint32_t sectors,
 
     if (l < 0 && (!is_write || c->write_alloc)) {
         /* the first empty way, else the least recently used one */
-        for (l = 0; l < c->assoc && s.valid[l]; l++)
-            ;
-        if (l == c->assoc)
-            l = s.ord[c->assoc - 1];
+        l = empty >= 0 ? empty : s.ord[c->assoc - 1];
         if (s.valid[l]) {
             res->evicted = 1;
             res->evict_addr = s.tag[l];
@@ -198,14 +212,16 @@ void dm_cache_access(dm_cache *c, uint64_t addr, uint32_t sectors,
         s.ready[l] = 0;
     }
     if (l < 0)
-        return; /* write miss, no-write-allocate */
+        return; /* write miss, no-write-allocate: all go on (res->fwd) */
     s.valid[l] |= sectors;
-    if (is_write && c->write_back)
+    if (is_write && c->write_back) {
         s.dirty[l] |= sectors;
+        res->fwd = 0; /* written back on eviction */
+    }
     touch(&s, (uint16_t)l);
 }
 
-void dm_cache_set_ready(dm_cache *c, uint64_t addr, uint32_t sectors,
+void ua_cache_set_ready(ua_cache *c, uint64_t addr, uint32_t sectors,
                         uint64_t t)
 {
     if (c->sets == 0 || !sectors)
@@ -217,7 +233,7 @@ void dm_cache_set_ready(dm_cache *c, uint64_t addr, uint32_t sectors,
         s.ready[l] = t;
 }
 
-int dm_cache_probe(const dm_cache *c, uint64_t addr, uint32_t sectors,
+int ua_cache_probe(const ua_cache *c, uint64_t addr, uint32_t sectors,
                    uint64_t *ready)
 {
     if (ready)
@@ -235,7 +251,29 @@ int dm_cache_probe(const dm_cache *c, uint64_t addr, uint32_t sectors,
     return 1;
 }
 
-void dm_cache_stats_get(const dm_cache *c, dm_cache_stats *st)
+void ua_cache_stats_get(const ua_cache *c, ua_cache_stats *st)
 {
     *st = c->st;
+}
+
+void ua_cache_geom_l1(const wc_gpu *g, ua_cache_geom *geom)
+{
+    geom->size = g->l1_size;
+    geom->assoc = g->l1_assoc;
+    geom->line_bytes = g->l1_line_bytes;
+    geom->sector_bytes = g->sector_bytes;
+    geom->write_back = (int)g->l1_write_back;
+    geom->write_alloc = (int)g->l1_write_alloc;
+    geom->set_hash = (int)g->l1_set_hash;
+}
+
+void ua_cache_geom_l2(const wc_gpu *g, ua_cache_geom *geom)
+{
+    geom->size = g->l2_size;
+    geom->assoc = g->l2_assoc;
+    geom->line_bytes = g->l2_line_bytes;
+    geom->sector_bytes = g->sector_bytes;
+    geom->write_back = (int)g->l2_write_back;
+    geom->write_alloc = (int)g->l2_write_alloc;
+    geom->set_hash = (int)g->l2_set_hash;
 }

@@ -1,17 +1,17 @@
 /*
- * detailed/mem_shared.c - shared memory bank conflicts.  Shared memory has
+ * uarch/ua_mem_shared.c - shared memory bank conflicts.  Shared memory has
  * shmem_banks banks of shmem_bank_bytes each; successive bank-words go to
  * successive banks.  One wavefront serves at most one distinct word per
  * bank, and lanes reading the same word are served together (broadcast),
  * so an access needs as many wavefronts as the busiest bank has distinct
  * words.  A 64-bit (128-bit) conflict-free access needs 2 (4) wavefronts.
  */
-#include "mem.h"
+#include "ua.h"
 
 /* Words one lane may touch: 255-byte access, 1-byte banks, misaligned. */
 #define MAX_WORDS_PER_LANE 256
 
-unsigned dm_shmem_wavefronts(const wc_inst *in, unsigned banks,
+unsigned ua_shmem_wavefronts(const wc_inst *in, unsigned banks,
                              unsigned bank_bytes)
 {
     if (banks == 0 || bank_bytes == 0 || in->mask == 0)
@@ -19,7 +19,7 @@ unsigned dm_shmem_wavefronts(const wc_inst *in, unsigned banks,
     uint64_t w = in->width ? in->width : 4;
     if (!(in->iflags & WC_IF_HAS_ADDR)) {
         /* conflict free: active lanes' bytes over the banks' width */
-        uint64_t lanes = (uint64_t)dm_popcount32(in->mask);
+        uint64_t lanes = (uint64_t)ua_popcount32(in->mask);
         uint64_t per = w < bank_bytes ? bank_bytes : w;
         uint64_t row = (uint64_t)banks * bank_bytes;
         return (unsigned)((lanes * per + row - 1) / row);
