@@ -74,6 +74,8 @@ typedef struct kent {
     tsrc *src;         /* open while a reader or CTA of it is alive, and
                           for zstd while among the SRC_IDLE last used     */
     ctaix *ix;         /* CTA index once built (immutable), or NULL        */
+    long grid_line, grid_col;   /* where the header gives grid dim / block  */
+    long block_line, block_col; /* dim (value column), for diagnostics      */
 } kent;
 
 #define KIND_UBENCH 100
@@ -130,6 +132,11 @@ struct wc_kreader {
     ctaix bld;       /* index being built (bld.n CTAs so far)       */
     uint64_t bld_cap;
     int bld_on;      /* still building: no gap, no error, no OOM    */
+    int chk_on;      /* has met every CTA from the first: checks the
+                        CTA count and duplicate block ids           */
+    int chk_dup;     /* the duplicate-id bitmap is usable           */
+    unsigned char *seen; /* [ctas / 8] block ids met (chk_dup)      */
+    long idx_line, idx_col; /* 'thread block =' value of the last CTA  */
 };
 
 /* ---- small helpers ------------------------------------------------------ */
@@ -486,11 +493,25 @@ static int header_line(kent *k, const char *l, size_t n, long line,
         if (num_3(val, vn, ki->grid) != 0)
             return hdr_err(path, line, l, val, d,
                            "bad grid dim (expected (x,y,z))");
+        if (!ki->grid[0] || !ki->grid[1] || !ki->grid[2])
+            return hdr_err(path, line, l, val, d,
+                           "grid dim has a zero extent");
+        k->grid_line = line;
+        k->grid_col = (long)(val - l) + 1;
         *seen |= 2;
     } else if (KEY("block dim")) {
         if (num_3(val, vn, ki->block) != 0)
             return hdr_err(path, line, l, val, d,
                            "bad block dim (expected (x,y,z))");
+        if (!ki->block[0] || !ki->block[1] || !ki->block[2])
+            return hdr_err(path, line, l, val, d,
+                           "block dim has a zero extent");
+        if ((uint64_t)ki->block[0] * ki->block[1] * ki->block[2] >
+            (uint64_t)MAX_CTA_WARPS * WC_WARP_SIZE)
+            return hdr_err(path, line, l, val, d,
+                           "block dim has more than 32768 threads");
+        k->block_line = line;
+        k->block_col = (long)(val - l) + 1;
         *seen |= 4;
     } else if (KEY("shmem")) {
         if (num_i(val, vn, 0, INT32_MAX, &i) != 0)
@@ -1044,6 +1065,7 @@ int wc_kreader_open(wc_trace *t, size_t k, wc_kreader **out, wc_diag *d)
         pthread_mutex_lock(&t->mu);
         r->bld_on = r->k->ix == NULL;
         pthread_mutex_unlock(&t->mu);
+        r->chk_on = r->chk_dup = 1;
     }
     *out = r;
     return 0;
@@ -1055,6 +1077,7 @@ void wc_kreader_close(wc_kreader *r)
         return;
     lb_free(&r->b);
     free(r->scratch);
+    free(r->seen);
     ix_free(&r->bld);
     src_put(r->t, r->k, r->src);
     free(r);
@@ -1130,14 +1153,16 @@ static inline int inst_start(char c)
  *    +----#END_TB-------+
  */
 static int scan_cta(wc_kreader *r, int rec, unsigned idx[3], unsigned *nw,
-                    int *got, uint64_t *ninsts, wc_diag *d)
+                    int *got, uint64_t *ninsts, long *tbl, wc_diag *d)
 {
-    const char *path = r->k->info.path;
+    const wc_kernel_info *ki = &r->k->info;
+    const char *path = ki->path;
     const char *l;
     size_t n;
     uint64_t loff;
     int in_tb = 0, have_idx = 0;
     long tb_line = 0;
+    uint64_t wseen[MAX_CTA_WARPS / 64];
     *got = 0;
     *nw = 0;
     *ninsts = 0;
@@ -1159,7 +1184,8 @@ static int scan_cta(wc_kreader *r, int rec, unsigned idx[3], unsigned *nw,
         if (!in_tb) {
             if (starts(s, sn, "#BEGIN_TB")) {
                 in_tb = 1;
-                tb_line = lno;
+                tb_line = *tbl = lno;
+                memset(wseen, 0, sizeof wseen);
             } else if (starts(s, sn, "#END_TB")) {
                 return scan_err(r, lno, col, d,
                                 "#END_TB without #BEGIN_TB");
@@ -1174,6 +1200,13 @@ static int scan_cta(wc_kreader *r, int rec, unsigned idx[3], unsigned *nw,
                 return scan_err(r, lno, col, d,
                                 "thread block has no 'thread block = "
                                 "x,y,z' line");
+            if (*nw != ki->warps_per_cta)
+                return scan_err(r, lno, col, d,
+                                "thread block (%u,%u,%u) has %u warps but "
+                                "block dim (%u,%u,%u) makes %llu",
+                                idx[0], idx[1], idx[2], *nw, ki->block[0],
+                                ki->block[1], ki->block[2],
+                                (unsigned long long)ki->warps_per_cta);
             *got = 1;
             return 0;
         }
@@ -1193,6 +1226,19 @@ static int scan_cta(wc_kreader *r, int rec, unsigned idx[3], unsigned *nw,
                                 "bad thread block index '%.*s' (expected "
                                 "x,y,z)",
                                 CUT(vn), v);
+            if (have_idx)
+                return scan_err(r, lno, col, d,
+                                "second 'thread block =' line in one "
+                                "thread block");
+            if (idx[0] >= ki->grid[0] || idx[1] >= ki->grid[1] ||
+                idx[2] >= ki->grid[2])
+                return scan_err(r, lno, vcol, d,
+                                "thread block (%u,%u,%u) outside grid dim "
+                                "(%u,%u,%u)",
+                                idx[0], idx[1], idx[2], ki->grid[0],
+                                ki->grid[1], ki->grid[2]);
+            r->idx_line = lno;
+            r->idx_col = vcol;
             have_idx = 1;
             continue;
         }
@@ -1210,6 +1256,18 @@ static int scan_cta(wc_kreader *r, int rec, unsigned idx[3], unsigned *nw,
         uint64_t wid;
         if (num_u(v, vn, UINT32_MAX, &wid) != 0)
             return scan_err(r, lno, vcol, d, "bad warp id '%.*s'", CUT(vn), v);
+        if (wid >= ki->warps_per_cta)
+            return scan_err(r, lno, vcol, d,
+                            "warp id %llu out of range: block dim "
+                            "(%u,%u,%u) makes %llu warps",
+                            (unsigned long long)wid, ki->block[0],
+                            ki->block[1], ki->block[2],
+                            (unsigned long long)ki->warps_per_cta);
+        if (wseen[wid / 64] >> (wid % 64) & 1)
+            return scan_err(r, lno, vcol, d,
+                            "warp %llu appears twice in one thread block",
+                            (unsigned long long)wid);
+        wseen[wid / 64] |= 1ull << (wid % 64);
         /* insts = N on the next non-blank line */
         long ilno;
         for (;;) {
@@ -1341,6 +1399,60 @@ static int bld_push(ctaix *x, uint64_t *cap, uint64_t off, long line)
 }
 
 /*
+ * The CTAs against the header's grid dim: none beyond the grid's count
+ * (any reader: r->cta is the trace position), and, for a reader that has
+ * met every CTA from the first, no block id twice and exactly the grid's
+ * count at the end of the kernel.  got = 0: the end was reached.
+ */
+static int check_cta(wc_kreader *r, const unsigned idx[3], int got, long tbl,
+                     wc_diag *d)
+{
+    const kent *k = r->k;
+    const wc_kernel_info *ki = &k->info;
+    if (!got) {
+        if (r->chk_on && r->cta != ki->ctas)
+            return wc_diag_set(d, WC_EINPUT, ki->path, k->grid_line,
+                               k->grid_col,
+                               "grid dim (%u,%u,%u) makes %llu thread "
+                               "blocks but the trace holds %llu (cut "
+                               "short?)",
+                               ki->grid[0], ki->grid[1], ki->grid[2],
+                               (unsigned long long)ki->ctas,
+                               (unsigned long long)r->cta);
+        return 0;
+    }
+    if (r->cta >= ki->ctas)
+        return wc_diag_set(d, WC_EINPUT, ki->path, tbl, 1,
+                           "more thread blocks than grid dim (%u,%u,%u) "
+                           "makes (%llu)",
+                           ki->grid[0], ki->grid[1], ki->grid[2],
+                           (unsigned long long)ki->ctas);
+    if (!r->chk_on)
+        return 0;
+    if (!r->seen && r->chk_dup) {
+        /* one bit per block id; beyond 2^32 blocks only the count is
+         * checked */
+        r->seen = ki->ctas <= (1ull << 32) ? calloc((size_t)((ki->ctas + 7) / 8), 1)
+                                           : NULL;
+        if (!r->seen)
+            r->chk_dup = 0;
+    }
+    if (r->chk_dup) {
+        uint64_t lin = idx[0] + (uint64_t)ki->grid[0] *
+                                    (idx[1] + (uint64_t)ki->grid[1] * idx[2]);
+        unsigned char bit = (unsigned char)(1u << (lin % 8));
+        if (r->seen[lin / 8] & bit)
+            return wc_diag_set(d, WC_EINPUT, ki->path, r->idx_line,
+                               r->idx_col,
+                               "thread block (%u,%u,%u) appears twice in "
+                               "the trace",
+                               idx[0], idx[1], idx[2]);
+        r->seen[lin / 8] |= bit;
+    }
+    return 0;
+}
+
+/*
  * scan_cta, keeping count of CTAs and building the kernel's CTA index
  * while this reader has met every CTA from the first: at the end of the
  * kernel the index is published (first one wins).  Out of memory only
@@ -1350,8 +1462,10 @@ static int scan_next(wc_kreader *r, int rec, unsigned idx[3], unsigned *nw,
                      int *got, wc_diag *d)
 {
     uint64_t pos = r->b.off + r->b.beg, ninsts;
-    long line = r->line;
-    int rc = scan_cta(r, rec, idx, nw, got, &ninsts, d);
+    long line = r->line, tbl = 0;
+    int rc = scan_cta(r, rec, idx, nw, got, &ninsts, &tbl, d);
+    if (rc == 0)
+        rc = check_cta(r, idx, *got, tbl, d);
     if (rc != 0) {
         r->bld_on = 0;
         return rc;
@@ -1383,6 +1497,15 @@ static int scan_next(wc_kreader *r, int rec, unsigned idx[3], unsigned *nw,
         free(ix);
     }
     return 0;
+}
+
+/* The kernel's CTA index, or NULL. */
+static ctaix *get_ix(wc_trace *t, kent *k)
+{
+    pthread_mutex_lock(&t->mu);
+    ctaix *ix = k->ix;
+    pthread_mutex_unlock(&t->mu);
+    return ix;
 }
 
 int wc_kreader_next(wc_kreader *r, wc_cta **cta, wc_diag *d)
@@ -1428,21 +1551,25 @@ int wc_kreader_next(wc_kreader *r, wc_cta **cta, wc_diag *d)
     if (nw)
         memcpy(c->w, r->scratch, nw * sizeof *c->w);
     c->nwarps = nw;
+    if (r->cta == r->k->info.ctas && !get_ix(r->t, r->k)) {
+        /* The grid's last CTA, in a kernel not yet checked to its end:
+         * look past it now, so a reader that stops at the grid's count
+         * still sees a trace with more CTAs than its header. */
+        unsigned pidx[3], pnw;
+        int pgot;
+        rc = scan_next(r, 0, pidx, &pnw, &pgot, d);
+        if (rc != 0) {
+            free(c->w);
+            free(c);
+            return rc;
+        }
+    }
     c->src = r->src;
     pthread_mutex_lock(&r->t->mu);
     r->src->refs++;
     pthread_mutex_unlock(&r->t->mu);
     *cta = c;
     return 0;
-}
-
-/* The kernel's CTA index, or NULL. */
-static ctaix *get_ix(wc_trace *t, kent *k)
-{
-    pthread_mutex_lock(&t->mu);
-    ctaix *ix = k->ix;
-    pthread_mutex_unlock(&t->mu);
-    return ix;
 }
 
 int wc_kreader_skip(wc_kreader *r, uint64_t n, wc_diag *d)
@@ -1480,6 +1607,9 @@ int wc_kreader_seek(wc_kreader *r, uint64_t cta, wc_diag *d)
             cta = ix->n;
         lb_seek(&r->b, ix->off[cta]);
         r->line = (long)ix->line[cta];
+        if (cta != r->cta)
+            r->chk_on = 0; /* a gap: the kernel was checked by the pass
+                              that built the index */
         r->cta = cta;
         return 0;
     }
@@ -1487,6 +1617,9 @@ int wc_kreader_seek(wc_kreader *r, uint64_t cta, wc_diag *d)
         lb_seek(&r->b, r->k->data_off);
         r->line = r->k->data_line;
         r->cta = 0;
+        r->chk_on = 1;
+        if (r->seen)
+            memset(r->seen, 0, (size_t)((r->k->info.ctas + 7) / 8));
     }
     return wc_kreader_skip(r, cta - r->cta, d);
 }
