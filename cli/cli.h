@@ -49,6 +49,8 @@ _Noreturn void cli_usage_error(const char *cmd, const char *fmt, ...)
     ;
 /* Report unknown opcodes once per name on stderr (unless --quiet). */
 void cli_warn_unknown_ops(const cli_common *c, const wc_trace *t);
+/* Print the trace's warnings not printed yet (unless --quiet). */
+void cli_warn_trace(const cli_common *c, const wc_trace *t);
 /* Whether progress may be printed on stderr. */
 int cli_progress_ok(const cli_common *c);
 

@@ -381,6 +381,10 @@ int cmd_predict(int argc, char **argv)
         kout *o = &ko[nout++];
         o->id = ki->id;
         o->name = ki->name;
+        /* the listing against the trace before a model reads has_ctrl */
+        if (wc_trace_check_ctrl(t, k, &d) != 0)
+            cli_fail(&d);
+        cli_warn_trace(&c, t);
         progress_kernel(&pc, k, mode_names[mode]);
         if (mode == MODE_INTERVAL) {
             im_options io;
@@ -496,6 +500,7 @@ int cmd_predict(int argc, char **argv)
     else
         write_text(f, g, mode, ko, nout, self_profile);
     cli_warn_unknown_ops(&c, t);
+    cli_warn_trace(&c, t);
     cli_close_out(&c, f);
     for (size_t i = 0; i < nout; i++)
         if (ko[i].pw) {

@@ -190,6 +190,17 @@ void cli_warn_unknown_ops(const cli_common *c, const wc_trace *t)
                 (unsigned long long)counts[i]);
 }
 
+void cli_warn_trace(const cli_common *c, const wc_trace *t)
+{
+    static size_t printed; /* one trace per run */
+    const char *const *msgs = NULL;
+    size_t n = wc_trace_warnings(t, &msgs);
+    if (!c->quiet)
+        for (size_t i = printed; i < n; i++)
+            fprintf(stderr, "warning: %s\n", msgs[i]);
+    printed = n;
+}
+
 int cli_progress_ok(const cli_common *c)
 {
     return !c->quiet && isatty(2);

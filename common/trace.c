@@ -50,6 +50,8 @@
 #define LINE_MAX_BYTES (16u << 20)    /* longest accepted line            */
 #define MAX_CTA_WARPS 1024u
 #define SRC_IDLE 2u                   /* zstd texts kept with no reader   */
+#define WARN_MAX 64u                  /* warnings kept (then one "more")  */
+#define CTRL_CHECK_INSTS 4096u        /* listing check: first CTA's insts */
 
 /* ---- types ------------------------------------------------------------ */
 
@@ -74,6 +76,8 @@ typedef struct kent {
     tsrc *src;         /* open while a reader or CTA of it is alive, and
                           for zstd while among the SRC_IDLE last used     */
     ctaix *ix;         /* CTA index once built (immutable), or NULL        */
+    int ctrl_chk;      /* listing vs trace: 0 unchecked, 1 checking, 2 done */
+    int ctrl_bad;      /* a mismatch was reported for this kernel          */
     long grid_line, grid_col;   /* where the header gives grid dim / block  */
     long block_line, block_col; /* dim (value column), for diagnostics      */
 } kent;
@@ -89,6 +93,10 @@ struct wc_trace {
     char **unk_name;
     uint64_t *unk_count;
     size_t nunk, capunk;
+    char **notes;          /* distinct notes and warnings (interned)      */
+    size_t nnotes, capnotes;
+    const char **warn;     /* warnings, in order, each once (WARN_MAX)    */
+    size_t nwarn;
     size_t idle[SRC_IDLE]; /* kernels whose zstd text is kept idle, LRU */
     unsigned nidle;
     pthread_mutex_t mu;    /* sources, indexes, unknown-opcode counts */
@@ -793,15 +801,75 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* The interned copy of the formatted text (one per distinct text; t->mu
+ * not held); with warn, also appended to the warnings the first time.
+ * NULL when out of memory. */
+static const char *note_add(wc_trace *t, int warn, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+static const char *note_add(wc_trace *t, int warn, const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    const char *out = NULL;
+    pthread_mutex_lock(&t->mu);
+    for (size_t i = 0; i < t->nnotes; i++)
+        if (strcmp(t->notes[i], msg) == 0) {
+            out = t->notes[i];
+            warn = 0; /* already there */
+            break;
+        }
+    if (!out) {
+        if (t->nnotes == t->capnotes) {
+            size_t nc = t->capnotes ? t->capnotes * 2 : 8;
+            char **nn = realloc(t->notes, nc * sizeof *nn);
+            if (!nn)
+                goto done;
+            t->notes = nn;
+            t->capnotes = nc;
+        }
+        char *c = strdup(msg);
+        if (!c)
+            goto done;
+        t->notes[t->nnotes++] = c;
+        out = c;
+    }
+    if (warn && t->nwarn <= WARN_MAX) {
+        if (!t->warn && !(t->warn = calloc(WARN_MAX + 1, sizeof *t->warn)))
+            goto done;
+        size_t i = t->nwarn++;
+        t->warn[i] = i < WARN_MAX ? out : "more warnings not shown";
+    }
+done:
+    pthread_mutex_unlock(&t->mu);
+    return out;
+}
+
+size_t wc_trace_warnings(const wc_trace *t, const char *const **msgs)
+{
+    if (msgs)
+        *msgs = t ? t->warn : NULL;
+    return t ? t->nwarn : 0;
+}
+
 /* Load and merge every cuobjdump listing (*.sass) in dir; others are
- * ignored (a hand-written ubench is not a listing). */
-static void load_sass_dir(wc_trace *t, const char *dir)
+ * ignored (a hand-written ubench is not a listing).  A listing that does
+ * not parse is an error (file:line:col); a kernel of the trace that no
+ * listing has runs without control bits, with a note and a warning. */
+static int load_sass_dir(wc_trace *t, const char *dir, wc_diag *d)
 {
     DIR *dh = opendir(dir && *dir ? dir : ".");
     if (!dh)
-        return;
+        return 0;
     char **names = NULL;
     size_t nn = 0, cap = 0;
+    int rc = 0;
     struct dirent *e;
     while ((e = readdir(dh)) != NULL) {
         if (!ends(e->d_name, ".sass"))
@@ -809,37 +877,67 @@ static void load_sass_dir(wc_trace *t, const char *dir)
         if (nn == cap) {
             size_t nc = cap ? cap * 2 : 8;
             char **nv = realloc(names, nc * sizeof *nv);
-            if (!nv)
+            if (!nv) {
+                rc = oom(d);
                 break;
+            }
             names = nv;
             cap = nc;
         }
-        if ((names[nn] = strdup(e->d_name)) != NULL)
-            nn++;
+        if ((names[nn] = strdup(e->d_name)) == NULL) {
+            rc = oom(d);
+            break;
+        }
+        nn++;
     }
     closedir(dh);
     if (nn)
         qsort(names, nn, sizeof *names, cmp_str);
-    for (size_t i = 0; i < nn; i++) {
+    for (size_t i = 0; i < nn && rc == 0; i++) {
         char p[1024];
-        wc_diag d;
         wc_sass *s = NULL;
-        memset(&d, 0, sizeof d);
-        if (set_path(p, sizeof p, dir, names[i], strlen(names[i])) == 0 &&
-            wc_sass_load(p, &s, &d) == 0 && s) {
-            if (wc_sass_nkernels(s) == 0)
-                wc_sass_free(s);
-            else if (!t->sass)
-                t->sass = s;
-            else
-                wc_sass_merge(t->sass, s);
+        if (set_path(p, sizeof p, dir, names[i], strlen(names[i])) != 0) {
+            rc = wc_diag_set(d, WC_EINPUT, names[i], 0, 0,
+                             "listing path too long");
+            break;
         }
-        free(names[i]);
+        if ((rc = wc_sass_load(p, &s, d)) != 0) {
+            /* a hand-written microbenchmark beside the trace is no
+             * listing: skipped; anything else must parse as one */
+            wc_ubench *u = NULL;
+            wc_diag du;
+            if (rc == WC_EINPUT && wc_ubench_load(p, &u, &du) == 0) {
+                wc_ubench_free(u);
+                rc = 0;
+                continue;
+            }
+            break;
+        }
+        if (wc_sass_nkernels(s) == 0) {
+            note_add(t, 1, "%s: cuobjdump listing lists no kernel", p);
+            wc_sass_free(s);
+        } else if (!t->sass) {
+            t->sass = s;
+        } else {
+            wc_sass_merge(t->sass, s);
+        }
     }
+    for (size_t i = 0; i < nn; i++)
+        free(names[i]);
     free(names);
-    for (size_t k = 0; k < t->nk; k++)
-        t->k[k].info.has_ctrl =
-            t->sass && wc_sass_has_kernel(t->sass, t->k[k].info.name);
+    if (rc != 0 || nn == 0)
+        return rc;
+    for (size_t k = 0; k < t->nk; k++) {
+        wc_kernel_info *ki = &t->k[k].info;
+        ki->has_ctrl = t->sass && wc_sass_has_kernel(t->sass, ki->name);
+        if (!ki->has_ctrl)
+            ki->ctrl_note = note_add(
+                t, 1,
+                "%s: no cuobjdump listing (*.sass) there lists kernel '%s': "
+                "it runs without control bits",
+                dir && *dir ? dir : ".", ki->name);
+    }
+    return 0;
 }
 
 /* ---- hand-written microbenchmark ------------------------------------------------ */
@@ -952,7 +1050,8 @@ int wc_trace_open(const char *path, wc_trace **out, wc_diag *d)
     }
     if (rc != 0)
         goto fail;
-    load_sass_dir(t, dir);
+    if ((rc = load_sass_dir(t, dir, d)) != 0)
+        goto fail;
     *out = t;
     return 0;
 fail:
@@ -977,6 +1076,10 @@ void wc_trace_close(wc_trace *t)
         free(t->unk_name[i]);
     free(t->unk_name);
     free(t->unk_count);
+    for (size_t i = 0; i < t->nnotes; i++)
+        free(t->notes[i]);
+    free(t->notes);
+    free(t->warn);
     pthread_mutex_destroy(&t->mu);
     free(t);
 }
@@ -1049,6 +1152,9 @@ int wc_kreader_open(wc_trace *t, size_t k, wc_kreader **out, wc_diag *d)
     if (!t || k >= t->nk)
         return wc_diag_set(d, WC_EUSAGE, "", 0, 0, "no kernel %zu in trace",
                            k);
+    int crc = wc_trace_check_ctrl(t, k, d);
+    if (crc != 0)
+        return crc;
     wc_kreader *r = calloc(1, sizeof *r);
     if (!r)
         return oom(d);
@@ -1705,12 +1811,60 @@ uint64_t wc_cta_warp_len(const wc_cta *c, unsigned w)
     return w < c->nwarps ? c->w[w].n : 0;
 }
 
+/* Length of the opcode without its modifiers. */
+static size_t op_base(const char *op)
+{
+    return strcspn(op, ".");
+}
+
+/* A trace instruction the listing does not match: reported once per
+ * kernel.  While the kernel's first CTA is checked (ctrl_chk == 1) the
+ * kernel loses its control bits; later (a PC only some CTAs reach) only
+ * the instruction goes without. */
+static void ctrl_mismatch(wc_trace *t, kent *k, const wc_inst *in,
+                          const wc_inst *si, const char *lfile)
+{
+    pthread_mutex_lock(&t->mu);
+    int first = !k->ctrl_bad, checking = k->ctrl_chk == 1;
+    k->ctrl_bad = 1;
+    pthread_mutex_unlock(&t->mu);
+    if (!first)
+        return;
+    char what[160];
+    if (si)
+        snprintf(what, sizeof what,
+                 "is %.*s in the trace (line %u) but %.*s in the listing",
+                 (int)op_base(in->opcode), in->opcode, (unsigned)in->line,
+                 (int)op_base(si->opcode), si->opcode);
+    else
+        snprintf(what, sizeof what,
+                 "of the trace (line %u, %.*s) is not in the listing",
+                 (unsigned)in->line, (int)op_base(in->opcode), in->opcode);
+    char where[64] = "";
+    if (si)
+        snprintf(where, sizeof where, ":%u", (unsigned)si->line);
+    const char *n = note_add(
+        t, 1,
+        "%s%s: listing does not match the trace of kernel '%s' (%s): PC "
+        "0x%04llx %s; %s",
+        lfile ? lfile : "?", where, k->info.name, k->info.path,
+        (unsigned long long)in->pc, what,
+        checking ? "control bits not used for this kernel"
+                 : "control bits not used for this instruction");
+    if (checking)
+        k->info.ctrl_note = n;
+}
+
 /* Copy control bits, reuse and constant-operand info from the listing. */
-static void join_ctrl(const wc_trace *t, const kent *k, wc_inst *in)
+static void join_ctrl(wc_trace *t, kent *k, wc_inst *in)
 {
     const wc_inst *si = wc_sass_find(t->sass, k->info.name, in->pc);
-    if (!si)
+    if (!si || op_base(si->opcode) != op_base(in->opcode) ||
+        memcmp(si->opcode, in->opcode, op_base(in->opcode)) != 0) {
+        ctrl_mismatch(t, k, in, si,
+                      wc_sass_kernel_file(t->sass, k->info.name));
         return;
+    }
     in->ctrl = si->ctrl;
     in->iflags = (uint8_t)(in->iflags |
                            (si->iflags & (WC_IF_CONSTOP | WC_IF_UADDR |
@@ -1721,6 +1875,46 @@ static void join_ctrl(const wc_trace *t, const kent *k, wc_inst *in)
         in->depbar_le = si->depbar_le;
         in->depbar_ids = si->depbar_ids;
     }
+}
+
+int wc_trace_check_ctrl(wc_trace *t, size_t k, wc_diag *d)
+{
+    if (!t || k >= t->nk)
+        return wc_diag_set(d, WC_EUSAGE, "", 0, 0, "no kernel %zu in trace",
+                           k);
+    kent *ke = &t->k[k];
+    pthread_mutex_lock(&t->mu);
+    int todo = ke->ctrl_chk == 0 && ke->info.has_ctrl &&
+               ke->kind != KIND_UBENCH;
+    if (ke->ctrl_chk == 0)
+        ke->ctrl_chk = todo ? 1 : 2;
+    pthread_mutex_unlock(&t->mu);
+    if (!todo)
+        return 0;
+    wc_kreader *r = NULL;
+    wc_cta *c = NULL;
+    int rc = wc_kreader_open(t, k, &r, d);
+    if (rc == 0)
+        rc = wc_kreader_next(r, &c, d);
+    unsigned left = CTRL_CHECK_INSTS;
+    for (unsigned w = 0; rc == 0 && c && w < wc_cta_nwarps(c) && left &&
+                         !ke->ctrl_bad;
+         w++) {
+        wc_inst in;
+        int g;
+        while (left && !ke->ctrl_bad && (g = wc_cta_next(c, w, &in, d)) == 1)
+            left--;
+        if (left && !ke->ctrl_bad && g < 0)
+            rc = -g;
+    }
+    wc_cta_free(c);
+    wc_kreader_close(r);
+    pthread_mutex_lock(&t->mu);
+    if (ke->ctrl_bad)
+        ke->info.has_ctrl = 0;
+    ke->ctrl_chk = 2;
+    pthread_mutex_unlock(&t->mu);
+    return rc;
 }
 
 int wc_cta_next(wc_cta *c, unsigned w, wc_inst *in, wc_diag *d)

@@ -1235,6 +1235,45 @@ out:
     free(tr);
 }
 
+/* The 15 H100 SXM traces of ../shared with their CUDA 13 cuobjdump
+ * listings: every kernel gets control bits, and the listing matches its
+ * trace (issue 11 item 3). */
+static void test_h100_listings(void)
+{
+    static const char *const dirs[] = {
+        "atom_lane-1056x256", "copy2-16384x256", "dfma_dep64-132x256",
+        "empty-1x32", "ffma_dep64-132x256", "ffma_dep64-1x32",
+        "ffma_dep64-4224x32", "ffma_dep64_dyn200k-264x256",
+        "ffma_ilp128-132x128", "imad_dep128-132x512", "mufu64-132x256",
+        "smem32-132x256", "strided2-1024x256", "vadd-4096x256",
+        "vadd_ffma-8192x256"};
+    for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
+        char rel[256], buf[512];
+        snprintf(rel, sizeof rel, "data/hw/h100-sxm/traces/%s", dirs[i]);
+        const char *dir = shared_path(rel, buf, sizeof buf);
+        if (!dir)
+            return;
+        wc_trace *t = NULL;
+        wc_diag d;
+        memset(&d, 0, sizeof d);
+        CHECK_EQ_INT(wc_trace_open(dir, &t, &d), 0);
+        if (!t) {
+            fprintf(stderr, "%s: %s:%ld:%ld: %s\n", dirs[i], d.file, d.line,
+                    d.col, d.msg);
+            continue;
+        }
+        CHECK_EQ_INT(wc_trace_nkernels(t), 1);
+        CHECK_EQ_INT(wc_trace_check_ctrl(t, 0, &d), 0);
+        const wc_kernel_info *ki = wc_trace_kernel(t, 0);
+        if (!ki->has_ctrl)
+            fprintf(stderr, "%s: control bits: no (%s)\n", dirs[i],
+                    ki->ctrl_note ? ki->ctrl_note : "");
+        CHECK_EQ_INT(ki->has_ctrl, 1);
+        CHECK_EQ_INT(wc_trace_warnings(t, NULL), 0);
+        wc_trace_close(t);
+    }
+}
+
 int main(void)
 {
     snprintf(tmpdir, sizeof tmpdir, "/tmp/wc-test-trace-XXXXXX");
@@ -1251,6 +1290,7 @@ int main(void)
     test_misc_file();
     test_ctrl_join();
     test_index();
+    test_h100_listings();
     nftw(tmpdir, rm_cb, 16, FTW_DEPTH | FTW_PHYS);
     CHECK_DONE();
 }
