@@ -93,6 +93,9 @@ struct wc_trace {
     char **unk_name;
     uint64_t *unk_count;
     size_t nunk, capunk;
+    char **pool;           /* interned kernel names and paths (hash set,
+                              pool_cap a power of two)                    */
+    size_t npool, pool_cap;
     char **notes;          /* distinct notes and warnings (interned)      */
     size_t nnotes, capnotes;
     const char **warn;     /* warnings, in order, each once (WARN_MAX)    */
@@ -458,6 +461,55 @@ static void ix_free(ctaix *ix)
     free(ix->insts);
 }
 
+/* ---- interned strings ---------------------------------------------------------- */
+
+static uint64_t str_hash(const char *s, size_t n)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < n; i++) {
+        h ^= (unsigned char)s[i];
+        h *= 0x100000001b3ull;
+    }
+    return h;
+}
+
+/* The trace's one copy of s[0..n) (kernel names and paths repeat across
+ * launches: memory per launch stays small); NULL when out of memory.
+ * Only while the kernel list is built (single-threaded). */
+static const char *intern(wc_trace *t, const char *s, size_t n)
+{
+    if ((t->npool + 1) * 2 > t->pool_cap) {
+        size_t nc = t->pool_cap ? t->pool_cap * 2 : 64;
+        char **np = calloc(nc, sizeof *np);
+        if (!np)
+            return NULL;
+        for (size_t i = 0; i < t->pool_cap; i++) {
+            if (!t->pool[i])
+                continue;
+            size_t h = (size_t)str_hash(t->pool[i], strlen(t->pool[i])) &
+                       (nc - 1);
+            while (np[h])
+                h = (h + 1) & (nc - 1);
+            np[h] = t->pool[i];
+        }
+        free(t->pool);
+        t->pool = np;
+        t->pool_cap = nc;
+    }
+    size_t h = (size_t)str_hash(s, n) & (t->pool_cap - 1);
+    for (; t->pool[h]; h = (h + 1) & (t->pool_cap - 1))
+        if (strncmp(t->pool[h], s, n) == 0 && t->pool[h][n] == '\0')
+            return t->pool[h];
+    char *c = malloc(n + 1);
+    if (!c)
+        return NULL;
+    memcpy(c, s, n);
+    c[n] = '\0';
+    t->pool[h] = c;
+    t->npool++;
+    return c;
+}
+
 /* ---- kernel headers ---------------------------------------------------------- */
 
 static int hdr_err(const char *path, long line, const char *l, const char *at,
@@ -468,8 +520,8 @@ static int hdr_err(const char *path, long line, const char *l, const char *at,
 }
 
 /* One "-key = value" header line. */
-static int header_line(kent *k, const char *l, size_t n, long line,
-                       unsigned *seen, wc_diag *d)
+static int header_line(wc_trace *t, kent *k, const char *l, size_t n,
+                       long line, unsigned *seen, wc_diag *d)
 {
     const char *path = k->info.path;
     const char *eq = memchr(l, '=', n);
@@ -489,9 +541,10 @@ static int header_line(kent *k, const char *l, size_t n, long line,
     wc_kernel_info *ki = &k->info;
 #define KEY(s) (kn == sizeof(s) - 1 && memcmp(key, s, kn) == 0)
     if (KEY("kernel name")) {
-        size_t m = vn < sizeof ki->name - 1 ? vn : sizeof ki->name - 1;
-        memcpy(ki->name, val, m);
-        ki->name[m] = '\0';
+        if (vn > WC_KERNEL_NAME_MAX)
+            return hdr_err(path, line, l, val, d, "kernel name too long");
+        if (!(ki->name = intern(t, val, vn)))
+            return oom(d);
         *seen |= 1;
     } else if (KEY("kernel id")) {
         if (num_i(val, vn, 0, INT32_MAX, &i) != 0)
@@ -563,7 +616,7 @@ static int header_line(kent *k, const char *l, size_t n, long line,
 }
 
 /* Parse the header at the head of kernel file k->info.path. */
-static int read_header(kent *k, wc_diag *d)
+static int read_header(wc_trace *t, kent *k, wc_diag *d)
 {
     char *buf;
     size_t len;
@@ -594,7 +647,7 @@ static int read_header(kent *k, wc_diag *d)
             found = 1;
             break;
         } else if (tl[0] == '-') {
-            if ((rc = header_line(k, tl, tn, line, &seen, d)) != 0)
+            if ((rc = header_line(t, k, tl, tn, line, &seen, d)) != 0)
                 goto out;
         } else {
             rc = wc_diag_set(d, WC_EINPUT, path, line, (long)(tl - l) + 1,
@@ -715,9 +768,13 @@ static int add_kernel_file(wc_trace *t, const char *path, const char *kl,
     if (!k)
         return WC_EINTERNAL;
     k->kind = kind;
-    snprintf(k->info.path, sizeof k->info.path, "%s", p);
+    k->info.name = "";
+    if (!(k->info.path = intern(t, p, strlen(p)))) {
+        t->nk--;
+        return oom(d);
+    }
     k->info.id = (int)t->nk;
-    int rc = read_header(k, d);
+    int rc = read_header(t, k, d);
     if (rc != 0)
         t->nk--;
     return rc;
@@ -957,8 +1014,10 @@ static int open_ubench(wc_trace *t, const char *path, wc_diag *d)
     size_t bl = strlen(base);
     if (ends(base, ".sass"))
         bl -= 5;
-    snprintf(ki->name, sizeof ki->name, "%.*s", (int)bl, base);
-    snprintf(ki->path, sizeof ki->path, "%s", path);
+    ki->name = intern(t, base, bl);
+    ki->path = intern(t, path, strlen(path));
+    if (!ki->name || !ki->path)
+        return oom(d);
     ki->id = 1;
     ki->grid[0] = ki->grid[1] = ki->grid[2] = 1;
     ki->block[0] = t->ub->cta_threads ? t->ub->cta_threads
@@ -1076,6 +1135,9 @@ void wc_trace_close(wc_trace *t)
         free(t->unk_name[i]);
     free(t->unk_name);
     free(t->unk_count);
+    for (size_t i = 0; i < t->pool_cap; i++)
+        free(t->pool[i]);
+    free(t->pool);
     for (size_t i = 0; i < t->nnotes; i++)
         free(t->notes[i]);
     free(t->notes);
@@ -1595,6 +1657,16 @@ static int scan_next(wc_kreader *r, int rec, unsigned idx[3], unsigned *nw,
             return 0;
         *ix = r->bld;
         memset(&r->bld, 0, sizeof r->bld);
+        /* to its size: kept for the life of the trace, one per launch */
+        uint64_t *no = realloc(ix->off, (ix->n + 1) * sizeof *no);
+        int64_t *nl = realloc(ix->line, (ix->n + 1) * sizeof *nl);
+        uint64_t *ni = realloc(ix->insts, (ix->n + 1) * sizeof *ni);
+        if (no)
+            ix->off = no;
+        if (nl)
+            ix->line = nl;
+        if (ni)
+            ix->insts = ni;
         pthread_mutex_lock(&r->t->mu);
         if (!r->k->ix)
             r->k->ix = ix, ix = NULL;

@@ -20,8 +20,12 @@
 /* Traces                                                                    */
 /* ------------------------------------------------------------------------ */
 
+#define WC_KERNEL_NAME_MAX 4095 /* longest -kernel name accepted */
+
+/* One kernel launch.  name and path are owned by the trace (one copy per
+ * distinct string, so memory per launch stays small). */
 typedef struct wc_kernel_info {
-    char name[512];
+    const char *name;
     int id;
     unsigned grid[3], block[3];
     long shmem, nregs;
@@ -29,7 +33,7 @@ typedef struct wc_kernel_info {
     int stream;
     int tracer_version;
     uint64_t shmem_base, local_base;
-    char path[1024];      /* the file actually read (may be .zst)     */
+    const char *path;     /* the file actually read (may be .zst)     */
     int has_ctrl;         /* control bits joined from a SASS listing  */
     const char *ctrl_note; /* why a listing of the directory gives this
                               kernel no control bits (owned by the trace),
