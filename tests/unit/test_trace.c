@@ -8,6 +8,7 @@
  */
 #define _GNU_SOURCE
 #include <ftw.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1235,6 +1236,50 @@ out:
     free(tr);
 }
 
+/* Memory per kernel launch (issue 12: 3.9 KB stayed allocated per launch,
+ * 1.5 KB of it fixed name/path arrays, 1.5 KB a CTA index with room for
+ * 64 CTAs): 4000 launches of one small kernel, every launch opened and its
+ * CTA index built; the heap may grow by at most 512 bytes per launch. */
+static void test_launch_memory(void)
+{
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 33)
+    enum { N = 4000 };
+    char *tr = make_trace("_Z1kv", 1);
+    write_text("kernel-1.traceg", tr);
+    free(tr);
+    char *kl = malloc(N * 16 + 1);
+    size_t off = 0;
+    for (int i = 0; i < N; i++)
+        off += (size_t)sprintf(kl + off, "kernel-1.traceg\n");
+    write_text("kernelslist.g", kl);
+    free(kl);
+    size_t before = mallinfo2().uordblks;
+    wc_trace *t = NULL;
+    wc_diag d;
+    CHECK_EQ_INT(wc_trace_open(tmpdir, &t, &d), 0);
+    if (!t)
+        return;
+    CHECK_EQ_INT(wc_trace_nkernels(t), N);
+    for (size_t k = 0; k < N; k++) {
+        const uint64_t *ins;
+        uint64_t n;
+        if (wc_trace_cta_insts(t, k, &ins, &n, &d) != 0 || n != 1) {
+            CHECK(0);
+            break;
+        }
+    }
+    size_t after = mallinfo2().uordblks;
+    double per = ((double)after - (double)before) / N;
+    fprintf(stderr, "trace: %.0f bytes of heap per kernel launch\n", per);
+    CHECK(per < 512);
+    wc_trace_close(t);
+    unlink_tmp("kernelslist.g");
+    unlink_tmp("kernel-1.traceg");
+#else
+    fprintf(stderr, "notice: launch memory test needs glibc mallinfo2\n");
+#endif
+}
+
 /* The 15 H100 SXM traces of ../shared with their CUDA 13 cuobjdump
  * listings: every kernel gets control bits, and the listing matches its
  * trace (issue 11 item 3). */
@@ -1291,6 +1336,7 @@ int main(void)
     test_ctrl_join();
     test_index();
     test_h100_listings();
+    test_launch_memory();
     nftw(tmpdir, rm_cb, 16, FTW_DEPTH | FTW_PHYS);
     CHECK_DONE();
 }
