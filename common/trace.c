@@ -103,6 +103,8 @@ struct wc_trace {
     size_t idle[SRC_IDLE]; /* kernels whose zstd text is kept idle, LRU */
     unsigned nidle;
     pthread_mutex_t mu;    /* sources, indexes, unknown-opcode counts */
+    pthread_mutex_t ctrl_mu; /* held while a listing is checked (threads
+                                opening that kernel wait for the answer) */
 };
 
 typedef struct lbuf { /* line reader over [off, limit) of an fd */
@@ -1061,6 +1063,7 @@ int wc_trace_open(const char *path, wc_trace **out, wc_diag *d)
     if (!t)
         return oom(d);
     pthread_mutex_init(&t->mu, NULL);
+    pthread_mutex_init(&t->ctrl_mu, NULL);
     int rc = 0;
     char dir[1024];
     struct stat st;
@@ -1143,6 +1146,7 @@ void wc_trace_close(wc_trace *t)
     free(t->notes);
     free(t->warn);
     pthread_mutex_destroy(&t->mu);
+    pthread_mutex_destroy(&t->ctrl_mu);
     free(t);
 }
 
@@ -1208,6 +1212,9 @@ out:
 
 /* ---- kernel reader: the TB scan ------------------------------------------------- */
 
+static int kreader_open(wc_trace *t, size_t k, wc_kreader **out,
+                        wc_diag *d);
+
 int wc_kreader_open(wc_trace *t, size_t k, wc_kreader **out, wc_diag *d)
 {
     *out = NULL;
@@ -1217,6 +1224,14 @@ int wc_kreader_open(wc_trace *t, size_t k, wc_kreader **out, wc_diag *d)
     int crc = wc_trace_check_ctrl(t, k, d);
     if (crc != 0)
         return crc;
+    return kreader_open(t, k, out, d);
+}
+
+/* wc_kreader_open without the listing check. */
+static int kreader_open(wc_trace *t, size_t k, wc_kreader **out,
+                        wc_diag *d)
+{
+    *out = NULL;
     wc_kreader *r = calloc(1, sizeof *r);
     if (!r)
         return oom(d);
@@ -1956,16 +1971,23 @@ int wc_trace_check_ctrl(wc_trace *t, size_t k, wc_diag *d)
                            k);
     kent *ke = &t->k[k];
     pthread_mutex_lock(&t->mu);
+    int done = ke->ctrl_chk == 2;
+    pthread_mutex_unlock(&t->mu);
+    if (done)
+        return 0;
+    pthread_mutex_lock(&t->ctrl_mu);
+    pthread_mutex_lock(&t->mu);
     int todo = ke->ctrl_chk == 0 && ke->info.has_ctrl &&
                ke->kind != KIND_UBENCH;
-    if (ke->ctrl_chk == 0)
-        ke->ctrl_chk = todo ? 1 : 2;
+    ke->ctrl_chk = todo ? 1 : 2;
     pthread_mutex_unlock(&t->mu);
-    if (!todo)
+    if (!todo) {
+        pthread_mutex_unlock(&t->ctrl_mu);
         return 0;
+    }
     wc_kreader *r = NULL;
     wc_cta *c = NULL;
-    int rc = wc_kreader_open(t, k, &r, d);
+    int rc = kreader_open(t, k, &r, d);
     if (rc == 0)
         rc = wc_kreader_next(r, &c, d);
     unsigned left = CTRL_CHECK_INSTS;
@@ -1986,6 +2008,7 @@ int wc_trace_check_ctrl(wc_trace *t, size_t k, wc_diag *d)
         ke->info.has_ctrl = 0;
     ke->ctrl_chk = 2;
     pthread_mutex_unlock(&t->mu);
+    pthread_mutex_unlock(&t->ctrl_mu);
     return rc;
 }
 
