@@ -1995,7 +1995,7 @@ int wc_trace_check_ctrl(wc_trace *t, size_t k, wc_diag *d)
                          !ke->ctrl_bad;
          w++) {
         wc_inst in;
-        int g;
+        int g = 0;
         while (left && !ke->ctrl_bad && (g = wc_cta_next(c, w, &in, d)) == 1)
             left--;
         if (left && !ke->ctrl_bad && g < 0)
