@@ -42,6 +42,13 @@ void cli_close_out(const cli_common *c, FILE *f);
 
 /* Print d and exit with its code. */
 _Noreturn void cli_fail(const wc_diag *d);
+/* Print "warpcast: MSG" (and, with --format json, the JSON error object)
+ * and exit with code. */
+_Noreturn void cli_error_exit(int code, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
 /* Print "warpcast CMD: MSG" + hint and exit 1. */
 _Noreturn void cli_usage_error(const char *cmd, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -50,6 +57,8 @@ _Noreturn void cli_usage_error(const char *cmd, const char *fmt, ...)
     ;
 /* Report unknown opcodes once per name on stderr (unless --quiet). */
 void cli_warn_unknown_ops(const cli_common *c, const wc_trace *t);
+/* Print the trace's warnings not printed yet (unless --quiet). */
+void cli_warn_trace(const cli_common *c, const wc_trace *t);
 /* Whether progress may be printed on stderr. */
 int cli_progress_ok(const cli_common *c);
 

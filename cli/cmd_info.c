@@ -92,7 +92,10 @@ static void print_text(FILE *f, const wc_kernel_info *ki, const kstats *s)
     fprintf(f, "  warp instructions %llu  average active lanes %.2f\n",
             (unsigned long long)s->insts,
             s->insts ? (double)s->lanes / (double)s->insts : 0.0);
-    fprintf(f, "  control bits: %s\n", ki->has_ctrl ? "yes" : "no");
+    if (ki->has_ctrl || !ki->ctrl_note)
+        fprintf(f, "  control bits: %s\n", ki->has_ctrl ? "yes" : "no");
+    else
+        fprintf(f, "  control bits: no (%s)\n", ki->ctrl_note);
     fprintf(f, "  mix:");
     for (int u = 0; u < WC_UNIT_COUNT; u++)
         if (s->mix[u])
@@ -150,6 +153,8 @@ static void print_json_kernel(cli_json *j, const wc_kernel_info *ki,
                                             (double)s->insts + 0.5)) / 100.0
                       : 0.0);
     json_bool(j, "control_bits", ki->has_ctrl);
+    if (!ki->has_ctrl && ki->ctrl_note)
+        json_str(j, "control_bits_note", ki->ctrl_note);
     json_int(j, "binary_version", ki->binary_version);
     json_int(j, "nregs", ki->nregs);
     json_int(j, "shmem", ki->shmem);
@@ -197,9 +202,12 @@ int cmd_info(int argc, char **argv)
         wc_diag_set(&d, WC_EINTERNAL, "", 0, 0, "out of memory");
         cli_fail(&d);
     }
-    for (size_t k = 0; k < nk; k++)
+    cli_warn_trace(&c, t);
+    for (size_t k = 0; k < nk; k++) {
         if (scan_kernel(t, k, &st[k], &d) != 0)
             cli_fail(&d);
+        cli_warn_trace(&c, t);
+    }
 
     FILE *f = cli_open_out(&c);
     if (c.format == CLI_FMT_JSON) {

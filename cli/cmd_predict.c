@@ -273,6 +273,43 @@ static long parse_long(const char *opt, const char *v)
 
 #define MAX_KSEL 256
 
+/* Every --kernel id must name a kernel of the trace: otherwise an error
+ * (exit 2) saying which ids exist, as ranges ("1-3 7"). */
+static void check_ksel(const wc_trace *t, const char *path, const long *ksel,
+                       int nksel)
+{
+    size_t nk = wc_trace_nkernels(t);
+    for (int s = 0; s < nksel; s++) {
+        size_t k = 0;
+        while (k < nk && wc_trace_kernel(t, k)->id != ksel[s])
+            k++;
+        if (k < nk)
+            continue;
+        char ids[256] = "";
+        size_t off = 0;
+        for (size_t i = 0; i < nk && off + 24 < sizeof ids; i++) {
+            int a = wc_trace_kernel(t, i)->id, b = a;
+            while (i + 1 < nk && wc_trace_kernel(t, i + 1)->id == b + 1)
+                b = wc_trace_kernel(t, ++i)->id;
+            int w = a == b ? snprintf(ids + off, sizeof ids - off, "%s%d",
+                                      off ? " " : "", a)
+                           : snprintf(ids + off, sizeof ids - off, "%s%d-%d",
+                                      off ? " " : "", a, b);
+            if (w < 0)
+                break;
+            off += (size_t)w;
+            if (i + 1 < nk && off + 24 >= sizeof ids)
+                snprintf(ids + off, sizeof ids - off, " ...");
+        }
+        wc_diag d;
+        wc_diag_set(&d, WC_EINPUT, path, 0, 0,
+                    "--kernel %ld: the trace has no kernel with that id "
+                    "(its kernel ids: %s)",
+                    ksel[s], ids);
+        cli_fail(&d);
+    }
+}
+
 int cmd_predict(int argc, char **argv)
 {
     cli_common c;
@@ -375,6 +412,7 @@ int cmd_predict(int argc, char **argv)
         wc_diag_set(&d, WC_EINPUT, path, 0, 0, "the trace holds no kernel");
         cli_fail(&d);
     }
+    check_ksel(t, path, ksel, nksel);
     wc_gpu *g = malloc(sizeof *g);
     kout *ko = calloc(nk, sizeof *ko);
     if (!g || !ko) {
@@ -414,6 +452,10 @@ int cmd_predict(int argc, char **argv)
         kout *o = &ko[nout++];
         o->id = ki->id;
         o->name = ki->name;
+        /* the listing against the trace before a model reads has_ctrl */
+        if (wc_trace_check_ctrl(t, k, &d) != 0)
+            cli_fail(&d);
+        cli_warn_trace(&c, t);
         progress_kernel(&pc, k, mode_names[mode]);
         if (mode == MODE_INTERVAL) {
             im_options io;
@@ -526,6 +568,7 @@ int cmd_predict(int argc, char **argv)
     else
         write_text(f, g, mode, ko, nout, self_profile);
     cli_warn_unknown_ops(&c, t);
+    cli_warn_trace(&c, t);
     cli_close_out(&c, f);
     for (size_t i = 0; i < nout; i++)
         if (ko[i].pw) {

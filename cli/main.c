@@ -43,6 +43,39 @@ static const char usage_text[] =
     "exit status: 0 success, 1 usage error, 2 bad input file, 3 internal error.\n"
     "Run 'warpcast COMMAND --help' for the options of a command.\n";
 
+/* --format json was given: errors are also a JSON object on stderr. */
+static int json_errors;
+
+/* {"error": {"file", "line", "col", "message", "status"}} on one line of
+ * stderr (file, line, col null when unknown). */
+static void json_error(int code, const char *file, long line, long col,
+                       const char *msg)
+{
+    if (!json_errors)
+        return;
+    cli_json j;
+    json_begin(&j, stderr, 0);
+    json_obj(&j, NULL);
+    json_obj(&j, "error");
+    if (file && *file)
+        json_str(&j, "file", file);
+    else
+        json_null(&j, "file");
+    if (line > 0)
+        json_int(&j, "line", line);
+    else
+        json_null(&j, "line");
+    if (col > 0)
+        json_int(&j, "col", col);
+    else
+        json_null(&j, "col");
+    json_str(&j, "message", msg);
+    json_int(&j, "status", code);
+    json_obj_end(&j);
+    json_obj_end(&j);
+    json_end(&j);
+}
+
 _Noreturn void cli_fail(const wc_diag *d)
 {
     char buf[2600];
@@ -52,18 +85,34 @@ _Noreturn void cli_fail(const wc_diag *d)
     int code = d->code;
     if (code != WC_EUSAGE && code != WC_EINPUT && code != WC_EINTERNAL)
         code = WC_EINTERNAL;
+    json_error(code, d->file, d->line, d->col, d->msg);
+    exit(code);
+}
+
+_Noreturn void cli_error_exit(int code, const char *fmt, ...)
+{
+    char msg[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    fflush(stdout);
+    fprintf(stderr, "warpcast: %s\n", msg);
+    json_error(code, NULL, 0, 0, msg);
     exit(code);
 }
 
 _Noreturn void cli_usage_error(const char *cmd, const char *fmt, ...)
 {
+    char msg[2048];
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "warpcast%s%s: ", cmd ? " " : "", cmd ? cmd : "");
-    vfprintf(stderr, fmt, ap);
+    vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    fprintf(stderr, "warpcast%s%s: %s", cmd ? " " : "", cmd ? cmd : "", msg);
     fprintf(stderr, "\nTry 'warpcast %s%s--help'.\n", cmd ? cmd : "",
             cmd ? " " : "");
+    json_error(WC_EUSAGE, NULL, 0, 0, msg);
     exit(WC_EUSAGE);
 }
 
@@ -106,7 +155,7 @@ int cli_common_opt(cli_common *c, int argc, char **argv, int *i,
         if (!strcmp(v, "text"))
             c->format = CLI_FMT_TEXT;
         else if (!strcmp(v, "json"))
-            c->format = CLI_FMT_JSON;
+            c->format = CLI_FMT_JSON, json_errors = 1;
         else if (!strcmp(v, "csv"))
             c->format = CLI_FMT_CSV;
         else
@@ -139,15 +188,13 @@ void cli_load_gpu(const cli_common *c, int binary_version,
         name = fallback;
     if (!name) {
         if (binary_version > 0)
-            fprintf(stderr,
-                    "warpcast: no bundled GPU config for binary version %d; pass "
-                    "--gpu NAME|FILE (see 'warpcast gpus')\n",
-                    binary_version);
-        else
-            fprintf(stderr,
-                    "warpcast: the input does not say which GPU it is for; pass "
-                    "--gpu NAME|FILE (see 'warpcast gpus')\n");
-        exit(WC_EUSAGE);
+            cli_error_exit(WC_EUSAGE,
+                           "no bundled GPU config for binary version %d; pass "
+                           "--gpu NAME|FILE (see 'warpcast gpus')",
+                           binary_version);
+        cli_error_exit(WC_EUSAGE,
+                       "the input does not say which GPU it is for; pass "
+                       "--gpu NAME|FILE (see 'warpcast gpus')");
     }
     if (wc_gpu_load(name, g, &d) != 0)
         cli_fail(&d);
@@ -161,21 +208,17 @@ FILE *cli_open_out(const cli_common *c)
     if (!c->out || !strcmp(c->out, "-"))
         return stdout;
     FILE *f = fopen(c->out, "w");
-    if (!f) {
-        fprintf(stderr, "warpcast: cannot write '%s': %s\n", c->out,
-                strerror(errno));
-        exit(WC_EINPUT);
-    }
+    if (!f)
+        cli_error_exit(WC_EINPUT, "cannot write '%s': %s", c->out,
+                       strerror(errno));
     return f;
 }
 
 void cli_close_out(const cli_common *c, FILE *f)
 {
     if (f != stdout) {
-        if (fclose(f) != 0) {
-            fprintf(stderr, "warpcast: error writing '%s'\n", c->out);
-            exit(WC_EINTERNAL);
-        }
+        if (fclose(f) != 0)
+            cli_error_exit(WC_EINTERNAL, "error writing '%s'", c->out);
     } else if (fflush(f) != 0) {
         exit(WC_EINTERNAL);
     }
@@ -193,6 +236,17 @@ void cli_warn_unknown_ops(const cli_common *c, const wc_trace *t)
                 (unsigned long long)counts[i]);
 }
 
+void cli_warn_trace(const cli_common *c, const wc_trace *t)
+{
+    static size_t printed; /* one trace per run */
+    const char *const *msgs = NULL;
+    size_t n = wc_trace_warnings(t, &msgs);
+    if (!c->quiet)
+        for (size_t i = printed; i < n; i++)
+            fprintf(stderr, "warning: %s\n", msgs[i]);
+    printed = n;
+}
+
 int cli_progress_ok(const cli_common *c)
 {
     return !c->quiet && isatty(2);
@@ -205,6 +259,12 @@ int main(int argc, char **argv)
         return WC_EUSAGE;
     }
     const char *cmd = argv[1];
+    /* errors met before the option is parsed are JSON too */
+    for (int i = 2; i < argc; i++)
+        if (!strcmp(argv[i], "--format=json") ||
+            (!strcmp(argv[i], "--format") && i + 1 < argc &&
+             !strcmp(argv[i + 1], "json")))
+            json_errors = 1;
     if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
         fputs(usage_text, stdout);
         return 0;

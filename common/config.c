@@ -270,6 +270,7 @@ static int parse_value(const wc_key_desc *k, const char *s, size_t len,
 typedef struct cfg_ctx {
     int depth;
     char *stack[WC_CFG_MAX_DEPTH + 1]; /* canonical paths being read */
+    long nset;                          /* keys set, includes counted    */
 } cfg_ctx;
 
 /* Fill d with "MSG\n    LINE\n    ^" at path:lineno:col. */
@@ -489,6 +490,7 @@ static int parse_line(cfg_ctx *cx, const char *path, long lineno,
     if (parse_value(k, line + vs, ve - vs, g, err, sizeof err) != 0)
         return line_error(d, path, lineno, (long)vs + 1, line, n, "%s", err);
     seen[ki] = lineno;
+    cx->nset++;
     return WC_OK;
 }
 
@@ -518,7 +520,7 @@ static int parse_text(cfg_ctx *cx, const char *path, const char *text,
 /* Parse text as a .cfg named name over the contents of g.  Includes resolve
  * relative to the directory of name. */
 static int parse_root(const char *name, const char *text, size_t len,
-                      wc_gpu *g, wc_diag *d)
+                      wc_gpu *g, long *nset, wc_diag *d)
 {
     cfg_ctx cx;
     memset(&cx, 0, sizeof cx);
@@ -527,6 +529,8 @@ static int parse_root(const char *name, const char *text, size_t len,
     wc_gpu tmp = *g;
     int rc = parse_text(&cx, name, text, len, &tmp, d);
     free(cx.stack[0]);
+    if (nset)
+        *nset = cx.nset;
     if (rc == WC_OK)
         *g = tmp;
     return rc;
@@ -549,7 +553,7 @@ int wc_gpu_parse(const char *name, const char *text, size_t len, wc_gpu *g,
         return wc_diag_set(d, WC_EUSAGE, NULL, 0, 0,
                            "wc_gpu_parse: NULL argument");
     wc_gpu_defaults(g);
-    int rc = parse_root(name, text ? text : "", len, g, d);
+    int rc = parse_root(name, text ? text : "", len, g, NULL, d);
     if (rc == WC_OK)
         snprintf(g->source, sizeof g->source, "%s", name);
     return rc;
@@ -612,10 +616,21 @@ int wc_gpu_load(const char *name_or_path, wc_gpu *g, wc_diag *d)
         return rc;
     wc_gpu tmp;
     wc_gpu_defaults(&tmp);
-    rc = parse_root(path, buf, n, &tmp, d);
+    long nset = 0;
+    rc = parse_root(path, buf, n, &tmp, &nset, d);
     free(buf);
     if (rc != WC_OK)
         return rc;
+    /* A file that sets nothing would be the generic defaults (one SM): a
+     * wrong path or an empty file, never a GPU. */
+    if (nset == 0)
+        return wc_diag_set(d, WC_EINPUT, path, 0, 0,
+                           "GPU config sets no key (%s): start from a "
+                           "bundled one with 'include NAME.cfg' (see "
+                           "'warpcast gpus')",
+                           n == 0 ? "empty file"
+                                  : "nothing but comments, blank lines or "
+                                    "includes that set nothing");
     if (strcmp(tmp.name, "generic") == 0 || tmp.name[0] == '\0')
         name_from_path(path, tmp.name, sizeof tmp.name);
     size_t pl = strlen(path);

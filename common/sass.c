@@ -930,6 +930,8 @@ static int is_listing_noise(const pctx *c, size_t p)
         ".sectioninfo", ".align",   ".global",  ".type",      ".size",
         ".other",       ".weak",    ".elftype", ".zero",      ".byte",
         ".short",       ".word",    ".dword",   "----",
+        /* CUDA 11 to 13 cuobjdump: section headers of each fatbin entry */
+        ".target",      "compressed", "member ",
     };
     for (size_t i = 0; i < sizeof pre / sizeof pre[0]; i++)
         if (starts(c, p, pre[i]))
@@ -991,7 +993,8 @@ static wc_inst *ivec_push(ivec *a)
 
 typedef struct sass_kernel {
     char *name;
-    ivec code; /* sorted by pc */
+    char *file; /* the listing it came from (diagnostics) */
+    ivec code;  /* sorted by pc */
 } sass_kernel;
 
 struct wc_sass {
@@ -1024,6 +1027,7 @@ void wc_sass_free(wc_sass *s)
         return;
     for (size_t i = 0; i < s->n; i++) {
         free(s->k[i].name);
+        free(s->k[i].file);
         free(s->k[i].code.v);
     }
     free(s->k);
@@ -1037,8 +1041,8 @@ static int oom(wc_diag *d, const char *name)
 
 /* Start kernel name[0..n) unless already present (other architectures of a
  * fat binary repeat kernels: the first listing wins).  *cur = NULL then. */
-static int sass_begin_kernel(wc_sass *s, const char *name, size_t n,
-                             sass_kernel **cur)
+static int sass_begin_kernel(wc_sass *s, const char *file, const char *name,
+                             size_t n, sass_kernel **cur)
 {
     for (size_t i = 0; i < s->n; i++) {
         if (strlen(s->k[i].name) == n && memcmp(s->k[i].name, name, n) == 0) {
@@ -1057,8 +1061,12 @@ static int sass_begin_kernel(wc_sass *s, const char *name, size_t n,
     sass_kernel *k = &s->k[s->n];
     memset(k, 0, sizeof *k);
     k->name = malloc(n + 1);
-    if (!k->name)
+    k->file = strdup(file);
+    if (!k->name || !k->file) {
+        free(k->name);
+        free(k->file);
         return -1;
+    }
     memcpy(k->name, name, n);
     k->name[n] = '\0';
     s->n++;
@@ -1096,7 +1104,7 @@ int wc_sass_parse(const char *name, const char *text, size_t len,
     lines ls = {text, text ? len : 0, 0, 0};
     pctx c = {name, 0, NULL, 0, d};
     sass_kernel *cur = NULL;
-    int in_kernel = 0, rc = 0;
+    int in_kernel = 0, rc = 0, in_ptx = 0;
     wc_inst *pending = NULL; /* waits for its second encoding word */
     long pending_line = 0;
     while (next_line(&ls, &c)) {
@@ -1124,9 +1132,23 @@ int wc_sass_parse(const char *name, const char *text, size_t len,
                       pending_line);
             goto fail;
         }
+        /* A PTX entry ("Fatbin ptx code:", with its PTX text under
+         * cuobjdump -ptx) lasts until the next fatbin entry or kernel
+         * (CUDA 13 lists further kernels right after a PTX entry's
+         * header, without a "Fatbin elf code:" line). */
+        if (starts(&c, p, "Fatbin ")) {
+            in_ptx = starts(&c, p, "Fatbin ptx code");
+            in_kernel = 0;
+            cur = NULL;
+            continue;
+        }
         size_t nb, ne;
-        if (kernel_header(&c, p, &nb, &ne)) {
-            if (sass_begin_kernel(s, c.s + nb, ne - nb, &cur) != 0) {
+        int is_kernel = kernel_header(&c, p, &nb, &ne);
+        if (in_ptx && !is_kernel)
+            continue;
+        in_ptx = 0;
+        if (is_kernel) {
+            if (sass_begin_kernel(s, name, c.s + nb, ne - nb, &cur) != 0) {
                 rc = oom(d, name);
                 goto fail;
             }
@@ -1218,6 +1240,7 @@ void wc_sass_merge(wc_sass *a, wc_sass *b)
             qsort(a->k, a->n, sizeof *a->k, kcmp);
         } else {
             free(k->name);
+            free(k->file);
             free(k->code.v);
         }
     }
@@ -1233,6 +1256,12 @@ size_t wc_sass_nkernels(const wc_sass *s)
 int wc_sass_has_kernel(const wc_sass *s, const char *kernel)
 {
     return sass_find_kernel(s, kernel) != NULL;
+}
+
+const char *wc_sass_kernel_file(const wc_sass *s, const char *kernel)
+{
+    const sass_kernel *k = sass_find_kernel(s, kernel);
+    return k ? k->file : NULL;
 }
 
 const wc_inst *wc_sass_find(const wc_sass *s, const char *kernel, uint64_t pc)

@@ -50,6 +50,8 @@
 #define LINE_MAX_BYTES (16u << 20)    /* longest accepted line            */
 #define MAX_CTA_WARPS 1024u
 #define SRC_IDLE 2u                   /* zstd texts kept with no reader   */
+#define WARN_MAX 64u                  /* warnings kept (then one "more")  */
+#define CTRL_CHECK_INSTS 4096u        /* listing check: first CTA's insts */
 
 /* ---- types ------------------------------------------------------------ */
 
@@ -74,6 +76,10 @@ typedef struct kent {
     tsrc *src;         /* open while a reader or CTA of it is alive, and
                           for zstd while among the SRC_IDLE last used     */
     ctaix *ix;         /* CTA index once built (immutable), or NULL        */
+    int ctrl_chk;      /* listing vs trace: 0 unchecked, 1 checking, 2 done */
+    int ctrl_bad;      /* a mismatch was reported for this kernel          */
+    long grid_line, grid_col;   /* where the header gives grid dim / block  */
+    long block_line, block_col; /* dim (value column), for diagnostics      */
 } kent;
 
 #define KIND_UBENCH 100
@@ -87,9 +93,18 @@ struct wc_trace {
     char **unk_name;
     uint64_t *unk_count;
     size_t nunk, capunk;
+    char **pool;           /* interned kernel names and paths (hash set,
+                              pool_cap a power of two)                    */
+    size_t npool, pool_cap;
+    char **notes;          /* distinct notes and warnings (interned)      */
+    size_t nnotes, capnotes;
+    const char **warn;     /* warnings, in order, each once (WARN_MAX)    */
+    size_t nwarn;
     size_t idle[SRC_IDLE]; /* kernels whose zstd text is kept idle, LRU */
     unsigned nidle;
     pthread_mutex_t mu;    /* sources, indexes, unknown-opcode counts */
+    pthread_mutex_t ctrl_mu; /* held while a listing is checked (threads
+                                opening that kernel wait for the answer) */
 };
 
 typedef struct lbuf { /* line reader over [off, limit) of an fd */
@@ -130,6 +145,11 @@ struct wc_kreader {
     ctaix bld;       /* index being built (bld.n CTAs so far)       */
     uint64_t bld_cap;
     int bld_on;      /* still building: no gap, no error, no OOM    */
+    int chk_on;      /* has met every CTA from the first: checks the
+                        CTA count and duplicate block ids           */
+    int chk_dup;     /* the duplicate-id bitmap is usable           */
+    unsigned char *seen; /* [ctas / 8] block ids met (chk_dup)      */
+    long idx_line, idx_col; /* 'thread block =' value of the last CTA  */
 };
 
 /* ---- small helpers ------------------------------------------------------ */
@@ -443,6 +463,55 @@ static void ix_free(ctaix *ix)
     free(ix->insts);
 }
 
+/* ---- interned strings ---------------------------------------------------------- */
+
+static uint64_t str_hash(const char *s, size_t n)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < n; i++) {
+        h ^= (unsigned char)s[i];
+        h *= 0x100000001b3ull;
+    }
+    return h;
+}
+
+/* The trace's one copy of s[0..n) (kernel names and paths repeat across
+ * launches: memory per launch stays small); NULL when out of memory.
+ * Only while the kernel list is built (single-threaded). */
+static const char *intern(wc_trace *t, const char *s, size_t n)
+{
+    if ((t->npool + 1) * 2 > t->pool_cap) {
+        size_t nc = t->pool_cap ? t->pool_cap * 2 : 64;
+        char **np = calloc(nc, sizeof *np);
+        if (!np)
+            return NULL;
+        for (size_t i = 0; i < t->pool_cap; i++) {
+            if (!t->pool[i])
+                continue;
+            size_t h = (size_t)str_hash(t->pool[i], strlen(t->pool[i])) &
+                       (nc - 1);
+            while (np[h])
+                h = (h + 1) & (nc - 1);
+            np[h] = t->pool[i];
+        }
+        free(t->pool);
+        t->pool = np;
+        t->pool_cap = nc;
+    }
+    size_t h = (size_t)str_hash(s, n) & (t->pool_cap - 1);
+    for (; t->pool[h]; h = (h + 1) & (t->pool_cap - 1))
+        if (strncmp(t->pool[h], s, n) == 0 && t->pool[h][n] == '\0')
+            return t->pool[h];
+    char *c = malloc(n + 1);
+    if (!c)
+        return NULL;
+    memcpy(c, s, n);
+    c[n] = '\0';
+    t->pool[h] = c;
+    t->npool++;
+    return c;
+}
+
 /* ---- kernel headers ---------------------------------------------------------- */
 
 static int hdr_err(const char *path, long line, const char *l, const char *at,
@@ -453,8 +522,8 @@ static int hdr_err(const char *path, long line, const char *l, const char *at,
 }
 
 /* One "-key = value" header line. */
-static int header_line(kent *k, const char *l, size_t n, long line,
-                       unsigned *seen, wc_diag *d)
+static int header_line(wc_trace *t, kent *k, const char *l, size_t n,
+                       long line, unsigned *seen, wc_diag *d)
 {
     const char *path = k->info.path;
     const char *eq = memchr(l, '=', n);
@@ -474,9 +543,10 @@ static int header_line(kent *k, const char *l, size_t n, long line,
     wc_kernel_info *ki = &k->info;
 #define KEY(s) (kn == sizeof(s) - 1 && memcmp(key, s, kn) == 0)
     if (KEY("kernel name")) {
-        size_t m = vn < sizeof ki->name - 1 ? vn : sizeof ki->name - 1;
-        memcpy(ki->name, val, m);
-        ki->name[m] = '\0';
+        if (vn > WC_KERNEL_NAME_MAX)
+            return hdr_err(path, line, l, val, d, "kernel name too long");
+        if (!(ki->name = intern(t, val, vn)))
+            return oom(d);
         *seen |= 1;
     } else if (KEY("kernel id")) {
         if (num_i(val, vn, 0, INT32_MAX, &i) != 0)
@@ -486,11 +556,25 @@ static int header_line(kent *k, const char *l, size_t n, long line,
         if (num_3(val, vn, ki->grid) != 0)
             return hdr_err(path, line, l, val, d,
                            "bad grid dim (expected (x,y,z))");
+        if (!ki->grid[0] || !ki->grid[1] || !ki->grid[2])
+            return hdr_err(path, line, l, val, d,
+                           "grid dim has a zero extent");
+        k->grid_line = line;
+        k->grid_col = (long)(val - l) + 1;
         *seen |= 2;
     } else if (KEY("block dim")) {
         if (num_3(val, vn, ki->block) != 0)
             return hdr_err(path, line, l, val, d,
                            "bad block dim (expected (x,y,z))");
+        if (!ki->block[0] || !ki->block[1] || !ki->block[2])
+            return hdr_err(path, line, l, val, d,
+                           "block dim has a zero extent");
+        if ((uint64_t)ki->block[0] * ki->block[1] * ki->block[2] >
+            (uint64_t)MAX_CTA_WARPS * WC_WARP_SIZE)
+            return hdr_err(path, line, l, val, d,
+                           "block dim has more than 32768 threads");
+        k->block_line = line;
+        k->block_col = (long)(val - l) + 1;
         *seen |= 4;
     } else if (KEY("shmem")) {
         if (num_i(val, vn, 0, INT32_MAX, &i) != 0)
@@ -534,7 +618,7 @@ static int header_line(kent *k, const char *l, size_t n, long line,
 }
 
 /* Parse the header at the head of kernel file k->info.path. */
-static int read_header(kent *k, wc_diag *d)
+static int read_header(wc_trace *t, kent *k, wc_diag *d)
 {
     char *buf;
     size_t len;
@@ -565,7 +649,7 @@ static int read_header(kent *k, wc_diag *d)
             found = 1;
             break;
         } else if (tl[0] == '-') {
-            if ((rc = header_line(k, tl, tn, line, &seen, d)) != 0)
+            if ((rc = header_line(t, k, tl, tn, line, &seen, d)) != 0)
                 goto out;
         } else {
             rc = wc_diag_set(d, WC_EINPUT, path, line, (long)(tl - l) + 1,
@@ -686,9 +770,13 @@ static int add_kernel_file(wc_trace *t, const char *path, const char *kl,
     if (!k)
         return WC_EINTERNAL;
     k->kind = kind;
-    snprintf(k->info.path, sizeof k->info.path, "%s", p);
+    k->info.name = "";
+    if (!(k->info.path = intern(t, p, strlen(p)))) {
+        t->nk--;
+        return oom(d);
+    }
     k->info.id = (int)t->nk;
-    int rc = read_header(k, d);
+    int rc = read_header(t, k, d);
     if (rc != 0)
         t->nk--;
     return rc;
@@ -772,15 +860,75 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* The interned copy of the formatted text (one per distinct text; t->mu
+ * not held); with warn, also appended to the warnings the first time.
+ * NULL when out of memory. */
+static const char *note_add(wc_trace *t, int warn, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+static const char *note_add(wc_trace *t, int warn, const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    const char *out = NULL;
+    pthread_mutex_lock(&t->mu);
+    for (size_t i = 0; i < t->nnotes; i++)
+        if (strcmp(t->notes[i], msg) == 0) {
+            out = t->notes[i];
+            warn = 0; /* already there */
+            break;
+        }
+    if (!out) {
+        if (t->nnotes == t->capnotes) {
+            size_t nc = t->capnotes ? t->capnotes * 2 : 8;
+            char **nn = realloc(t->notes, nc * sizeof *nn);
+            if (!nn)
+                goto done;
+            t->notes = nn;
+            t->capnotes = nc;
+        }
+        char *c = strdup(msg);
+        if (!c)
+            goto done;
+        t->notes[t->nnotes++] = c;
+        out = c;
+    }
+    if (warn && t->nwarn <= WARN_MAX) {
+        if (!t->warn && !(t->warn = calloc(WARN_MAX + 1, sizeof *t->warn)))
+            goto done;
+        size_t i = t->nwarn++;
+        t->warn[i] = i < WARN_MAX ? out : "more warnings not shown";
+    }
+done:
+    pthread_mutex_unlock(&t->mu);
+    return out;
+}
+
+size_t wc_trace_warnings(const wc_trace *t, const char *const **msgs)
+{
+    if (msgs)
+        *msgs = t ? t->warn : NULL;
+    return t ? t->nwarn : 0;
+}
+
 /* Load and merge every cuobjdump listing (*.sass) in dir; others are
- * ignored (a hand-written ubench is not a listing). */
-static void load_sass_dir(wc_trace *t, const char *dir)
+ * ignored (a hand-written ubench is not a listing).  A listing that does
+ * not parse is an error (file:line:col); a kernel of the trace that no
+ * listing has runs without control bits, with a note and a warning. */
+static int load_sass_dir(wc_trace *t, const char *dir, wc_diag *d)
 {
     DIR *dh = opendir(dir && *dir ? dir : ".");
     if (!dh)
-        return;
+        return 0;
     char **names = NULL;
     size_t nn = 0, cap = 0;
+    int rc = 0;
     struct dirent *e;
     while ((e = readdir(dh)) != NULL) {
         if (!ends(e->d_name, ".sass"))
@@ -788,37 +936,67 @@ static void load_sass_dir(wc_trace *t, const char *dir)
         if (nn == cap) {
             size_t nc = cap ? cap * 2 : 8;
             char **nv = realloc(names, nc * sizeof *nv);
-            if (!nv)
+            if (!nv) {
+                rc = oom(d);
                 break;
+            }
             names = nv;
             cap = nc;
         }
-        if ((names[nn] = strdup(e->d_name)) != NULL)
-            nn++;
+        if ((names[nn] = strdup(e->d_name)) == NULL) {
+            rc = oom(d);
+            break;
+        }
+        nn++;
     }
     closedir(dh);
     if (nn)
         qsort(names, nn, sizeof *names, cmp_str);
-    for (size_t i = 0; i < nn; i++) {
+    for (size_t i = 0; i < nn && rc == 0; i++) {
         char p[1024];
-        wc_diag d;
         wc_sass *s = NULL;
-        memset(&d, 0, sizeof d);
-        if (set_path(p, sizeof p, dir, names[i], strlen(names[i])) == 0 &&
-            wc_sass_load(p, &s, &d) == 0 && s) {
-            if (wc_sass_nkernels(s) == 0)
-                wc_sass_free(s);
-            else if (!t->sass)
-                t->sass = s;
-            else
-                wc_sass_merge(t->sass, s);
+        if (set_path(p, sizeof p, dir, names[i], strlen(names[i])) != 0) {
+            rc = wc_diag_set(d, WC_EINPUT, names[i], 0, 0,
+                             "listing path too long");
+            break;
         }
-        free(names[i]);
+        if ((rc = wc_sass_load(p, &s, d)) != 0) {
+            /* a hand-written microbenchmark beside the trace is no
+             * listing: skipped; anything else must parse as one */
+            wc_ubench *u = NULL;
+            wc_diag du;
+            if (rc == WC_EINPUT && wc_ubench_load(p, &u, &du) == 0) {
+                wc_ubench_free(u);
+                rc = 0;
+                continue;
+            }
+            break;
+        }
+        if (wc_sass_nkernels(s) == 0) {
+            note_add(t, 1, "%s: cuobjdump listing lists no kernel", p);
+            wc_sass_free(s);
+        } else if (!t->sass) {
+            t->sass = s;
+        } else {
+            wc_sass_merge(t->sass, s);
+        }
     }
+    for (size_t i = 0; i < nn; i++)
+        free(names[i]);
     free(names);
-    for (size_t k = 0; k < t->nk; k++)
-        t->k[k].info.has_ctrl =
-            t->sass && wc_sass_has_kernel(t->sass, t->k[k].info.name);
+    if (rc != 0 || nn == 0)
+        return rc;
+    for (size_t k = 0; k < t->nk; k++) {
+        wc_kernel_info *ki = &t->k[k].info;
+        ki->has_ctrl = t->sass && wc_sass_has_kernel(t->sass, ki->name);
+        if (!ki->has_ctrl)
+            ki->ctrl_note = note_add(
+                t, 1,
+                "%s: no cuobjdump listing (*.sass) there lists kernel '%s': "
+                "it runs without control bits",
+                dir && *dir ? dir : ".", ki->name);
+    }
+    return 0;
 }
 
 /* ---- hand-written microbenchmark ------------------------------------------------ */
@@ -838,8 +1016,10 @@ static int open_ubench(wc_trace *t, const char *path, wc_diag *d)
     size_t bl = strlen(base);
     if (ends(base, ".sass"))
         bl -= 5;
-    snprintf(ki->name, sizeof ki->name, "%.*s", (int)bl, base);
-    snprintf(ki->path, sizeof ki->path, "%s", path);
+    ki->name = intern(t, base, bl);
+    ki->path = intern(t, path, strlen(path));
+    if (!ki->name || !ki->path)
+        return oom(d);
     ki->id = 1;
     ki->grid[0] = ki->grid[1] = ki->grid[2] = 1;
     ki->block[0] = t->ub->cta_threads ? t->ub->cta_threads
@@ -883,6 +1063,7 @@ int wc_trace_open(const char *path, wc_trace **out, wc_diag *d)
     if (!t)
         return oom(d);
     pthread_mutex_init(&t->mu, NULL);
+    pthread_mutex_init(&t->ctrl_mu, NULL);
     int rc = 0;
     char dir[1024];
     struct stat st;
@@ -931,7 +1112,8 @@ int wc_trace_open(const char *path, wc_trace **out, wc_diag *d)
     }
     if (rc != 0)
         goto fail;
-    load_sass_dir(t, dir);
+    if ((rc = load_sass_dir(t, dir, d)) != 0)
+        goto fail;
     *out = t;
     return 0;
 fail:
@@ -956,7 +1138,15 @@ void wc_trace_close(wc_trace *t)
         free(t->unk_name[i]);
     free(t->unk_name);
     free(t->unk_count);
+    for (size_t i = 0; i < t->pool_cap; i++)
+        free(t->pool[i]);
+    free(t->pool);
+    for (size_t i = 0; i < t->nnotes; i++)
+        free(t->notes[i]);
+    free(t->notes);
+    free(t->warn);
     pthread_mutex_destroy(&t->mu);
+    pthread_mutex_destroy(&t->ctrl_mu);
     free(t);
 }
 
@@ -1022,12 +1212,26 @@ out:
 
 /* ---- kernel reader: the TB scan ------------------------------------------------- */
 
+static int kreader_open(wc_trace *t, size_t k, wc_kreader **out,
+                        wc_diag *d);
+
 int wc_kreader_open(wc_trace *t, size_t k, wc_kreader **out, wc_diag *d)
 {
     *out = NULL;
     if (!t || k >= t->nk)
         return wc_diag_set(d, WC_EUSAGE, "", 0, 0, "no kernel %zu in trace",
                            k);
+    int crc = wc_trace_check_ctrl(t, k, d);
+    if (crc != 0)
+        return crc;
+    return kreader_open(t, k, out, d);
+}
+
+/* wc_kreader_open without the listing check. */
+static int kreader_open(wc_trace *t, size_t k, wc_kreader **out,
+                        wc_diag *d)
+{
+    *out = NULL;
     wc_kreader *r = calloc(1, sizeof *r);
     if (!r)
         return oom(d);
@@ -1044,6 +1248,7 @@ int wc_kreader_open(wc_trace *t, size_t k, wc_kreader **out, wc_diag *d)
         pthread_mutex_lock(&t->mu);
         r->bld_on = r->k->ix == NULL;
         pthread_mutex_unlock(&t->mu);
+        r->chk_on = r->chk_dup = 1;
     }
     *out = r;
     return 0;
@@ -1055,6 +1260,7 @@ void wc_kreader_close(wc_kreader *r)
         return;
     lb_free(&r->b);
     free(r->scratch);
+    free(r->seen);
     ix_free(&r->bld);
     src_put(r->t, r->k, r->src);
     free(r);
@@ -1130,14 +1336,16 @@ static inline int inst_start(char c)
  *    +----#END_TB-------+
  */
 static int scan_cta(wc_kreader *r, int rec, unsigned idx[3], unsigned *nw,
-                    int *got, uint64_t *ninsts, wc_diag *d)
+                    int *got, uint64_t *ninsts, long *tbl, wc_diag *d)
 {
-    const char *path = r->k->info.path;
+    const wc_kernel_info *ki = &r->k->info;
+    const char *path = ki->path;
     const char *l;
     size_t n;
     uint64_t loff;
     int in_tb = 0, have_idx = 0;
     long tb_line = 0;
+    uint64_t wseen[MAX_CTA_WARPS / 64];
     *got = 0;
     *nw = 0;
     *ninsts = 0;
@@ -1159,7 +1367,8 @@ static int scan_cta(wc_kreader *r, int rec, unsigned idx[3], unsigned *nw,
         if (!in_tb) {
             if (starts(s, sn, "#BEGIN_TB")) {
                 in_tb = 1;
-                tb_line = lno;
+                tb_line = *tbl = lno;
+                memset(wseen, 0, sizeof wseen);
             } else if (starts(s, sn, "#END_TB")) {
                 return scan_err(r, lno, col, d,
                                 "#END_TB without #BEGIN_TB");
@@ -1174,6 +1383,13 @@ static int scan_cta(wc_kreader *r, int rec, unsigned idx[3], unsigned *nw,
                 return scan_err(r, lno, col, d,
                                 "thread block has no 'thread block = "
                                 "x,y,z' line");
+            if (*nw != ki->warps_per_cta)
+                return scan_err(r, lno, col, d,
+                                "thread block (%u,%u,%u) has %u warps but "
+                                "block dim (%u,%u,%u) makes %llu",
+                                idx[0], idx[1], idx[2], *nw, ki->block[0],
+                                ki->block[1], ki->block[2],
+                                (unsigned long long)ki->warps_per_cta);
             *got = 1;
             return 0;
         }
@@ -1193,6 +1409,19 @@ static int scan_cta(wc_kreader *r, int rec, unsigned idx[3], unsigned *nw,
                                 "bad thread block index '%.*s' (expected "
                                 "x,y,z)",
                                 CUT(vn), v);
+            if (have_idx)
+                return scan_err(r, lno, col, d,
+                                "second 'thread block =' line in one "
+                                "thread block");
+            if (idx[0] >= ki->grid[0] || idx[1] >= ki->grid[1] ||
+                idx[2] >= ki->grid[2])
+                return scan_err(r, lno, vcol, d,
+                                "thread block (%u,%u,%u) outside grid dim "
+                                "(%u,%u,%u)",
+                                idx[0], idx[1], idx[2], ki->grid[0],
+                                ki->grid[1], ki->grid[2]);
+            r->idx_line = lno;
+            r->idx_col = vcol;
             have_idx = 1;
             continue;
         }
@@ -1210,6 +1439,18 @@ static int scan_cta(wc_kreader *r, int rec, unsigned idx[3], unsigned *nw,
         uint64_t wid;
         if (num_u(v, vn, UINT32_MAX, &wid) != 0)
             return scan_err(r, lno, vcol, d, "bad warp id '%.*s'", CUT(vn), v);
+        if (wid >= ki->warps_per_cta)
+            return scan_err(r, lno, vcol, d,
+                            "warp id %llu out of range: block dim "
+                            "(%u,%u,%u) makes %llu warps",
+                            (unsigned long long)wid, ki->block[0],
+                            ki->block[1], ki->block[2],
+                            (unsigned long long)ki->warps_per_cta);
+        if (wseen[wid / 64] >> (wid % 64) & 1)
+            return scan_err(r, lno, vcol, d,
+                            "warp %llu appears twice in one thread block",
+                            (unsigned long long)wid);
+        wseen[wid / 64] |= 1ull << (wid % 64);
         /* insts = N on the next non-blank line */
         long ilno;
         for (;;) {
@@ -1341,6 +1582,60 @@ static int bld_push(ctaix *x, uint64_t *cap, uint64_t off, long line)
 }
 
 /*
+ * The CTAs against the header's grid dim: none beyond the grid's count
+ * (any reader: r->cta is the trace position), and, for a reader that has
+ * met every CTA from the first, no block id twice and exactly the grid's
+ * count at the end of the kernel.  got = 0: the end was reached.
+ */
+static int check_cta(wc_kreader *r, const unsigned idx[3], int got, long tbl,
+                     wc_diag *d)
+{
+    const kent *k = r->k;
+    const wc_kernel_info *ki = &k->info;
+    if (!got) {
+        if (r->chk_on && r->cta != ki->ctas)
+            return wc_diag_set(d, WC_EINPUT, ki->path, k->grid_line,
+                               k->grid_col,
+                               "grid dim (%u,%u,%u) makes %llu thread "
+                               "blocks but the trace holds %llu (cut "
+                               "short?)",
+                               ki->grid[0], ki->grid[1], ki->grid[2],
+                               (unsigned long long)ki->ctas,
+                               (unsigned long long)r->cta);
+        return 0;
+    }
+    if (r->cta >= ki->ctas)
+        return wc_diag_set(d, WC_EINPUT, ki->path, tbl, 1,
+                           "more thread blocks than grid dim (%u,%u,%u) "
+                           "makes (%llu)",
+                           ki->grid[0], ki->grid[1], ki->grid[2],
+                           (unsigned long long)ki->ctas);
+    if (!r->chk_on)
+        return 0;
+    if (!r->seen && r->chk_dup) {
+        /* one bit per block id; beyond 2^32 blocks only the count is
+         * checked */
+        r->seen = ki->ctas <= (1ull << 32) ? calloc((size_t)((ki->ctas + 7) / 8), 1)
+                                           : NULL;
+        if (!r->seen)
+            r->chk_dup = 0;
+    }
+    if (r->chk_dup) {
+        uint64_t lin = idx[0] + (uint64_t)ki->grid[0] *
+                                    (idx[1] + (uint64_t)ki->grid[1] * idx[2]);
+        unsigned char bit = (unsigned char)(1u << (lin % 8));
+        if (r->seen[lin / 8] & bit)
+            return wc_diag_set(d, WC_EINPUT, ki->path, r->idx_line,
+                               r->idx_col,
+                               "thread block (%u,%u,%u) appears twice in "
+                               "the trace",
+                               idx[0], idx[1], idx[2]);
+        r->seen[lin / 8] |= bit;
+    }
+    return 0;
+}
+
+/*
  * scan_cta, keeping count of CTAs and building the kernel's CTA index
  * while this reader has met every CTA from the first: at the end of the
  * kernel the index is published (first one wins).  Out of memory only
@@ -1350,8 +1645,10 @@ static int scan_next(wc_kreader *r, int rec, unsigned idx[3], unsigned *nw,
                      int *got, wc_diag *d)
 {
     uint64_t pos = r->b.off + r->b.beg, ninsts;
-    long line = r->line;
-    int rc = scan_cta(r, rec, idx, nw, got, &ninsts, d);
+    long line = r->line, tbl = 0;
+    int rc = scan_cta(r, rec, idx, nw, got, &ninsts, &tbl, d);
+    if (rc == 0)
+        rc = check_cta(r, idx, *got, tbl, d);
     if (rc != 0) {
         r->bld_on = 0;
         return rc;
@@ -1375,6 +1672,16 @@ static int scan_next(wc_kreader *r, int rec, unsigned idx[3], unsigned *nw,
             return 0;
         *ix = r->bld;
         memset(&r->bld, 0, sizeof r->bld);
+        /* to its size: kept for the life of the trace, one per launch */
+        uint64_t *no = realloc(ix->off, (ix->n + 1) * sizeof *no);
+        int64_t *nl = realloc(ix->line, (ix->n + 1) * sizeof *nl);
+        uint64_t *ni = realloc(ix->insts, (ix->n + 1) * sizeof *ni);
+        if (no)
+            ix->off = no;
+        if (nl)
+            ix->line = nl;
+        if (ni)
+            ix->insts = ni;
         pthread_mutex_lock(&r->t->mu);
         if (!r->k->ix)
             r->k->ix = ix, ix = NULL;
@@ -1383,6 +1690,15 @@ static int scan_next(wc_kreader *r, int rec, unsigned idx[3], unsigned *nw,
         free(ix);
     }
     return 0;
+}
+
+/* The kernel's CTA index, or NULL. */
+static ctaix *get_ix(wc_trace *t, kent *k)
+{
+    pthread_mutex_lock(&t->mu);
+    ctaix *ix = k->ix;
+    pthread_mutex_unlock(&t->mu);
+    return ix;
 }
 
 int wc_kreader_next(wc_kreader *r, wc_cta **cta, wc_diag *d)
@@ -1428,21 +1744,25 @@ int wc_kreader_next(wc_kreader *r, wc_cta **cta, wc_diag *d)
     if (nw)
         memcpy(c->w, r->scratch, nw * sizeof *c->w);
     c->nwarps = nw;
+    if (r->cta == r->k->info.ctas && !get_ix(r->t, r->k)) {
+        /* The grid's last CTA, in a kernel not yet checked to its end:
+         * look past it now, so a reader that stops at the grid's count
+         * still sees a trace with more CTAs than its header. */
+        unsigned pidx[3], pnw;
+        int pgot;
+        rc = scan_next(r, 0, pidx, &pnw, &pgot, d);
+        if (rc != 0) {
+            free(c->w);
+            free(c);
+            return rc;
+        }
+    }
     c->src = r->src;
     pthread_mutex_lock(&r->t->mu);
     r->src->refs++;
     pthread_mutex_unlock(&r->t->mu);
     *cta = c;
     return 0;
-}
-
-/* The kernel's CTA index, or NULL. */
-static ctaix *get_ix(wc_trace *t, kent *k)
-{
-    pthread_mutex_lock(&t->mu);
-    ctaix *ix = k->ix;
-    pthread_mutex_unlock(&t->mu);
-    return ix;
 }
 
 int wc_kreader_skip(wc_kreader *r, uint64_t n, wc_diag *d)
@@ -1480,6 +1800,9 @@ int wc_kreader_seek(wc_kreader *r, uint64_t cta, wc_diag *d)
             cta = ix->n;
         lb_seek(&r->b, ix->off[cta]);
         r->line = (long)ix->line[cta];
+        if (cta != r->cta)
+            r->chk_on = 0; /* a gap: the kernel was checked by the pass
+                              that built the index */
         r->cta = cta;
         return 0;
     }
@@ -1487,6 +1810,9 @@ int wc_kreader_seek(wc_kreader *r, uint64_t cta, wc_diag *d)
         lb_seek(&r->b, r->k->data_off);
         r->line = r->k->data_line;
         r->cta = 0;
+        r->chk_on = 1;
+        if (r->seen)
+            memset(r->seen, 0, (size_t)((r->k->info.ctas + 7) / 8));
     }
     return wc_kreader_skip(r, cta - r->cta, d);
 }
@@ -1572,12 +1898,60 @@ uint64_t wc_cta_warp_len(const wc_cta *c, unsigned w)
     return w < c->nwarps ? c->w[w].n : 0;
 }
 
+/* Length of the opcode without its modifiers. */
+static size_t op_base(const char *op)
+{
+    return strcspn(op, ".");
+}
+
+/* A trace instruction the listing does not match: reported once per
+ * kernel.  While the kernel's first CTA is checked (ctrl_chk == 1) the
+ * kernel loses its control bits; later (a PC only some CTAs reach) only
+ * the instruction goes without. */
+static void ctrl_mismatch(wc_trace *t, kent *k, const wc_inst *in,
+                          const wc_inst *si, const char *lfile)
+{
+    pthread_mutex_lock(&t->mu);
+    int first = !k->ctrl_bad, checking = k->ctrl_chk == 1;
+    k->ctrl_bad = 1;
+    pthread_mutex_unlock(&t->mu);
+    if (!first)
+        return;
+    char what[160];
+    if (si)
+        snprintf(what, sizeof what,
+                 "is %.*s in the trace (line %u) but %.*s in the listing",
+                 (int)op_base(in->opcode), in->opcode, (unsigned)in->line,
+                 (int)op_base(si->opcode), si->opcode);
+    else
+        snprintf(what, sizeof what,
+                 "of the trace (line %u, %.*s) is not in the listing",
+                 (unsigned)in->line, (int)op_base(in->opcode), in->opcode);
+    char where[64] = "";
+    if (si)
+        snprintf(where, sizeof where, ":%u", (unsigned)si->line);
+    const char *n = note_add(
+        t, 1,
+        "%s%s: listing does not match the trace of kernel '%s' (%s): PC "
+        "0x%04llx %s; %s",
+        lfile ? lfile : "?", where, k->info.name, k->info.path,
+        (unsigned long long)in->pc, what,
+        checking ? "control bits not used for this kernel"
+                 : "control bits not used for this instruction");
+    if (checking)
+        k->info.ctrl_note = n;
+}
+
 /* Copy control bits, reuse and constant-operand info from the listing. */
-static void join_ctrl(const wc_trace *t, const kent *k, wc_inst *in)
+static void join_ctrl(wc_trace *t, kent *k, wc_inst *in)
 {
     const wc_inst *si = wc_sass_find(t->sass, k->info.name, in->pc);
-    if (!si)
+    if (!si || op_base(si->opcode) != op_base(in->opcode) ||
+        memcmp(si->opcode, in->opcode, op_base(in->opcode)) != 0) {
+        ctrl_mismatch(t, k, in, si,
+                      wc_sass_kernel_file(t->sass, k->info.name));
         return;
+    }
     in->ctrl = si->ctrl;
     in->iflags = (uint8_t)(in->iflags |
                            (si->iflags & (WC_IF_CONSTOP | WC_IF_UADDR |
@@ -1588,6 +1962,54 @@ static void join_ctrl(const wc_trace *t, const kent *k, wc_inst *in)
         in->depbar_le = si->depbar_le;
         in->depbar_ids = si->depbar_ids;
     }
+}
+
+int wc_trace_check_ctrl(wc_trace *t, size_t k, wc_diag *d)
+{
+    if (!t || k >= t->nk)
+        return wc_diag_set(d, WC_EUSAGE, "", 0, 0, "no kernel %zu in trace",
+                           k);
+    kent *ke = &t->k[k];
+    pthread_mutex_lock(&t->mu);
+    int done = ke->ctrl_chk == 2;
+    pthread_mutex_unlock(&t->mu);
+    if (done)
+        return 0;
+    pthread_mutex_lock(&t->ctrl_mu);
+    pthread_mutex_lock(&t->mu);
+    int todo = ke->ctrl_chk == 0 && ke->info.has_ctrl &&
+               ke->kind != KIND_UBENCH;
+    ke->ctrl_chk = todo ? 1 : 2;
+    pthread_mutex_unlock(&t->mu);
+    if (!todo) {
+        pthread_mutex_unlock(&t->ctrl_mu);
+        return 0;
+    }
+    wc_kreader *r = NULL;
+    wc_cta *c = NULL;
+    int rc = kreader_open(t, k, &r, d);
+    if (rc == 0)
+        rc = wc_kreader_next(r, &c, d);
+    unsigned left = CTRL_CHECK_INSTS;
+    for (unsigned w = 0; rc == 0 && c && w < wc_cta_nwarps(c) && left &&
+                         !ke->ctrl_bad;
+         w++) {
+        wc_inst in;
+        int g = 0;
+        while (left && !ke->ctrl_bad && (g = wc_cta_next(c, w, &in, d)) == 1)
+            left--;
+        if (left && !ke->ctrl_bad && g < 0)
+            rc = -g;
+    }
+    wc_cta_free(c);
+    wc_kreader_close(r);
+    pthread_mutex_lock(&t->mu);
+    if (ke->ctrl_bad)
+        ke->info.has_ctrl = 0;
+    ke->ctrl_chk = 2;
+    pthread_mutex_unlock(&t->mu);
+    pthread_mutex_unlock(&t->ctrl_mu);
+    return rc;
 }
 
 int wc_cta_next(wc_cta *c, unsigned w, wc_inst *in, wc_diag *d)

@@ -20,8 +20,12 @@
 /* Traces                                                                    */
 /* ------------------------------------------------------------------------ */
 
+#define WC_KERNEL_NAME_MAX 4095 /* longest -kernel name accepted */
+
+/* One kernel launch.  name and path are owned by the trace (one copy per
+ * distinct string, so memory per launch stays small). */
 typedef struct wc_kernel_info {
-    char name[512];
+    const char *name;
     int id;
     unsigned grid[3], block[3];
     long shmem, nregs;
@@ -29,8 +33,11 @@ typedef struct wc_kernel_info {
     int stream;
     int tracer_version;
     uint64_t shmem_base, local_base;
-    char path[1024];      /* the file actually read (may be .zst)     */
+    const char *path;     /* the file actually read (may be .zst)     */
     int has_ctrl;         /* control bits joined from a SASS listing  */
+    const char *ctrl_note; /* why a listing of the directory gives this
+                              kernel no control bits (owned by the trace),
+                              or NULL                                     */
     uint64_t ctas;        /* grid x*y*z                                */
     uint64_t warps_per_cta;
 } wc_kernel_info;
@@ -49,6 +56,15 @@ const wc_kernel_info *wc_trace_kernel(const wc_trace *t, size_t k);
 /* Unknown opcodes met so far: name and count (i < n). */
 size_t wc_trace_unknown_ops(const wc_trace *t, const char *const **names,
                             const uint64_t **counts);
+/* Warnings met so far (listings not used, ...), each once, in order;
+ * owned by t.  A caller prints those past the count it has printed. */
+size_t wc_trace_warnings(const wc_trace *t, const char *const **msgs);
+/* Check kernel k's cuobjdump listing against its trace (the first CTA's
+ * instructions: every PC listed, same opcodes), once per kernel; on a
+ * mismatch the kernel runs without control bits (has_ctrl = 0, ctrl_note
+ * and a warning say why).  wc_kreader_open calls it; a caller that reads
+ * has_ctrl before opening a reader calls it first.  Errors: the trace's. */
+int wc_trace_check_ctrl(wc_trace *t, size_t k, wc_diag *d);
 /* MemcpyHtoD lines of the kernelslist.g: count, and *bytes their total. */
 size_t wc_trace_memcpy(const wc_trace *t, uint64_t *bytes);
 
@@ -117,6 +133,8 @@ void wc_sass_merge(wc_sass *a, wc_sass *b);
 /* Number of kernels, and whether kernel `name` is present. */
 size_t wc_sass_nkernels(const wc_sass *s);
 int wc_sass_has_kernel(const wc_sass *s, const char *kernel);
+/* The listing file kernel `name` was read from, or NULL. */
+const char *wc_sass_kernel_file(const wc_sass *s, const char *kernel);
 /* The listed instruction of kernel at pc (control bits, reuse, constant
  * operands), or NULL. */
 const wc_inst *wc_sass_find(const wc_sass *s, const char *kernel,

@@ -577,11 +577,14 @@ static int eng_aux(void *ctx, size_t *nregions, const uint64_t **ins,
     int rc = wc_trace_cta_insts(b->t, b->k, &ci, &nc, d);
     if (rc)
         return rc;
-    if (nc != b->ctas)
-        return wc_diag_set(d, WC_EINPUT, "", 0, 0,
-                           "sampler: kernel %zu has %llu CTAs in its trace, "
-                           "%llu in its header", b->k, (unsigned long long)nc,
+    if (nc != b->ctas) { /* the trace reader checks this; kept as a guard */
+        const wc_kernel_info *ki = wc_trace_kernel(b->t, b->k);
+        return wc_diag_set(d, WC_EINPUT, ki->path, 0, 0,
+                           "kernel %d has %llu thread blocks in its trace, "
+                           "%llu in its header",
+                           ki->id, (unsigned long long)nc,
                            (unsigned long long)b->ctas);
+    }
     uint64_t total = 0;
     for (uint64_t i = 0; i < nc; i++)
         total += ci[i];

@@ -38,6 +38,9 @@ typedef struct loop {
     const smp_engine *e;
     const smp_plan *p;
     smp_kernel_result *r;
+    size_t N; /* regions of the kernel now: the engine may change its layout
+                 (aux, whole), so e->nregions is only the first guess and
+                 every per-region array is sized by this */
     double t0, last_report;
 } loop;
 
@@ -95,7 +98,7 @@ static int run_sample(loop *L, const unsigned char *sampled, unsigned char *done
                       double *x, double *y, size_t ntotal, size_t *ndone,
                       wc_diag *d)
 {
-    size_t N = L->e->nregions;
+    size_t N = L->N;
     double sx = 0, sy = 0;
     for (size_t i = 0; i < N; i++)
         if (done[i]) {
@@ -149,7 +152,7 @@ static long budget_period(loop *L, const int *strat, int ns,
                           const unsigned char *sampled, const uint64_t *ins,
                           double cost, unsigned char *tmp)
 {
-    size_t N = L->e->nregions;
+    size_t N = L->N;
     double left = L->p->budget_s - (wc_now() - L->t0);
     uint64_t have = insts_of(sampled, ins, N);
     long best = LONG_MAX;
@@ -343,7 +346,7 @@ out:
 int smp_estimate(const smp_engine *e, const smp_plan *p, smp_kernel_result *r,
                  wc_diag *d)
 {
-    loop L = {e, p, r, wc_now(), 0};
+    loop L = {e, p, r, e->nregions, wc_now(), 0};
     size_t N = e->nregions;
     double *x = NULL, *y = NULL, *z = NULL;
     double (*sig)[SMP_SIG_DIM] = NULL;
@@ -373,11 +376,13 @@ int smp_estimate(const smp_engine *e, const smp_plan *p, smp_kernel_result *r,
         double fx = 0, comp = 1, A = 0;
         if ((rc = e->aux(e->ctx, &na, &ains, &fx, &comp, d)))
             goto out;
+        N = L.N = na;
+        r->regions = N;
         for (size_t i = 0; i < na; i++)
             A += (double)ains[i];
         if (p->two_phase_insts > 0 && A >= (double)p->two_phase_insts &&
             na >= 8 && p->phase1 >= 4 && na >= 2 * p->phase1) {
-            N = na;
+            N = L.N = na;
             r->regions = N;
             r->warp_insts = (uint64_t)A;
             if ((rc = two_phase(&L, N, ains, A, fx, comp, d)))
@@ -385,7 +390,7 @@ int smp_estimate(const smp_engine *e, const smp_plan *p, smp_kernel_result *r,
             goto finish;
         }
         if (A < (double)p->small_kernel_insts) {
-            N = na;
+            N = L.N = na;
             r->regions = N;
             r->warp_insts = (uint64_t)A;
             if ((rc = run_full(&L, d)))
@@ -398,7 +403,7 @@ int smp_estimate(const smp_engine *e, const smp_plan *p, smp_kernel_result *r,
     r->interval_cycles = ev.cycles;
     r->warp_insts = ev.warp_insts;
     if (ev.nregions) {
-        N = ev.nregions;
+        N = L.N = ev.nregions;
         r->regions = N;
     }
     double compose = ev.compose;

@@ -188,6 +188,20 @@ static void test_files(void)
     CHECK_NEAR(g.clock_mhz, 1500, 0);
     CHECK(strstr(g.source, "top.cfg") != NULL);
 
+    /* a file that sets no key is no GPU (it was the generic 1-SM
+     * defaults): an error naming the file; an include that sets keys
+     * counts (issue 12) */
+    expect_err("empty.cfg", "", 0, 0, "sets no key (empty file)");
+    expect_err("blank.cfg", "# only a comment\n\n", 0, 0, "sets no key");
+    expect_err("incempty.cfg", "include blank.cfg\n", 0, 0, "sets no key");
+    write_file("incbase.cfg", "include base.cfg\n");
+    memset(&d, 0, sizeof d);
+    CHECK_EQ_INT(load_tmp("incbase.cfg", &g, &d), WC_OK);
+    CHECK_EQ_INT(g.num_sms, 10);
+    write_file("incbundled.cfg", "include h100-pcie.cfg\n");
+    CHECK_EQ_INT(load_tmp("incbundled.cfg", &g, &d), WC_OK);
+    CHECK_STR(g.name, "h100-pcie");
+
     /* name defaults to the file stem */
     write_file("stem.cfg", "num_sms = 3\n");
     CHECK_EQ_INT(load_tmp("stem.cfg", &g, &d), WC_OK);

@@ -6,8 +6,11 @@
  * run, and the launch model (common/keys_launch.def) against its closed
  * form (cal_launch_cycles).
  */
+#include <dirent.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cal.h"
 #include "check.h"
@@ -127,6 +130,25 @@ static void test_shared_traces(void)
     }
 }
 
+/* Remove a flat directory of files (a synth output). */
+static void rm_flat(const char *dir)
+{
+    DIR *dh = opendir(dir);
+    if (dh) {
+        struct dirent *e;
+        char p[512];
+        while ((e = readdir(dh)) != NULL) {
+            if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+                continue;
+            snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+            unlink(p);
+        }
+        closedir(dh);
+    }
+    if (rmdir(dir) != 0)
+        fprintf(stderr, "note: could not remove %s\n", dir);
+}
+
 static void test_synth(void)
 {
     char dir[] = "/tmp/wc-dm-synthXXXXXX";
@@ -143,6 +165,7 @@ static void test_synth(void)
     if (wc_synth_write(&sp, dir, &d) != 0) {
         fprintf(stderr, "synth: %s\n", d.msg);
         CHECK(0);
+        rm_flat(dir);
         return;
     }
     dm_options_default(&o);
@@ -176,6 +199,7 @@ static void test_synth(void)
     } else {
         CHECK(0);
     }
+    rm_flat(dir);
 }
 
 /* Control word of the high 64-bit encoding word (formats.md: bit 41 on). */

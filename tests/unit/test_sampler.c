@@ -459,8 +459,62 @@ static void test_two_phase_loop(void)
     free(P.y);
 }
 
+/* The engine may change its region count after the whole-kernel interval
+ * run (sampler/bind.c: cross-CTA reuse moves regions onto all SMs): the
+ * loop must size and walk its arrays by the count whole() reports, not by
+ * e->nregions (heap overflow in run_sample, issue 12). */
+static size_t shrink_bad;
+static int shrink_whole(void *ctx, int m, smp_eval *out, wc_diag *d)
+{
+    int rc = pop_whole(ctx, m, out, d);
+    if (m == SMP_INTERVAL)
+        out->nregions = ((pop *)ctx)->N;
+    return rc;
+}
+static int shrink_region(void *ctx, int m, size_t r, smp_eval *out, wc_diag *d)
+{
+    if (r >= ((pop *)ctx)->N) {
+        shrink_bad++;
+        r = 0;
+    }
+    return pop_region(ctx, m, r, out, d);
+}
+
+static void test_layout_change(void)
+{
+    pop P;
+    pop_make(&P, 1000, 11);
+    /* The first guess is larger than the layout the engine settles on. */
+    smp_engine e = {&P, 4 * P.N, shrink_whole, pop_proxy, shrink_region,
+                    NULL};
+    smp_plan p;
+    memset(&p, 0, sizeof p);
+    p.seed = 1;
+    p.period = 20;
+    p.stratify = 1;
+    p.max_strata = 4;
+    smp_kernel_result r;
+    wc_diag d;
+    memset(&r, 0, sizeof r);
+    shrink_bad = 0;
+    CHECK_EQ_INT(smp_estimate(&e, &p, &r, &d), 0);
+    CHECK_EQ_INT(r.regions, P.N);
+    CHECK_EQ_INT(r.sampled, 50);
+    CHECK_EQ_INT(shrink_bad, 0);
+    /* Budget mode (pilot, then the period search) walks the same arrays. */
+    p.period = 0;
+    p.budget_s = 1.0;
+    p.dm_cost_per_inst = 1e-5;
+    CHECK_EQ_INT(smp_estimate(&e, &p, &r, &d), 0);
+    CHECK_EQ_INT(r.regions, P.N);
+    CHECK_EQ_INT(shrink_bad, 0);
+    free(P.x);
+    free(P.y);
+}
+
 int main(void)
 {
+    test_layout_change();
     test_one_stratum();
     test_two_strata();
     test_two_phase();

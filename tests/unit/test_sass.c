@@ -748,8 +748,82 @@ static void test_listing(void)
              "k.sass:2:3: error: bad address comment near '/*00zz*/'");
 }
 
+/* Every line cuobjdump -sass of CUDA 11 to 13 prints (CUDA 13.0 as in
+ * ../shared/data/hw/h100-sxm/traces/ *\/kernels.sass): fatbin entry
+ * headers, .target, .headerflags, "compressed", "ptxasOptions =", a PTX
+ * entry (with PTX text under -ptx) and a kernel right after a PTX entry's
+ * header. */
+static void test_listing_cuda13(void)
+{
+    static const char text[] =
+        "\n"
+        "Fatbin elf code:\n"
+        "================\n"
+        "arch = sm_90\n"
+        "code version = [1,8]\n"
+        "host = linux\n"
+        "compile_size = 64bit\n"
+        "\n"
+        "\tcode for sm_90\n"
+        "\t.target\tsm_90\n"
+        "\n"
+        "\t\tFunction : copy2\n"
+        "\t.headerflags\t@\"EF_CUDA_SM90 EF_CUDA_VIRTUAL_SM(EF_CUDA_SM90)\"\n"
+        "        /*0000*/                   LDC R1, c[0x0][0x28] ;      "
+        "                             /* 0x00000a00ff017b82 */\n"
+        "                                                               "
+        "                             /* 0x000fe20000000800 */\n"
+        "        /*0010*/                   LDG.E.64 R2, desc[UR4][R2.64] ;"
+        "                          /* 0x0000000402027981 */\n"
+        "                                                               "
+        "                             /* 0x000ee2000c1e1b00 */\n"
+        "        /*0020*/                   BRA 0x20;                   "
+        "                             /* 0xfffffffc00fc7947 */\n"
+        "                                                               "
+        "                             /* 0x000fc0000383ffff */\n"
+        "\t\t..........\n"
+        "\n"
+        "\n"
+        "Fatbin ptx code:\n"
+        "================\n"
+        "arch = sm_90\n"
+        "code version = [9,0]\n"
+        "host = linux\n"
+        "compile_size = 64bit\n"
+        "compressed\n"
+        "ptxasOptions = \n"
+        ".version 9.0\n"
+        ".target sm_90\n"
+        ".visible .entry copy2(\n"
+        "{\n"
+        "\tret;\n"
+        "}\n"
+        "\t\tFunction : vadd\n"
+        "\t.headerflags\t@\"EF_CUDA_SM90 EF_CUDA_VIRTUAL_SM(EF_CUDA_SM90)\"\n"
+        "        /*0000*/                   EXIT ;                      "
+        "                             /* 0x000000000000794d */\n"
+        "                                                               "
+        "                             /* 0x000fea0003800000 */\n"
+        "\t\t..........\n";
+    wc_sass *s = NULL;
+    wc_diag d;
+    memset(&d, 0, sizeof d);
+    CHECK_EQ_INT(wc_sass_parse("k13.sass", text, strlen(text), &s, &d), 0);
+    if (!s) {
+        fprintf(stderr, "%s:%ld:%ld: %s\n", d.file, d.line, d.col, d.msg);
+        return;
+    }
+    CHECK_EQ_INT(wc_sass_nkernels(s), 2);
+    const wc_inst *in = wc_sass_find(s, "copy2", 0x10);
+    CHECK(in && in->ctrl.valid);
+    CHECK(wc_sass_find(s, "vadd", 0) != NULL);
+    CHECK_STR(wc_sass_kernel_file(s, "vadd"), "k13.sass");
+    wc_sass_free(s);
+}
+
 int main(void)
 {
+    test_listing_cuda13();
     test_listing1();
     test_listing2_fig2();
     test_reuse();

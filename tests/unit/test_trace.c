@@ -8,6 +8,7 @@
  */
 #define _GNU_SOURCE
 #include <ftw.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,7 +80,7 @@ static void *zcompress(const char *text, size_t *n)
     "-kernel name = %s\n"\
     "-kernel id = 1\n"\
     "-grid dim = (%u,1,1)\n"\
-    "-block dim = (64,1,1)\n"\
+    "-block dim = (%u,1,1)\n"\
     "-shmem = 0\n"\
     "-nregs = 16\n"\
     "-binary version = 86\n"\
@@ -99,7 +100,7 @@ static char *make_trace(const char *kname, unsigned ctas)
 {
     size_t cap = 4096 + 512 * (size_t)ctas;
     char *b = malloc(cap);
-    size_t n = (size_t)snprintf(b, cap, HDR_FMT, kname, ctas, 5);
+    size_t n = (size_t)snprintf(b, cap, HDR_FMT, kname, ctas, 64u, 5);
     for (unsigned c = 0; c < ctas; c++)
         n += (size_t)snprintf(
             b + n, cap - n,
@@ -563,7 +564,7 @@ static void test_errors(void)
 {
     wc_diag d;
     char hdr[2048];
-    snprintf(hdr, sizeof hdr, HDR_FMT, "_Z1kv", 1u, 5);
+    snprintf(hdr, sizeof hdr, HDR_FMT, "_Z1kv", 1u, 32u, 5);
     /* header is lines 1-16; the first TB line is 17 */
     char t[4096];
 
@@ -602,6 +603,68 @@ static void test_errors(void)
     check_file_err(t, 20, 1, "expected 'insts = N'");
     snprintf(t, sizeof t, "%s#END_TB\n", hdr);
     check_file_err(t, 17, 1, "#END_TB without");
+
+    /* the trace against its header (issue 12): grid dim and block dim */
+    {
+        char h2[2048], h3[2048], h64[2048];
+        const char *tb0 = "#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\n"
+                          "insts = 1\n0000 ffffffff 0 EXIT 0 0 0\n#END_TB\n";
+        snprintf(h2, sizeof h2, HDR_FMT, "_Z1kv", 2u, 32u, 5);
+        snprintf(h3, sizeof h3, HDR_FMT, "_Z1kv", 3u, 32u, 5);
+        snprintf(h64, sizeof h64, HDR_FMT, "_Z1kv", 1u, 64u, 5);
+        /* cut at a CTA boundary: 1 of 3 CTAs, error at the grid dim */
+        snprintf(t, sizeof t, "%s%s", h3, tb0);
+        check_file_err(t, 3, 13, "makes 3 thread blocks but the trace holds 1");
+        /* more CTAs than the grid: at the extra #BEGIN_TB */
+        snprintf(t, sizeof t, "%s%s%s", hdr, tb0, tb0);
+        check_file_err(t, 23, 1, "more thread blocks than grid dim");
+        /* block id outside the grid */
+        snprintf(t, sizeof t,
+                 "%s#BEGIN_TB\nthread block = 0,1,0\n#END_TB\n", hdr);
+        check_file_err(t, 18, 16, "outside grid dim (1,1,1)");
+        /* the same block id twice */
+        snprintf(t, sizeof t, "%s%s%s", h2, tb0, tb0);
+        check_file_err(t, 24, 16, "(0,0,0) appears twice");
+        /* warp id beyond the block's warps */
+        snprintf(t, sizeof t,
+                 "%s#BEGIN_TB\nthread block = 0,0,0\nwarp = 1\ninsts = 0\n"
+                 "#END_TB\n",
+                 hdr);
+        check_file_err(t, 19, 8, "warp id 1 out of range");
+        /* the same warp twice */
+        snprintf(t, sizeof t,
+                 "%s#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\ninsts = 0\n"
+                 "warp = 0\ninsts = 0\n#END_TB\n",
+                 h64);
+        check_file_err(t, 21, 8, "warp 0 appears twice");
+        /* fewer warps than the block dim makes */
+        snprintf(t, sizeof t, "%s%s", h64, tb0);
+        check_file_err(t, 22, 1, "has 1 warps but block dim (64,1,1) makes 2");
+        /* a second index line */
+        snprintf(t, sizeof t,
+                 "%s#BEGIN_TB\nthread block = 0,0,0\nthread block = 0,0,0\n"
+                 "#END_TB\n", hdr);
+        check_file_err(t, 19, 1, "second 'thread block");
+        /* zero extents */
+        check_file_err("-kernel name = k\n-grid dim = (1,0,1)\n", 2, 13,
+                       "zero extent");
+        /* a reader that stops at the grid's count (the detailed model)
+         * still meets the extra CTA, when it takes the grid's last one */
+        snprintf(t, sizeof t, "%s%s%s", hdr, tb0, tb0);
+        write_text("k.traceg", t);
+        wc_trace *tr = NULL;
+        CHECK_EQ_INT(wc_trace_open(tpath("k.traceg"), &tr, &d), 0);
+        if (tr) {
+            wc_kreader *r = NULL;
+            wc_cta *c = NULL;
+            CHECK_EQ_INT(wc_kreader_open(tr, 0, &r, &d), 0);
+            CHECK_EQ_INT(wc_kreader_next(r, &c, &d), WC_EINPUT);
+            CHECK(c == NULL);
+            CHECK_EQ_INT(d.line, 23);
+            wc_kreader_close(r);
+            wc_trace_close(tr);
+        }
+    }
     /* header errors */
     check_file_err("-kernel name = k\n-grid dim = (1,1)\n", 2, 13,
                    "bad grid dim");
@@ -655,14 +718,16 @@ static void test_errors(void)
 static void test_misc_file(void)
 {
     char hdr[2048], t[4096];
-    snprintf(hdr, sizeof hdr, HDR_FMT, "_Z1kv", 1u, 4);
+    snprintf(hdr, sizeof hdr, HDR_FMT, "_Z1kv", 1u, 128u, 4);
     snprintf(t, sizeof t,
              "%s#BEGIN_TB\r\nthread block = 0,0,0\r\ncluster = 0\r\n"
              "warp = 3\r\ninsts = 3\r\n"
              "5 0000 ffffffff 0 FOO.BAR 0 0 0\r\n"
              "\r\n"
              "6 0010 ffffffff 0 FOO 0 0 0\r\n"
-             "7 0020 ffffffff 0 EXIT 0 0 0\r\n#END_TB\r\n",
+             "7 0020 ffffffff 0 EXIT 0 0 0\r\n"
+             "warp = 0\r\ninsts = 0\r\nwarp = 2\r\ninsts = 0\r\n"
+             "warp = 1\r\ninsts = 0\r\n#END_TB\r\n",
              hdr);
     write_text("m.traceg", t);
     wc_trace *tr;
@@ -1071,7 +1136,7 @@ static void test_index(void)
     /* bad input met by the index scan: the same file:line:col as reading */
     {
         char hdr[2048], bad[8192];
-        snprintf(hdr, sizeof hdr, HDR_FMT, "_Z1kv", 3u, 5);
+        snprintf(hdr, sizeof hdr, HDR_FMT, "_Z1kv", 3u, 32u, 5);
         snprintf(bad, sizeof bad,
                  "%s#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\ninsts = 1\n"
                  "0000 ffffffff 0 EXIT 0 0 0\n#END_TB\n"
@@ -1100,15 +1165,18 @@ static void test_index(void)
             wc_kreader_close(r);
             wc_trace_close(t);
         }
-        /* a header-only kernel: no CTAs */
+        /* a header-only kernel: none of the grid's 3 CTAs is there, an
+         * error at the grid dim (line 3, value column 13) */
         write_text("k.traceg", hdr);
         CHECK_EQ_INT(wc_trace_open(tpath("k.traceg"), &t, &d), 0);
         if (t) {
-            CHECK_EQ_INT(wc_trace_cta_insts(t, 0, &ic, &n, &d), 0);
-            CHECK_EQ_INT(n, 0);
+            CHECK_EQ_INT(wc_trace_cta_insts(t, 0, &ic, &n, &d), WC_EINPUT);
+            CHECK_EQ_INT(d.line, 3);
+            CHECK_EQ_INT(d.col, 13);
+            CHECK(strstr(d.msg, "holds 0") != NULL);
             CHECK_EQ_INT(wc_kreader_open(t, 0, &r, &d), 0);
             CHECK_EQ_INT(wc_kreader_seek(r, 0, &d), 0);
-            CHECK_EQ_INT(wc_kreader_next(r, &a, &d), 0);
+            CHECK_EQ_INT(wc_kreader_next(r, &a, &d), WC_EINPUT);
             CHECK(a == NULL);
             wc_kreader_close(r);
             CHECK_EQ_INT(wc_trace_cta_insts(t, 1, &ic, &n, &d), WC_EUSAGE);
@@ -1168,6 +1236,91 @@ out:
     free(tr);
 }
 
+/* Memory per kernel launch (issue 12: 3.9 KB stayed allocated per launch,
+ * 1.5 KB of it fixed name/path arrays, 1.5 KB a CTA index with room for
+ * 64 CTAs): 4000 launches of one small kernel, every launch opened and its
+ * CTA index built; the heap may grow by at most 512 bytes per launch. */
+static void test_launch_memory(void)
+{
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 33) && \
+    !defined(__SANITIZE_ADDRESS__)
+    enum { N = 4000 };
+    char *tr = make_trace("_Z1kv", 1);
+    write_text("kernel-1.traceg", tr);
+    free(tr);
+    char *kl = malloc(N * 16 + 1);
+    size_t off = 0;
+    for (int i = 0; i < N; i++)
+        off += (size_t)sprintf(kl + off, "kernel-1.traceg\n");
+    write_text("kernelslist.g", kl);
+    free(kl);
+    size_t before = mallinfo2().uordblks;
+    wc_trace *t = NULL;
+    wc_diag d;
+    CHECK_EQ_INT(wc_trace_open(tmpdir, &t, &d), 0);
+    if (!t)
+        return;
+    CHECK_EQ_INT(wc_trace_nkernels(t), N);
+    for (size_t k = 0; k < N; k++) {
+        const uint64_t *ins;
+        uint64_t n;
+        if (wc_trace_cta_insts(t, k, &ins, &n, &d) != 0 || n != 1) {
+            CHECK(0);
+            break;
+        }
+    }
+    size_t after = mallinfo2().uordblks;
+    double per = ((double)after - (double)before) / N;
+    fprintf(stderr, "trace: %.0f bytes of heap per kernel launch\n", per);
+    CHECK(per < 512);
+    wc_trace_close(t);
+    unlink_tmp("kernelslist.g");
+    unlink_tmp("kernel-1.traceg");
+#else
+    fprintf(stderr, "notice: launch memory test skipped (needs glibc "
+                    "mallinfo2, no sanitizer allocator)\n");
+#endif
+}
+
+/* The 15 H100 SXM traces of ../shared with their CUDA 13 cuobjdump
+ * listings: every kernel gets control bits, and the listing matches its
+ * trace (issue 11 item 3). */
+static void test_h100_listings(void)
+{
+    static const char *const dirs[] = {
+        "atom_lane-1056x256", "copy2-16384x256", "dfma_dep64-132x256",
+        "empty-1x32", "ffma_dep64-132x256", "ffma_dep64-1x32",
+        "ffma_dep64-4224x32", "ffma_dep64_dyn200k-264x256",
+        "ffma_ilp128-132x128", "imad_dep128-132x512", "mufu64-132x256",
+        "smem32-132x256", "strided2-1024x256", "vadd-4096x256",
+        "vadd_ffma-8192x256"};
+    for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
+        char rel[256], buf[512];
+        snprintf(rel, sizeof rel, "data/hw/h100-sxm/traces/%s", dirs[i]);
+        const char *dir = shared_path(rel, buf, sizeof buf);
+        if (!dir)
+            return;
+        wc_trace *t = NULL;
+        wc_diag d;
+        memset(&d, 0, sizeof d);
+        CHECK_EQ_INT(wc_trace_open(dir, &t, &d), 0);
+        if (!t) {
+            fprintf(stderr, "%s: %s:%ld:%ld: %s\n", dirs[i], d.file, d.line,
+                    d.col, d.msg);
+            continue;
+        }
+        CHECK_EQ_INT(wc_trace_nkernels(t), 1);
+        CHECK_EQ_INT(wc_trace_check_ctrl(t, 0, &d), 0);
+        const wc_kernel_info *ki = wc_trace_kernel(t, 0);
+        if (!ki->has_ctrl)
+            fprintf(stderr, "%s: control bits: no (%s)\n", dirs[i],
+                    ki->ctrl_note ? ki->ctrl_note : "");
+        CHECK_EQ_INT(ki->has_ctrl, 1);
+        CHECK_EQ_INT(wc_trace_warnings(t, NULL), 0);
+        wc_trace_close(t);
+    }
+}
+
 int main(void)
 {
     snprintf(tmpdir, sizeof tmpdir, "/tmp/wc-test-trace-XXXXXX");
@@ -1184,6 +1337,8 @@ int main(void)
     test_misc_file();
     test_ctrl_join();
     test_index();
+    test_h100_listings();
+    test_launch_memory();
     nftw(tmpdir, rm_cb, 16, FTW_DEPTH | FTW_PHYS);
     CHECK_DONE();
 }
