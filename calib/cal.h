@@ -86,6 +86,11 @@ typedef struct cal_read_opts {
      * kernels are matched by name and launch id when the trace is given
      * later with cal_mset_bind_trace(). */
     const char *ncu_trace;
+    /* Nsight Compute raw page that lost its header line (calib/hw/run.sh
+     * before issue 11 dropped it): the header line to use, taken from another
+     * export of the same run (calib/kit.c checks the units rows agree), NULL
+     * = none (such a file is then an error). */
+    const char *ncu_header;
 } cal_read_opts;
 
 void cal_mset_init(cal_mset *s);
