@@ -521,9 +521,11 @@ static int parse_ncu_raw(cal_mset *set, src *s, const row *h0, const char *dir,
             scale = 1;
             continue;
         }
-        if (first) {
+        (void)first;
+        {
             first = 0;
-            /* units row: ID column empty */
+            /* units row: ID column empty (one per profiled process when
+             * the header lines are missing) */
             if ((size_t)c.id < r->n && !r->f[c.id][0]) {
                 if ((size_t)c.metric < r->n &&
                     unit_scale(r->f[c.metric], &scale) != 0) {
