@@ -16,9 +16,10 @@
  *            listings are split again from all.sass, in memory).
  *
  * Fit groups, each an ordinary cal_fit() with the usual report:
- *   units   lat_* / ii_* and icache_l1_miss_latency: the detailed model runs
- *           each chain's own listing (latency: one warp; throughput: one
- *           full CTA), metrics as the kit defines them, rescaled to the
+ *   unit-latency, unit-throughput
+ *           lat_* (one warp, scoreboard mode, perfect icache) then ii_*
+ *           (one CTA of 32 warps): the detailed model runs each chain's own
+ *           listing, metrics as the kit defines them, rescaled to the
  *           instructions the listing really times.
  *   launch  launch_overhead, cta_dispatch, cta_overhead, cta_warp_overhead:
  *           the launch model on gpc__cycles_elapsed.max of empty kernels.
@@ -462,6 +463,10 @@ static int run_group(cal_kit_result *res, const cal_options *o,
 {
     if (res->ng >= CAL_KIT_MAX_GROUPS)
         return wc_diag_set(d, WC_EINTERNAL, "", 0, 0, "too many groups");
+    if (s->n < nkeys) {
+        note(res, "%s: not fitted: %zu rows for %zu keys", name, s->n, nkeys);
+        return 0;
+    }
     cal_kit_group *g = &res->g[res->ng];
     memset(g, 0, sizeof *g);
     snprintf(g->name, sizeof g->name, "%s", name);
@@ -627,9 +632,7 @@ static int group_units(kit_ctx *k, cal_kit_result *res, const cal_options *o,
                 fp32_lat = 1;
         }
     }
-    if (!rc && fp32_lat)
-        add_key(keys, &nk, "icache_l1_miss_latency"); /* 4-cycle chains are
-                                    fetch-bound in straight-line code */
+    (void)fp32_lat;
     /* the latencies the kit measures (issue to dependent issue) are the
      * lat_* keys of scoreboard mode; with control bits the listing's stall
      * counts would stand in for them */
@@ -641,6 +644,12 @@ static int group_units(kit_ctx *k, cal_kit_result *res, const cal_options *o,
         else {
             *sb = tput ? *acc : *base;
             rc = wc_gpu_set(sb, "dep_mode=scoreboard", d);
+            /* one warp of straight-line code is fetch-bound in the model
+             * where the chain is 4 cycles: the latency is "issue to
+             * dependent issue", so it is fitted with a perfect icache
+             * (the hardware's fetch cost stays in the residual) */
+            if (!rc && !tput)
+                rc = wc_gpu_set(sb, "icache_perfect=1", d);
         }
     }
     if (!rc && s.n)
@@ -650,8 +659,9 @@ static int group_units(kit_ctx *k, cal_kit_result *res, const cal_options *o,
                        tput ? "detailed model, scoreboard mode, on each "
                               "chain's listing run by one CTA of 32 warps "
                               "(latencies as fitted above)"
-                            : "detailed model, scoreboard mode, on each "
-                              "chain's listing run by one warp",
+                            : "detailed model, scoreboard mode, perfect "
+                              "icache, on each chain's listing run by one "
+                              "warp",
                        CAL_MODEL_DETAILED, NULL, NULL, keys, nk, acc, d);
     else if (!rc)
         note(res, "units: no usable %s rows", tput ? "throughput" : "latency");
@@ -1134,7 +1144,7 @@ int cal_kit_run(const cal_options *o, const char *dir, cal_kit_result *res,
             "lat_fp32", "ii_fp32", "lat_fp16", "ii_fp16", "lat_int",
             "ii_int", "lat_imad", "ii_imad", "lat_fp64", "ii_fp64",
             "lat_sfu", "ii_sfu", "lat_tensor", "ii_tensor",
-            "icache_l1_miss_latency", "launch_overhead", "cta_dispatch",
+            "launch_overhead", "cta_dispatch",
             "cta_overhead", "cta_warp_overhead", "l1_latency", "l2_latency",
             "dram_latency", "mem_raw_lds32_r", "shmem_wavefront_cycles",
             "l2_bw", "dram_bw", NULL};
