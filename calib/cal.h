@@ -86,6 +86,11 @@ typedef struct cal_read_opts {
      * kernels are matched by name and launch id when the trace is given
      * later with cal_mset_bind_trace(). */
     const char *ncu_trace;
+    /* Nsight Compute raw page that lost its header line (calib/hw/run.sh
+     * before issue 11 dropped it): the header line to use, taken from another
+     * export of the same run (calib/kit.c checks the units rows agree), NULL
+     * = none (such a file is then an error). */
+    const char *ncu_header;
 } cal_read_opts;
 
 void cal_mset_init(cal_mset *s);
@@ -303,5 +308,41 @@ typedef struct cal_fit_out {
 
 int cal_fit_problem(const cal_problem *p, cal_fit_out *out, double *wrob,
                     wc_diag *d);
+
+/* ------------------------------------------------------------------------ */
+/* Hardware kit results folder (calib/hw/run.sh): calibrate --kit            */
+/* ------------------------------------------------------------------------ */
+
+#define CAL_KIT_MAX_GROUPS 5
+
+typedef struct cal_kit_group {
+    char name[32];       /* unit-latency, unit-throughput, launch, memory    */
+    char method[256];    /* how its rows are predicted                        */
+    cal_report rep;      /* the usual fit report                             */
+} cal_kit_group;
+
+typedef struct cal_kit_result {
+    char dir[1024];
+    char gpu[1024];
+    int format;          /* 1: the first kit (raw.csv ...), 2: bench.csv     */
+    char clock[16];      /* clock setting whose rows were fitted             */
+    cal_kit_group g[CAL_KIT_MAX_GROUPS];
+    size_t ng;
+    char notes[8192];    /* rows and files not used, and why (lines)         */
+    char unkeyed[16384]; /* measured quantities with no config key (lines)   */
+    char left[2048];     /* keys the kit can fit that this run left at BASE  */
+    wc_gpu fitted;       /* base with every identified key fitted            */
+} cal_kit_result;
+
+/* Read kit folder `dir`, fit every group its rows identify, starting from
+ * o->gpu (+ o->sets); o->threads, o->max_iter, o->seed, o->loss apply. */
+int cal_kit_run(const cal_options *o, const char *dir, cal_kit_result *res,
+                wc_diag *d);
+void cal_kit_result_free(cal_kit_result *r);
+int cal_kit_report_text(const cal_kit_result *r, FILE *f);
+/* Overlay config: `include BASE_REF` (NULL = the --gpu as given) then the
+ * fitted keys, each with its group and standard error. */
+int cal_kit_write_cfg(const cal_kit_result *r, const char *path,
+                      const char *base_ref, wc_diag *d);
 
 #endif /* CAL_H */

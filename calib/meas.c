@@ -73,7 +73,9 @@ int cal_mset_add(cal_mset *s, const cal_meas *m, wc_diag *d)
 /* CSV fields                                                                */
 /* ------------------------------------------------------------------------ */
 
-#define MAX_FIELDS 256
+/* Nsight Compute raw pages of CUDA 13 have ~300 columns (device attributes
+ * and launch statistics besides the metrics). */
+#define MAX_FIELDS 1024
 #define FIELD_LEN 1024
 
 typedef struct row {
@@ -173,6 +175,22 @@ static int csv_record(src *s, row *r, wc_diag *d)
     }
     s->nextline++;
     return 1;
+}
+
+/* Nsight Compute prints the profiled program's own stdout among its CSV
+ * rows (every line of its export is quoted; the program's lines usually are
+ * not).  Skip such lines at a record boundary; returns how many. */
+static long skip_program_lines(src *s)
+{
+    long n = 0;
+    while (s->pos < s->len && s->text[s->pos] != '"' &&
+           s->text[s->pos] != '\n' && s->text[s->pos] != '\r') {
+        const char *e = memchr(s->text + s->pos, '\n', s->len - s->pos);
+        s->pos = e ? (size_t)(e - s->text) + 1 : s->len;
+        s->nextline++;
+        n++;
+    }
+    return n;
 }
 
 static int row_blank(const row *r)
@@ -434,43 +452,87 @@ static int name_has_empty(const char *s)
     return 0;
 }
 
-static int parse_ncu_raw(cal_mset *set, src *s, const row *h, const char *dir,
-                         const cal_read_opts *o, wc_diag *d)
+/* Columns of a raw page header. */
+typedef struct ncu_cols {
+    int id, name, grid, block, metric;
+} ncu_cols;
+
+static int ncu_raw_header(const src *s, const row *h, const cal_read_opts *o,
+                          ncu_cols *c, wc_diag *d)
 {
-    int cid = find_col(h, "ID"), cname = find_col(h, "Kernel Name");
-    int cgrid = find_col(h, "Grid Size"), cblock = find_col(h, "Block Size");
-    int cm = -1;
+    c->id = find_col(h, "ID");
+    c->name = find_col(h, "Kernel Name");
+    c->grid = find_col(h, "Grid Size");
+    c->block = find_col(h, "Block Size");
+    c->metric = -1;
     if (o && o->ncu_metric) {
-        cm = find_col(h, o->ncu_metric);
-        if (cm < 0)
+        c->metric = find_col(h, o->ncu_metric);
+        if (c->metric < 0)
             return wc_diag_set(d, WC_EINPUT, s->name, s->line, 1,
                                "no column '%s' in the Nsight Compute export",
                                o->ncu_metric);
     }
-    for (size_t i = 0; cm < 0 && ncu_metrics[i]; i++)
-        cm = find_col(h, ncu_metrics[i]);
-    if (cm < 0)
+    for (size_t i = 0; c->metric < 0 && ncu_metrics[i]; i++)
+        c->metric = find_col(h, ncu_metrics[i]);
+    if (c->metric < 0)
         return wc_diag_set(d, WC_EINPUT, s->name, s->line, 1,
                            "no cycle metric column (gpc__cycles_elapsed.max, "
                            "sm__cycles_elapsed.avg or Elapsed Cycles)");
+    if (c->id < 0 || c->name < 0)
+        return wc_diag_set(d, WC_EINPUT, s->name, s->line, 1,
+                           "Nsight Compute header without 'ID' and "
+                           "'Kernel Name' columns");
+    return 0;
+}
+
+/* Raw page: a header, a units row, one row per launch.  Tolerates what
+ * Nsight Compute prints around it when the program writes to stdout too:
+ * unquoted program lines anywhere (skipped) and one header (+ units row) per
+ * profiled process when exports are concatenated (each replaces the last). */
+static int parse_ncu_raw(cal_mset *set, src *s, const row *h0, const char *dir,
+                         const cal_read_opts *o, wc_diag *d)
+{
+    ncu_cols c;
+    int rc = ncu_raw_header(s, h0, o, &c, d);
+    if (rc)
+        return rc;
     row *r = malloc(sizeof *r);
-    if (!r)
+    row *h = malloc(sizeof *h);
+    if (!r || !h) {
+        free(r);
+        free(h);
         return wc_diag_set(d, WC_EINTERNAL, "", 0, 0, "out of memory");
-    int rc = 0, got;
+    }
+    memcpy(h, h0, sizeof *h);
+    int got;
     double scale = 1;
     int first = 1;
-    while ((got = csv_record(s, r, d)) == 1) {
+    for (;;) {
+        skip_program_lines(s);
+        if ((got = csv_record(s, r, d)) != 1)
+            break;
         if (row_blank(r))
             continue;
-        if (first) {
+        if (r->n > 0 && ieq(r->f[0], "ID")) { /* the next process's header */
+            memcpy(h, r, sizeof *h);
+            if ((rc = ncu_raw_header(s, h, o, &c, d)))
+                break;
+            first = 1;
+            scale = 1;
+            continue;
+        }
+        (void)first;
+        {
             first = 0;
-            /* units row: ID column empty */
-            if ((size_t)cid < r->n && !r->f[cid][0]) {
-                if ((size_t)cm < r->n && unit_scale(r->f[cm], &scale) != 0) {
+            /* units row: ID column empty (one per profiled process when
+             * the header lines are missing) */
+            if ((size_t)c.id < r->n && !r->f[c.id][0]) {
+                if ((size_t)c.metric < r->n &&
+                    unit_scale(r->f[c.metric], &scale) != 0) {
                     rc = wc_diag_set(d, WC_EINPUT, s->name, s->line,
-                                     r->col[cm],
+                                     r->col[c.metric],
                                      "unit '%s' of the cycle metric is not "
-                                     "a cycle count", r->f[cm]);
+                                     "a cycle count", r->f[c.metric]);
                     break;
                 }
                 continue;
@@ -479,24 +541,24 @@ static int parse_ncu_raw(cal_mset *set, src *s, const row *h, const char *dir,
         cal_meas m;
         cal_meas_init(&m);
         double id;
-        if ((rc = field_num(s, r, cid, "ID", &id, d)))
+        if ((rc = field_num(s, r, c.id, "ID", &id, d)))
             break;
-        if ((size_t)cname >= r->n) {
+        if ((size_t)c.name >= r->n) {
             rc = wc_diag_set(d, WC_EINPUT, s->name, s->line, 1,
                              "missing Kernel Name field");
             break;
         }
-        ncu_fill(&m, s, r->f[cname], (long)id, o, dir);
+        ncu_fill(&m, s, r->f[c.name], (long)id, o, dir);
         /* empty kernels (name holds "empty") with no trace given: the
          * launch model from the grid and block columns */
-        if (!(o && o->ncu_trace) && name_has_empty(r->f[cname]) &&
-            cgrid >= 0 && cblock >= 0 && (size_t)cgrid < r->n &&
-            (size_t)cblock < r->n) {
-            uint64_t g = dim3_product(r->f[cgrid]);
-            uint64_t b = dim3_product(r->f[cblock]);
+        if (!(o && o->ncu_trace) && name_has_empty(r->f[c.name]) &&
+            c.grid >= 0 && c.block >= 0 && (size_t)c.grid < r->n &&
+            (size_t)c.block < r->n) {
+            uint64_t g = dim3_product(r->f[c.grid]);
+            uint64_t b = dim3_product(r->f[c.block]);
             if (g == 0 || b == 0 || b > 4096) {
                 rc = wc_diag_set(d, WC_EINPUT, s->name, s->line,
-                                 r->col[g == 0 ? cgrid : cblock],
+                                 r->col[g == 0 ? c.grid : c.block],
                                  "bad grid or block size");
                 break;
             }
@@ -508,14 +570,14 @@ static int parse_ncu_raw(cal_mset *set, src *s, const row *h, const char *dir,
                      (unsigned long long)g, m.threads);
             snprintf(m.match, sizeof m.match,
                      "empty kernel '%.200s' launch %ld, launch model",
-                     r->f[cname], (long)id);
+                     r->f[c.name], (long)id);
         }
-        if ((rc = field_num(s, r, cm, h->f[cm], &m.measured, d)))
+        if ((rc = field_num(s, r, c.metric, h->f[c.metric], &m.measured, d)))
             break;
         m.measured *= scale;
         if (!(m.measured > 0)) {
-            rc = wc_diag_set(d, WC_EINPUT, s->name, s->line, r->col[cm],
-                             "cycles must be positive");
+            rc = wc_diag_set(d, WC_EINPUT, s->name, s->line,
+                             r->col[c.metric], "cycles must be positive");
             break;
         }
         if ((rc = cal_mset_add(set, &m, d)))
@@ -524,6 +586,7 @@ static int parse_ncu_raw(cal_mset *set, src *s, const row *h, const char *dir,
     if (got < 0)
         rc = -got;
     free(r);
+    free(h);
     return rc;
 }
 
@@ -546,9 +609,12 @@ static int parse_ncu_details(cal_mset *set, src *s, const row *h,
     size_t start = set->n;
     int *rank = NULL;
     size_t nrank = 0;
-    while ((got = csv_record(s, r, d)) == 1) {
-        if (row_blank(r))
-            continue;
+    for (;;) {
+        skip_program_lines(s);
+        if ((got = csv_record(s, r, d)) != 1)
+            break;
+        if (row_blank(r) || (r->n > 0 && ieq(r->f[0], "ID")))
+            continue; /* a repeated header (one per profiled process) */
         if ((size_t)cmn >= r->n || (size_t)cmv >= r->n ||
             (size_t)cid >= r->n || (size_t)cname >= r->n) {
             rc = wc_diag_set(d, WC_EINPUT, s->name, s->line, 1,
@@ -753,6 +819,50 @@ int cal_mset_parse(cal_mset *set, const char *name, const char *dir,
     if (s.pos >= len)
         return wc_diag_set(d, WC_EINPUT, name, s.nextline, 1,
                            "no measurements in file");
+    /* Nsight Compute export with the program's output before its header
+     * (ncu prints the program's stdout where it comes): start at the
+     * header, a line beginning with "ID", when the first line is not
+     * quoted.  With o->ncu_header, a raw page without any header line. */
+    if (text[s.pos] != '"') {
+        size_t p = s.pos;
+        long ln = s.nextline;
+        int hdr = 0, quoted = 0;
+        while (p < len) {
+            if (len - p >= 6 && memcmp(text + p, "\"ID\",\"", 6) == 0) {
+                hdr = 1;
+                break;
+            }
+            quoted |= text[p] == '"'; /* a line that starts quoted */
+            const char *nl = memchr(text + p, '\n', len - p);
+            if (!nl)
+                break;
+            p = (size_t)(nl - text) + 1;
+            ln++;
+        }
+        if (hdr) {
+            s.pos = p;
+            s.nextline = ln;
+        } else if (quoted && o && o->ncu_header) {
+            src hs = {name, o->ncu_header, strlen(o->ncu_header), 0, 1, 1};
+            row *h = malloc(sizeof *h);
+            if (!h)
+                return wc_diag_set(d, WC_EINTERNAL, "", 0, 0, "out of memory");
+            int got = csv_record(&hs, h, d);
+            int rc = got < 0 ? -got
+                   : got == 0 ? wc_diag_set(d, WC_EUSAGE, name, 1, 1,
+                                            "empty borrowed header")
+                              : parse_ncu_raw(set, &s, h, dir, o, d);
+            free(h);
+            return rc;
+        } else if (quoted) {
+            return wc_diag_set(d, WC_EINPUT, name, s.nextline, 1,
+                               "Nsight Compute rows without a header line "
+                               "(\"ID\",...): the export lost it (calib/hw/"
+                               "run.sh before issue 11); `warpcast calibrate "
+                               "--kit` takes it from another export of the "
+                               "same run");
+        }
+    }
     /* key=value list: first line holds '=' and no quote */
     const char *e = memchr(text + s.pos, '\n', len - s.pos);
     size_t l1 = e ? (size_t)(e - (text + s.pos)) : len - s.pos;

@@ -12,13 +12,21 @@
 
 static const char calibrate_help[] =
     "usage: warpcast calibrate --measured FILE --fit KEY[,KEY...] [OPTIONS]\n"
+    "       warpcast calibrate --kit DIR --gpu BASE [--out NEW.cfg] [OPTIONS]\n"
     "\n"
     "Fits the chosen config keys so the model reproduces measured cycles\n"
     "(trust-region Levenberg-Marquardt on relative residuals) and reports\n"
     "fitted values with standard errors, correlations, residuals, MAPE before\n"
     "and after, and held-out error.\n"
     "\n"
+    "--kit DIR reads a results folder of the hardware kit (calib/hw/run.sh,\n"
+    "either format) and fits everything it identifies: unit latencies and\n"
+    "throughputs (detailed model on the kit's listings), launch and CTA\n"
+    "overheads (launch model), cache/DRAM/shared latencies and bandwidths;\n"
+    "it lists the rows it cannot use and the keys left at BASE.\n"
+    "\n"
     "options:\n"
+    "  --kit DIR         kit results folder (instead of --measured/--fit)\n"
     "  --measured FILE   measurements (repeatable): a CSV `trace,cycles` or\n"
     "                    `ubench,cycles` (paths relative to the CSV), an Nsight\n"
     "                    Compute CSV export, or key=value lines (empty kernels)\n"
@@ -54,6 +62,50 @@ static int split_fit(const char *v, const char **fit, size_t *n)
     return 0; /* dup stays alive: fit[] points into it until exit */
 }
 
+/* --kit DIR: cal_kit_run, then the report (text) and the overlay. */
+static int run_kit(const cli_common *c, cal_options *o, const char *dir,
+                   const char *report, size_t nmeasured, size_t nfit)
+{
+    if (nmeasured || nfit)
+        cli_usage_error("calibrate", "--kit chooses its rows and keys itself: "
+                                     "no --measured or --fit with it");
+    if (!c->gpu)
+        cli_usage_error("calibrate", "missing --gpu NAME|FILE (the base config)");
+    if (c->format == CLI_FMT_JSON)
+        cli_usage_error("calibrate", "--kit writes a text report only");
+    o->gpu = c->gpu;
+    o->sets = c->sets;
+    o->nsets = (size_t)c->nsets;
+    o->seed = c->seed;
+    wc_diag d;
+    memset(&d, 0, sizeof d);
+    cal_kit_result *res = calloc(1, sizeof *res);
+    if (!res) {
+        wc_diag_set(&d, WC_EINTERNAL, "", 0, 0, "out of memory");
+        cli_fail(&d);
+    }
+    if (cal_kit_run(o, dir, res, &d) != 0)
+        cli_fail(&d);
+    if (c->out && cal_kit_write_cfg(res, c->out, NULL, &d) != 0)
+        cli_fail(&d);
+    FILE *f = stdout;
+    if (report && strcmp(report, "-") != 0) {
+        f = fopen(report, "w");
+        if (!f) {
+            fprintf(stderr, "warpcast calibrate: cannot write '%s'\n", report);
+            return WC_EUSAGE;
+        }
+    }
+    cal_kit_report_text(res, f);
+    if (f != stdout)
+        fclose(f);
+    else
+        fflush(stdout);
+    cal_kit_result_free(res);
+    free(res);
+    return 0;
+}
+
 int cmd_calibrate(int argc, char **argv)
 {
     cli_common c;
@@ -62,7 +114,7 @@ int cmd_calibrate(int argc, char **argv)
     size_t nmeasured = 0, nfit = 0;
     cal_options o;
     cal_options_init(&o);
-    const char *report = NULL;
+    const char *report = NULL, *kit = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -74,7 +126,7 @@ int cmd_calibrate(int argc, char **argv)
         static const char *const vopts[] = {
             "--measured", "--fit", "--model", "--loss", "--loss-scale",
             "--holdout", "--select", "--ncu-metric", "--ncu-trace",
-            "--threads", "--max-iter", "--report", NULL};
+            "--threads", "--max-iter", "--report", "--kit", NULL};
         int isv = 0;
         for (int k = 0; vopts[k]; k++)
             isv |= !strcmp(a, vopts[k]);
@@ -119,6 +171,8 @@ int cmd_calibrate(int argc, char **argv)
             if (!*v || *end || x < 1 || x > 100000)
                 cli_usage_error("calibrate", "--max-iter needs 1..100000");
             o.max_iter = (int)x;
+        } else if (!strcmp(a, "--kit")) {
+            kit = v;
         } else if (!strcmp(a, "--report")) {
             report = v;
         } else if (!strcmp(a, "--loo")) {
@@ -127,6 +181,8 @@ int cmd_calibrate(int argc, char **argv)
             cli_usage_error("calibrate", "unexpected argument '%s'", a);
         }
     }
+    if (kit)
+        return run_kit(&c, &o, kit, report, nmeasured, nfit);
     if (!nmeasured)
         cli_usage_error("calibrate", "missing --measured FILE");
     if (!nfit)
