@@ -497,6 +497,11 @@ static int check_shared_kernel(const char *root, const char *name,
         return 0;
     }
     wc_kernel_info ki = *wc_trace_kernel(t, 0);
+    /* the name is owned by the trace: keep a copy past its close */
+    char kname[512];
+    snprintf(kname, sizeof kname, "%s", ki.name);
+    ki.name = kname;
+    ki.path = "";
     wc_trace_close(t);
     /* the folder name says the launch shape: NAME-GRIDxBLOCK */
     const char *dash = strrchr(name, '-');
