@@ -13,6 +13,7 @@
 #include "dm.h"
 #include "im.h"
 #include "smp.h"
+#include "study.h"
 
 enum { MODE_INTERVAL, MODE_DETAILED, MODE_HYBRID };
 static const char *const mode_names[] = {"interval", "detailed", "hybrid"};
@@ -231,7 +232,9 @@ static void write_csv(FILE *f, const kout *ko, size_t n)
     fprintf(f, "id,name,cycles,warp_instructions,ipc,ci95_lo,ci95_hi\n");
     for (size_t i = 0; i < n; i++) {
         const kout *k = &ko[i];
-        fprintf(f, "%d,%s,%llu,%llu,%.4f,", k->id, k->name,
+        fprintf(f, "%d,", k->id);
+        csv_field(f, k->name); /* RFC 4180: a name with a comma is one field */
+        fprintf(f, ",%llu,%llu,%.4f,",
                 (unsigned long long)k->cycles,
                 (unsigned long long)k->warp_insts, k->ipc);
         if (k->has_ci)

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "study.h"
 
 #ifndef WC_VERSION
 #define WC_VERSION "0.1.0"
@@ -26,6 +27,9 @@ static const char usage_text[] =
     "  calibrate [OPTIONS]           fit model parameters to measured cycles\n"
     "  gpus    [--keys]              list bundled GPU configs (or every config key)\n"
     "  synth   [OPTIONS] --out DIR   write a synthetic Accel-Sim trace (examples, tests)\n"
+    "  sweep   [OPTIONS] TRACE...    what-if study over config points, in parallel\n"
+    "  merge   --out FILE DIR|FILE...  join the partial tables of sweep --emit-jobs\n"
+    "  report  --out FILE.html RESULT...  HTML report with plots (predict, sweep, calibrate)\n"
     "\n"
     "TRACE is a directory holding kernelslist.g, a kernelslist.g file, or one kernel\n"
     "trace (.traceg or .traceg.zst).\n"
@@ -217,6 +221,8 @@ int main(int argc, char **argv)
         {"predict", cmd_predict}, {"ubench", cmd_ubench},
         {"info", cmd_info},       {"calibrate", cmd_calibrate},
         {"gpus", cmd_gpus},       {"synth", cmd_synth},
+        {"sweep", cmd_sweep},     {"merge", cmd_merge},
+        {"report", cmd_report},
     };
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
         if (!strcmp(cmd, cmds[i].name))
