@@ -151,8 +151,15 @@ void cli_load_gpu(const cli_common *c, int binary_version,
                     "--gpu NAME|FILE (see 'warpcast gpus')\n");
         exit(WC_EUSAGE);
     }
-    if (wc_gpu_load(name, g, &d) != 0)
+    if (wc_gpu_load(name, g, &d) != 0) {
+        const char *sg = strstr(d.msg, "unknown GPU '") ? st_suggest_gpu(name) : NULL;
+        if (sg) { /* "did you mean" (issue 14) */
+            char m[sizeof d.msg];
+            snprintf(m, sizeof m, "%.900s; did you mean '%.60s'?", d.msg, sg);
+            memcpy(d.msg, m, sizeof m);
+        }
         cli_fail(&d);
+    }
     for (int i = 0; i < c->nsets; i++)
         if (wc_gpu_set(g, c->sets[i], &d) != 0)
             cli_fail(&d);
@@ -227,6 +234,14 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
         if (!strcmp(cmd, cmds[i].name))
             return cmds[i].fn(argc - 1, argv + 1);
+    const char *names[sizeof cmds / sizeof cmds[0]];
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
+        names[i] = cmds[i].name;
+    const char *sg = st_closest(cmd, names, sizeof cmds / sizeof cmds[0]);
+    if (sg) {
+        fprintf(stderr, "warpcast: unknown command '%s'; did you mean '%s'?\n", cmd, sg);
+        return WC_EUSAGE;
+    }
     fprintf(stderr, "warpcast: unknown command '%s'\n\n", cmd);
     fputs(usage_text, stderr);
     return WC_EUSAGE;
