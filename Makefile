@@ -63,8 +63,13 @@ $(LIB): $(LIB_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
+# C++ names demangled by the C++ runtime's __cxa_demangle when the compiler
+# has libstdc++ (the program only; the library keeps raw names)
+CXXRT := $(if $(filter /%,$(shell $(CC) -print-file-name=libstdc++.so 2>/dev/null)),-lstdc++,)
+$(BUILD)/cli/demangle.o: CFLAGS_ALL += $(if $(CXXRT),-DWC_HAVE_CXA_DEMANGLE=1)
+
 $(PROG): $(CLI_OBJ) $(GEN_OBJ) $(LIB)
-	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(GEN_OBJ) $(LIB) $(LDLIBS_ALL)
+	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(GEN_OBJ) $(LIB) $(LDLIBS_ALL) $(CXXRT)
 
 $(BUILD)/tests/test_%: tests/unit/test_%.c $(GEN_OBJ) $(LIB) tests/unit/check.h
 	@mkdir -p $(dir $@)

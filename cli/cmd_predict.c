@@ -35,7 +35,8 @@ static const char predict_help[] =
     "  --per-warp        interval: per-warp cycles and IPC\n"
     "  --timeline FILE   detailed: write issue events as Chrome trace-event\n"
     "                    JSON (opens in Perfetto)\n"
-    "  --kernel N        only the kernel with -kernel id N (repeatable)\n"
+    "  --kernel N|REGEX  only the kernel with -kernel id N, or the kernels whose\n"
+    "                    (demangled or raw) name matches REGEX (repeatable)\n"
     "  --gpu NAME|FILE   GPU config (default from the trace's -binary version)\n"
     "  --set KEY=VALUE   override a config key (repeatable): what-if studies\n"
     "  --format text|json|csv   --out FILE   --seed N   --quiet\n";
@@ -43,6 +44,7 @@ static const char predict_help[] =
 typedef struct kout {
     int id;
     const char *name;
+    const char *mangled; /* the trace's raw name (name is demangled) */
     uint64_t cycles, warp_insts;
     double ipc;
     int has_ci;
@@ -118,6 +120,7 @@ static void write_json(FILE *f, const wc_gpu *g, int mode, const kout *ko,
         json_obj(&j, NULL);
         json_int(&j, "id", k->id);
         json_str(&j, "name", k->name);
+        json_str(&j, "mangled", k->mangled);
         json_uint(&j, "cycles", k->cycles);
         json_uint(&j, "warp_instructions", k->warp_insts);
         json_num(&j, "ipc", (double)(long long)(k->ipc * 1e4 + 0.5) / 1e4);
@@ -267,6 +270,11 @@ int cmd_predict(int argc, char **argv)
     double budget = 0;
     long ksel[MAX_KSEL];
     int nksel = 0;
+    const char *kre[MAX_KSEL]; /* --kernel by name / regular expression */
+    int nkre = 0;
+    int mrc;
+    if (cli_predict_multi(argc, argv, &mrc)) /* several TRACEs */
+        return mrc;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -304,9 +312,12 @@ int cmd_predict(int argc, char **argv)
         } else if (!strcmp(a, "--timeline")) {
             timeline = argv[++i];
         } else if (!strcmp(a, "--kernel")) {
-            if (nksel >= MAX_KSEL)
+            if (nksel >= MAX_KSEL || nkre >= MAX_KSEL)
                 cli_usage_error("predict", "too many --kernel options");
-            ksel[nksel++] = parse_long(a, argv[++i]);
+            if (cli_kernel_is_regex(argv[i + 1]))
+                kre[nkre++] = argv[++i];
+            else
+                ksel[nksel++] = parse_long(a, argv[++i]);
         } else if (!strcmp(a, "--self-profile")) {
             self_profile = 1;
         } else if (!strcmp(a, "--per-warp")) {
@@ -374,16 +385,26 @@ int cmd_predict(int argc, char **argv)
     size_t nout = 0;
     for (size_t k = 0; k < nk; k++) {
         const wc_kernel_info *ki = wc_trace_kernel(t, k);
-        if (nksel) {
+        char *dname = cli_demangle(ki->name);
+        if (!dname) {
+            wc_diag_set(&d, WC_EINTERNAL, "", 0, 0, "out of memory");
+            cli_fail(&d);
+        }
+        if (nksel || nkre) {
             int want = 0;
             for (int s = 0; s < nksel; s++)
                 want |= ki->id == ksel[s];
-            if (!want)
+            for (int s = 0; s < nkre && !want; s++)
+                want |= cli_kernel_match(kre[s], dname, ki->name);
+            if (!want) {
+                free(dname);
                 continue;
+            }
         }
         kout *o = &ko[nout++];
         o->id = ki->id;
-        o->name = ki->name;
+        o->name = dname;
+        o->mangled = ki->name;
         progress_kernel(&pc, k, mode_names[mode]);
         if (mode == MODE_INTERVAL) {
             im_options io;
@@ -500,6 +521,8 @@ int cmd_predict(int argc, char **argv)
         write_text(f, g, mode, ko, nout, self_profile);
     cli_warn_unknown_ops(&c, t);
     cli_close_out(&c, f);
+    for (size_t i = 0; i < nout; i++)
+        free((char *)ko[i].name);
     for (size_t i = 0; i < nout; i++)
         if (ko[i].pw) {
             im_result_free(ko[i].pw);

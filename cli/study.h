@@ -74,6 +74,20 @@ const char *st_closest(const char *s, const char *const *cand, size_t n);
 const char *st_suggest_key(const char *s);
 const char *st_suggest_gpu(const char *s);
 
+/* ---- kernels as people know them ------------------------------------------ */
+/* The demangled C++ name (malloc'd; a copy of name when not mangled). */
+char *cli_demangle(const char *name);
+/* predict with several TRACE arguments: runs predict once per trace and joins
+ * the outputs (text: a header per trace; csv: a trace column; json: an
+ * object {"traces": [{"trace": ..., "result": {...}}]}).  Returns 0 when
+ * argv holds at most one trace (nothing done), else 1 with *rc set. */
+int cli_predict_multi(int argc, char **argv, int *rc);
+/* --kernel VALUE: 1 when VALUE is a name / POSIX extended regular
+ * expression rather than ids; match against both names of a kernel.
+ * Exits with status 1 on a bad expression. */
+int cli_kernel_is_regex(const char *v);
+int cli_kernel_match(const char *re, const char *name, const char *mangled);
+
 /* ---- commands ------------------------------------------------------------- */
 int cmd_sweep(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
