@@ -88,6 +88,13 @@ int cli_predict_multi(int argc, char **argv, int *rc);
 int cli_kernel_is_regex(const char *v);
 int cli_kernel_match(const char *re, const char *name, const char *mangled);
 
+/* ---- CSV forms of outputs that had none (study_formats.c) ---------------- */
+struct cal_report;
+struct dm_ubench_result;
+void cli_calibrate_csv(const struct cal_report *r, FILE *f);
+void cli_ubench_csv(const struct dm_ubench_result *r, FILE *f, int timeline);
+void cli_keys_csv(FILE *f);
+
 /* ---- commands ------------------------------------------------------------- */
 int cmd_sweep(int argc, char **argv);
 int cmd_merge(int argc, char **argv);

@@ -124,6 +124,19 @@ check "report is deterministic" cmp -s "$tmp/r.html" "$tmp/r2.html"
 printf 'a,b\n1,2\n' > "$tmp/notsweep.csv"
 $W report --out "$tmp/x.html" "$tmp/notsweep.csv" 2>/dev/null
 check "report: bad input exits 2" [ $? = 2 ]
+# calibrate JSON (tests/study/calib-gt200.json: `calibrate --format json` of
+# the gt200 example of docs/calibration.md): a scatter, 2 x 35 points
+$W report --quiet --out "$tmp/cal.html" tests/study/calib-gt200.json
+check "report: calibration scatter" grep -q '<svg class="chart scatter' "$tmp/cal.html"
+check "report: 70 scatter points" [ "$(grep -c '^<circle' "$tmp/cal.html")" = 70 ]
+check "report: MAPE shown" grep -q 'MAPE 50.34% before, 0.41% after' "$tmp/cal.html"
+
+# every --format a command accepts gives that format
+$W ubench data/ubench/listing1-r10-r12.sass --format csv > "$tmp/u.csv"
+check "ubench --format csv" [ "$(cat "$tmp/u.csv")" = "$(printf 'warp,subcore,clock_index,clock,delta\n0,0,0,111,\n0,0,1,118,7')" ]
+$W gpus --keys --format csv > "$tmp/k.csv"
+check "gpus --keys --format csv: quoted help" grep -q '^shmem_carveouts,string,,,,KiB list,"shared memory sizes the driver may pick, comma separated (""0,8,16,32,64,100"")"$' "$tmp/k.csv"
+
 CHROME=
 for c in chromium chromium-browser google-chrome; do
     command -v $c >/dev/null 2>&1 && { CHROME=$c; break; }
@@ -137,6 +150,8 @@ if [ -n "$CHROME" ]; then
     done
     nsvg=$(grep -o '<svg' "$tmp/dom.html" | wc -l)
     check "chromium DOM: 8 figures ($nsvg)" [ "$nsvg" = 8 ]
+    timeout 120 $CHROME $copts --dump-dom "file://$tmp/cal.html" 2>/dev/null | grep -o '<circle' > "$tmp/c.txt"
+    check "chromium DOM: calibration scatter points" [ "$(wc -l < "$tmp/c.txt")" = 70 ]
     (cd "$tmp" && timeout 120 $CHROME $copts --window-size=800,700 --screenshot="$tmp/shot.png" "file://$tmp/r.html" >/dev/null 2>&1)
     if command -v python3 >/dev/null 2>&1; then
         frac=$(python3 tests/study/png_ink.py "$tmp/shot.png")
