@@ -39,8 +39,9 @@ check "sweep header" [ "$(head -1 "$tmp/s1.csv")" = \
 # 2 traces (5 + 1 kernels) x 9 points = 54 rows + header
 check "sweep rows" [ "$(wc -l < "$tmp/s1.csv")" = 55 ]
 # more SMs never make this 160-CTA application slower in the interval model
-a66=$(awk -F, '$5==1200 && $6=="interval" && $1 ~ /app$/ && $4==66 {s+=$8} END {print s}' "$tmp/s1.csv")
-a132=$(awk -F, '$5==1200 && $6=="interval" && $1 ~ /app$/ && $4==132 {s+=$8} END {print s}' "$tmp/s1.csv")
+# (fields counted from the end: a demangled kernel name may hold commas)
+a66=$(awk -F, '$(NF-7)==1200 && $(NF-6)=="interval" && $1 ~ /app$/ && $(NF-8)==66 {s+=$(NF-4)} END {print s}' "$tmp/s1.csv")
+a132=$(awk -F, '$(NF-7)==1200 && $(NF-6)=="interval" && $1 ~ /app$/ && $(NF-8)==132 {s+=$(NF-4)} END {print s}' "$tmp/s1.csv")
 check "sweep: 132 SMs faster than 66 ($a132 < $a66)" [ "$a132" -lt "$a66" ]
 
 # ---- resume ------------------------------------------------------------------
