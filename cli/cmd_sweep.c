@@ -96,6 +96,29 @@ static char *xstrdup(const char *s)
     return p;
 }
 
+/* Point values live until the end of the command: kept here, freed there. */
+static char **pool;
+static size_t npool, cpool;
+
+static char *keep(char *v)
+{
+    if (npool == cpool) {
+        cpool = cpool ? 2 * cpool : 64;
+        pool = xrealloc(pool, cpool * sizeof *pool);
+    }
+    pool[npool++] = v;
+    return v;
+}
+
+static void pool_free(void)
+{
+    for (size_t i = 0; i < npool; i++)
+        free(pool[i]);
+    free(pool);
+    pool = NULL;
+    npool = cpool = 0;
+}
+
 static void check_key(const char *cmd, const char *key)
 {
     if (wc_key_find(key))
@@ -175,13 +198,13 @@ static void parse_vary(sweep *s, const char *arg)
             if (fabs(x) < 1e-12 * (fabs(st) + 1))
                 x = 0;
             snprintf(buf, sizeof buf, "%.10g", x);
-            vals[nv++] = xstrdup(buf);
+            vals[nv++] = keep(xstrdup(buf));
         }
     } else {
         char *copy = xstrdup(spec);
         for (char *tok = strtok(copy, ","); tok; tok = strtok(NULL, ",")) {
             vals = xrealloc(vals, (nv + 1) * sizeof *vals);
-            vals[nv++] = xstrdup(tok);
+            vals[nv++] = keep(xstrdup(tok));
         }
         free(copy);
         if (!nv)
@@ -223,7 +246,7 @@ static void parse_points(sweep *s, const char *path)
                             r + 2, t.col[c]);
                     exit(WC_EINPUT);
                 }
-                n[o][kk[c]] = xstrdup(t.row[r][c]);
+                n[o][kk[c]] = keep(xstrdup(t.row[r][c]));
             }
             o++;
         }
@@ -571,7 +594,7 @@ static double now_s(void) { return wc_now(); }
 
 int cmd_sweep(int argc, char **argv)
 {
-    sweep s;
+    static sweep s; /* static: what it holds stays reachable on every exit path */
     memset(&s, 0, sizeof s);
     s.pts = xrealloc(NULL, sizeof *s.pts);
     s.pts[0] = xrealloc(NULL, MAX_KEYS * sizeof **s.pts);
@@ -924,5 +947,6 @@ int cmd_sweep(int argc, char **argv)
     free(s.traces);
     for (int k = 0; k < s.nkeys; k++)
         free(s.keys[k]);
+    pool_free();
     return worst;
 }
