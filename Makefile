@@ -9,6 +9,8 @@
 #   make SAN=address,undefined test     sanitizer build (in build-san/)
 #   make CI=1 ...     adds -Werror
 #   make bless        regenerate golden expectations after a deliberate change
+#   make install PREFIX=/usr/local [DESTDIR=...]   program, library, headers,
+#                     pkg-config file, data, man page;  make uninstall
 
 CC      ?= cc
 SAN     ?=
@@ -49,7 +51,8 @@ FUZZ_REPLAY := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/tests/replay_%)
 BENCH_SRC := $(wildcard tests/bench/bench_*.c)
 BENCH_BIN := $(BENCH_SRC:tests/bench/%.c=$(BUILD)/tests/%)
 
-.PHONY: all test demo bench deps clean fuzz bless unit golden fuzz-replay check-deps hwkit-compile
+.PHONY: all test demo bench deps clean fuzz bless unit golden fuzz-replay check-deps hwkit-compile \
+        study install uninstall
 all: $(PROG)
 
 $(BUILD)/%.o: %.c
@@ -60,8 +63,13 @@ $(LIB): $(LIB_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
+# C++ names demangled by the C++ runtime's __cxa_demangle when the compiler
+# has libstdc++ (the program only; the library keeps raw names)
+CXXRT := $(if $(filter /%,$(shell $(CC) -print-file-name=libstdc++.so 2>/dev/null)),-lstdc++,)
+$(BUILD)/cli/demangle.o: CFLAGS_ALL += $(if $(CXXRT),-DWC_HAVE_CXA_DEMANGLE=1)
+
 $(PROG): $(CLI_OBJ) $(GEN_OBJ) $(LIB)
-	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(GEN_OBJ) $(LIB) $(LDLIBS_ALL)
+	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(GEN_OBJ) $(LIB) $(LDLIBS_ALL) $(CXXRT)
 
 $(BUILD)/tests/test_%: tests/unit/test_%.c $(GEN_OBJ) $(LIB) tests/unit/check.h
 	@mkdir -p $(dir $@)
@@ -110,12 +118,55 @@ hwkit-compile:
 	  $(MAKE) --no-print-directory -C calib/hw compile-check; \
 	else echo "hwkit: nvcc not found, compile check skipped"; fi
 
+# sweep / merge / report / install end to end (GNU parallel and Chromium
+# optional: skipped with a notice when absent)
+study: $(PROG) $(LIB)
+	@WARPCAST=$(PROG) tests/study/run.sh
+	@WARPCAST=$(PROG) BUILD=$(BUILD) SAN=$(SAN) tests/study/install.sh
+
 test: deps
-	@$(MAKE) --no-print-directory all unit golden fuzz-replay hwkit-compile
+	@$(MAKE) --no-print-directory all unit golden fuzz-replay study hwkit-compile
 	@echo "all tests passed"
 
 bless: $(PROG)
 	@WARPCAST=$(PROG) tests/golden/run.sh --bless $(CASES)
+
+# ---- install ------------------------------------------------------------------
+# PREFIX/bin/warpcast finds its data in PREFIX/share/warpcast (relative to the
+# program; $$WARPCAST_DATA overrides), so the prefix can be moved.
+PREFIX  ?= /usr/local
+DESTDIR ?=
+P := $(DESTDIR)$(PREFIX)
+PUB_HDR := common/wc.h common/wc_base.h common/wc_inst.h common/wc_config.h \
+           common/wc_trace.h common/wc_json.h $(wildcard common/keys*.def) $(wildcard uarch/*.h) model/im.h detailed/dm.h \
+           sampler/smp.h
+DATA_FILES := $(shell find data -type f 2>/dev/null)
+
+$(BUILD)/warpcast.pc: Makefile
+	@mkdir -p $(dir $@)
+	@printf '%s\n' 'prefix=$(PREFIX)' 'exec_prefix=$${prefix}' \
+	  'libdir=$${exec_prefix}/lib' 'includedir=$${prefix}/include' \
+	  'datadir=$${prefix}/share/warpcast' '' 'Name: warpcast' \
+	  'Description: GPU kernel cycle prediction (interval, detailed and hybrid models)' \
+	  'Version: 0.1.0' 'Requires.private: $(PKGS)' \
+	  'Cflags: -I$${includedir}/warpcast' 'Libs: -L$${libdir} -lwarpcast' \
+	  'Libs.private: $(PFM_LIB) -lpthread -lm' > $@
+
+install: $(PROG) $(LIB) $(BUILD)/warpcast.pc
+	install -d $(P)/bin $(P)/lib/pkgconfig $(P)/include/warpcast \
+	  $(P)/share/warpcast $(P)/share/man/man1
+	install -m 755 $(PROG) $(P)/bin/warpcast
+	install -m 644 $(LIB) $(P)/lib/libwarpcast.a
+	install -m 644 $(BUILD)/warpcast.pc $(P)/lib/pkgconfig/warpcast.pc
+	install -m 644 $(PUB_HDR) $(P)/include/warpcast/
+	@for f in $(DATA_FILES); do \
+	  install -D -m 644 $$f $(P)/share/warpcast/$${f#data/} || exit 1; done
+	install -m 644 docs/warpcast.1 $(P)/share/man/man1/warpcast.1
+
+uninstall:
+	rm -f $(P)/bin/warpcast $(P)/lib/libwarpcast.a $(P)/lib/pkgconfig/warpcast.pc \
+	  $(P)/share/man/man1/warpcast.1
+	rm -rf $(P)/include/warpcast $(P)/share/warpcast
 
 # ---- demo / bench / fuzz --------------------------------------------------------
 demo: deps

@@ -9,6 +9,7 @@
 
 #include "cal.h"
 #include "cli.h"
+#include "study.h"
 
 static const char calibrate_help[] =
     "usage: warpcast calibrate --measured FILE --fit KEY[,KEY...] [OPTIONS]\n"
@@ -45,7 +46,7 @@ static const char calibrate_help[] =
     "  --report FILE     write the report there instead of stdout\n"
     "  --gpu NAME|FILE   base config (required)\n"
     "  --set KEY=VALUE   override a base key (repeatable)\n"
-    "  --format text|json   --seed N   --quiet\n";
+    "  --format text|json|csv (csv: the measurement table)   --seed N   --quiet\n";
 
 #define MAX_LIST 256
 
@@ -221,6 +222,8 @@ int cmd_calibrate(int argc, char **argv)
     }
     if (c.format == CLI_FMT_JSON)
         cal_report_json(rep, f);
+    else if (c.format == CLI_FMT_CSV)
+        cli_calibrate_csv(rep, f); /* the measurement table */
     else
         cal_report_text(rep, f);
     if (f != stdout)

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "study.h"
 
 static const char gpus_help[] =
     "usage: warpcast gpus [--keys [--markdown]] [--format text|json]\n"
@@ -54,6 +55,8 @@ static int list_keys(const cli_common *c, int markdown)
         json_arr_end(&j);
         json_obj_end(&j);
         json_end(&j);
+    } else if (c->format == CLI_FMT_CSV) {
+        cli_keys_csv(f);
     } else if (markdown) {
         char *md = NULL;
         if (wc_keys_markdown(&md) != 0) {

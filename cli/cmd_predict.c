@@ -14,6 +14,7 @@
 #include "dm.h"
 #include "im.h"
 #include "smp.h"
+#include "study.h"
 
 enum { MODE_INTERVAL, MODE_DETAILED, MODE_HYBRID };
 static const char *const mode_names[] = {"interval", "detailed", "hybrid"};
@@ -35,7 +36,8 @@ static const char predict_help[] =
     "  --per-warp        interval: per-warp cycles and IPC\n"
     "  --timeline FILE   detailed: write issue events as Chrome trace-event\n"
     "                    JSON (opens in Perfetto)\n"
-    "  --kernel N        only the kernel with -kernel id N (repeatable)\n"
+    "  --kernel N|REGEX  only the kernel with -kernel id N, or the kernels whose\n"
+    "                    (demangled or raw) name matches REGEX (repeatable)\n"
     "  --gpu NAME|FILE   GPU config (default from the trace's -binary version)\n"
     "  --set KEY=VALUE   override a config key (repeatable): what-if studies\n"
     "  --format text|json|csv   --out FILE   --seed N   --quiet\n";
@@ -43,6 +45,7 @@ static const char predict_help[] =
 typedef struct kout {
     int id;
     const char *name;
+    const char *mangled; /* the trace's raw name (name is demangled) */
     uint64_t cycles, warp_insts;
     double ipc;
     int has_ci;
@@ -121,6 +124,7 @@ static void write_json(FILE *f, const wc_gpu *g, int mode, const kout *ko,
         json_obj(&j, NULL);
         json_int(&j, "id", k->id);
         json_str(&j, "name", k->name);
+        json_str(&j, "mangled", k->mangled);
         json_uint(&j, "cycles", k->cycles);
         json_uint(&j, "warp_instructions", k->warp_insts);
         json_num(&j, "ipc", (double)(long long)(k->ipc * 1e4 + 0.5) / 1e4);
@@ -251,7 +255,9 @@ static void write_csv(FILE *f, const kout *ko, size_t n)
     fprintf(f, "id,name,cycles,warp_instructions,ipc,ci95_lo,ci95_hi\n");
     for (size_t i = 0; i < n; i++) {
         const kout *k = &ko[i];
-        fprintf(f, "%d,%s,%llu,%llu,%.4f,", k->id, k->name,
+        fprintf(f, "%d,", k->id);
+        csv_field(f, k->name); /* RFC 4180: a name with a comma is one field */
+        fprintf(f, ",%llu,%llu,%.4f,",
                 (unsigned long long)k->cycles,
                 (unsigned long long)k->warp_insts, k->ipc);
         if (k->has_ci)
@@ -321,6 +327,11 @@ int cmd_predict(int argc, char **argv)
     double budget = 0;
     long ksel[MAX_KSEL];
     int nksel = 0;
+    const char *kre[MAX_KSEL]; /* --kernel by name / regular expression */
+    int nkre = 0;
+    int mrc;
+    if (cli_predict_multi(argc, argv, &mrc)) /* several TRACEs */
+        return mrc;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -358,9 +369,12 @@ int cmd_predict(int argc, char **argv)
         } else if (!strcmp(a, "--timeline")) {
             timeline = argv[++i];
         } else if (!strcmp(a, "--kernel")) {
-            if (nksel >= MAX_KSEL)
+            if (nksel >= MAX_KSEL || nkre >= MAX_KSEL)
                 cli_usage_error("predict", "too many --kernel options");
-            ksel[nksel++] = parse_long(a, argv[++i]);
+            if (cli_kernel_is_regex(argv[i + 1]))
+                kre[nkre++] = argv[++i];
+            else
+                ksel[nksel++] = parse_long(a, argv[++i]);
         } else if (!strcmp(a, "--self-profile")) {
             self_profile = 1;
         } else if (!strcmp(a, "--per-warp")) {
@@ -442,16 +456,26 @@ int cmd_predict(int argc, char **argv)
     size_t nout = 0;
     for (size_t k = 0; k < nk; k++) {
         const wc_kernel_info *ki = wc_trace_kernel(t, k);
-        if (nksel) {
+        char *dname = cli_demangle(ki->name);
+        if (!dname) {
+            wc_diag_set(&d, WC_EINTERNAL, "", 0, 0, "out of memory");
+            cli_fail(&d);
+        }
+        if (nksel || nkre) {
             int want = 0;
             for (int s = 0; s < nksel; s++)
                 want |= ki->id == ksel[s];
-            if (!want)
+            for (int s = 0; s < nkre && !want; s++)
+                want |= cli_kernel_match(kre[s], dname, ki->name);
+            if (!want) {
+                free(dname);
                 continue;
+            }
         }
         kout *o = &ko[nout++];
         o->id = ki->id;
-        o->name = ki->name;
+        o->name = dname;
+        o->mangled = ki->name;
         /* the listing against the trace before a model reads has_ctrl */
         if (wc_trace_check_ctrl(t, k, &d) != 0)
             cli_fail(&d);
@@ -570,6 +594,8 @@ int cmd_predict(int argc, char **argv)
     cli_warn_unknown_ops(&c, t);
     cli_warn_trace(&c, t);
     cli_close_out(&c, f);
+    for (size_t i = 0; i < nout; i++)
+        free((char *)ko[i].name);
     for (size_t i = 0; i < nout; i++)
         if (ko[i].pw) {
             im_result_free(ko[i].pw);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "study.h"
 #include "dm.h"
 
 static const char ubench_help[] =
@@ -21,7 +22,7 @@ static const char ubench_help[] =
     "                    warp, pc, op, register-file-cache hits)\n"
     "  --gpu NAME|FILE   GPU config (default: the file's .gpu, else rtx-a6000)\n"
     "  --set KEY=VALUE   override a config key (repeatable)\n"
-    "  --format text|json   --out FILE   --quiet\n";
+    "  --format text|json|csv   --out FILE   --quiet\n";
 
 static void print_json(FILE *f, const dm_ubench_result *r, int timeline)
 {
@@ -143,6 +144,8 @@ int cmd_ubench(int argc, char **argv)
     FILE *f = cli_open_out(&c);
     if (c.format == CLI_FMT_JSON)
         print_json(f, &r, timeline);
+    else if (c.format == CLI_FMT_CSV)
+        cli_ubench_csv(&r, f, timeline); /* clock reads, or the timeline */
     else
         print_text(f, &r, timeline);
     cli_close_out(&c, f);

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "study.h"
 
 #ifndef WC_VERSION
 #define WC_VERSION "0.1.0"
@@ -28,6 +29,9 @@ static const char usage_text[] =
     "  gpus    [--keys]              list bundled GPU configs (or every config key)\n"
     "  synth   [OPTIONS] --out DIR   write a synthetic Accel-Sim trace (examples, tests)\n"
     "  tracegen LISTING --out DIR    build a kernel's trace from its cuobjdump listing\n"
+    "  sweep   [OPTIONS] TRACE...    what-if study over config points, in parallel\n"
+    "  merge   --out FILE DIR|FILE...  join the partial tables of sweep --emit-jobs\n"
+    "  report  --out FILE.html RESULT...  HTML report with plots (predict, sweep, calibrate)\n"
     "\n"
     "TRACE is a directory holding kernelslist.g, a kernelslist.g file, or one kernel\n"
     "trace (.traceg or .traceg.zst).\n"
@@ -196,8 +200,15 @@ void cli_load_gpu(const cli_common *c, int binary_version,
                        "the input does not say which GPU it is for; pass "
                        "--gpu NAME|FILE (see 'warpcast gpus')");
     }
-    if (wc_gpu_load(name, g, &d) != 0)
+    if (wc_gpu_load(name, g, &d) != 0) {
+        const char *sg = strstr(d.msg, "unknown GPU '") ? st_suggest_gpu(name) : NULL;
+        if (sg) { /* "did you mean" (issue 14) */
+            char m[sizeof d.msg];
+            snprintf(m, sizeof m, "%.900s; did you mean '%.60s'?", d.msg, sg);
+            memcpy(d.msg, m, sizeof m);
+        }
         cli_fail(&d);
+    }
     for (int i = 0; i < c->nsets; i++)
         if (wc_gpu_set(g, c->sets[i], &d) != 0)
             cli_fail(&d);
@@ -281,10 +292,20 @@ int main(int argc, char **argv)
         {"info", cmd_info},       {"calibrate", cmd_calibrate},
         {"gpus", cmd_gpus},       {"synth", cmd_synth},
         {"tracegen", cmd_tracegen},
+        {"sweep", cmd_sweep},     {"merge", cmd_merge},
+        {"report", cmd_report},
     };
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
         if (!strcmp(cmd, cmds[i].name))
             return cmds[i].fn(argc - 1, argv + 1);
+    const char *names[sizeof cmds / sizeof cmds[0]];
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
+        names[i] = cmds[i].name;
+    const char *sg = st_closest(cmd, names, sizeof cmds / sizeof cmds[0]);
+    if (sg) {
+        fprintf(stderr, "warpcast: unknown command '%s'; did you mean '%s'?\n", cmd, sg);
+        return WC_EUSAGE;
+    }
     fprintf(stderr, "warpcast: unknown command '%s'\n\n", cmd);
     fputs(usage_text, stderr);
     return WC_EUSAGE;

@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #ifndef WC_DATA_DIR
 #define WC_DATA_DIR "data"
@@ -123,10 +124,35 @@ void wc_gpu_defaults(wc_gpu *g)
     }
 }
 
+/* $WARPCAST_DATA, else DIR/../share/warpcast next to the running program
+ * (an installed warpcast: PREFIX/bin/warpcast -> PREFIX/share/warpcast, when
+ * it holds gpus/), else the build's data directory. */
 const char *wc_data_dir(void)
 {
     const char *e = getenv("WARPCAST_DATA");
-    return (e && *e) ? e : WC_DATA_DIR;
+    if (e && *e)
+        return e;
+    static _Thread_local char rel[4096]; /* per thread: no data race */
+    static _Thread_local int done;
+    if (!done) {
+        done = 1;
+        char exe[4000];
+        ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+        if (n > 0) {
+            exe[n] = 0;
+            char *slash = strrchr(exe, '/');
+            struct stat sb;
+            char probe[4200];
+            if (slash) {
+                *slash = 0;
+                snprintf(rel, sizeof rel, "%s/../share/warpcast", exe);
+                snprintf(probe, sizeof probe, "%s/gpus", rel);
+                if (stat(probe, &sb) != 0 || !S_ISDIR(sb.st_mode))
+                    rel[0] = 0;
+            }
+        }
+    }
+    return rel[0] ? rel : WC_DATA_DIR;
 }
 
 /* ------------------------------------------------------------------------ */

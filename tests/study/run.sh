@@ -1,0 +1,169 @@
+#!/bin/sh
+# tests/study/run.sh - end-to-end tests of the study commands: sweep (parallel
+# = serial, resume, --points, JSON lines), --emit-jobs through GNU parallel +
+# merge, the Slurm script (bash -n), report in headless Chromium, RFC 4180
+# quoting, "did you mean".  GNU parallel and Chromium are optional: the parts
+# that need them are skipped with a notice when they are absent.
+set -u
+WARPCAST=${WARPCAST:-build/warpcast}
+case $WARPCAST in /*) ;; *) WARPCAST=$(pwd)/$WARPCAST ;; esac
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0; fail=0
+ok() { pass=$((pass+1)); }
+bad() { echo "FAIL study: $*"; fail=$((fail+1)); }
+check() { # check NAME COMMAND...
+    name=$1; shift
+    if "$@"; then ok; else bad "$name"; fi
+}
+
+W=$WARPCAST
+$W synth --kind mixed --ctas 160 --out "$tmp/app" --quiet || { echo "FAIL study: synth"; exit 1; }
+$W synth --kind memory --out "$tmp/mem" --quiet || exit 1
+V="--vary num_sms=66,114,132 --vary clock_mhz=1200:1800:300 --mode interval,hybrid"
+
+# ---- sweep: the table does not depend on --jobs ------------------------------
+# every mode; detailed and hybrid on a small study (host time)
+$W sweep "$tmp/mem" --vary num_sms=66,132 --mode detailed,hybrid,interval --jobs 1 --quiet --out "$tmp/m1.csv"; r1=$?
+$W sweep "$tmp/mem" --vary num_sms=66,132 --mode detailed,hybrid,interval --jobs 3 --quiet --out "$tmp/m3.csv"; r3=$?
+check "sweep exit status" [ $r1 = 0 ] && [ $r3 = 0 ]
+check "sweep all modes: --jobs 1 = --jobs 3" cmp -s "$tmp/m1.csv" "$tmp/m3.csv"
+check "sweep all modes: 6 rows" [ "$(wc -l < "$tmp/m1.csv")" = 7 ]
+V="--vary num_sms=66,114,132 --vary clock_mhz=1200:1800:300 --mode interval"
+$W sweep "$tmp/app" "$tmp/mem" $V --jobs 1 --quiet --out "$tmp/s1.csv"; r1=$?
+$W sweep "$tmp/app" "$tmp/mem" $V --jobs 3 --quiet --out "$tmp/s3.csv"; r3=$?
+check "sweep exit status" [ $r1 = 0 ] && [ $r3 = 0 ]
+check "sweep --jobs 1 = --jobs 3" cmp -s "$tmp/s1.csv" "$tmp/s3.csv"
+check "sweep header" [ "$(head -1 "$tmp/s1.csv")" = \
+  "trace,kernel_id,kernel,num_sms,clock_mhz,mode,seed,cycles,warp_instructions,ipc,ci95_lo,ci95_hi" ]
+# 2 traces (5 + 1 kernels) x 9 points = 54 rows + header
+check "sweep rows" [ "$(wc -l < "$tmp/s1.csv")" = 55 ]
+# more SMs never make this 160-CTA application slower in the interval model
+# (fields counted from the end: a demangled kernel name may hold commas)
+a66=$(awk -F, '$(NF-7)==1200 && $(NF-6)=="interval" && $1 ~ /app$/ && $(NF-8)==66 {s+=$(NF-4)} END {print s}' "$tmp/s1.csv")
+a132=$(awk -F, '$(NF-7)==1200 && $(NF-6)=="interval" && $1 ~ /app$/ && $(NF-8)==132 {s+=$(NF-4)} END {print s}' "$tmp/s1.csv")
+check "sweep: 132 SMs faster than 66 ($a132 < $a66)" [ "$a132" -lt "$a66" ]
+
+# ---- resume ------------------------------------------------------------------
+# an interrupted file (half a point, a cut line) is completed to the same table
+head -20 "$tmp/s1.csv" > "$tmp/r.csv"; printf '%s/app,1,_Z11mix' "$tmp" >> "$tmp/r.csv"
+$W sweep "$tmp/app" "$tmp/mem" $V --jobs 2 --quiet --out "$tmp/r.csv"
+check "resume completes to the same table" cmp -s "$tmp/s1.csv" "$tmp/r.csv"
+# points already there are not run again: a doctored value survives
+sed 's/^\(.*,66,1200,interval,0,\)[0-9]*,/\1777,/' "$tmp/s1.csv" > "$tmp/d.csv"
+$W sweep "$tmp/app" "$tmp/mem" $V --jobs 2 --quiet --out "$tmp/d.csv"
+check "resume skips points already done" [ "$(grep -c ',66,1200,interval,0,777,' "$tmp/d.csv")" = 6 ]
+# another study in the same file is refused
+$W sweep "$tmp/app" --vary num_sms=1,2 --quiet --out "$tmp/s1.csv" 2>"$tmp/err"
+check "resume refuses another study" [ $? = 1 ]
+
+# ---- --points CSV = the same product by --vary --------------------------------
+printf 'num_sms,clock_mhz\n' > "$tmp/pts.csv"
+for s in 66 114 132; do for c in 1200 1500 1800; do echo "$s,$c"; done; done >> "$tmp/pts.csv"
+$W sweep "$tmp/app" "$tmp/mem" --points "$tmp/pts.csv" --mode interval --quiet --out "$tmp/p.csv"
+check "--points = --vary" cmp -s "$tmp/s1.csv" "$tmp/p.csv"
+
+# ---- JSON lines, and merge converts back ---------------------------------------
+$W sweep "$tmp/app" "$tmp/mem" $V --quiet --format json --out "$tmp/s.jsonl"
+check "json lines: one object a line" [ "$(grep -c '^{"trace": ' "$tmp/s.jsonl")" = 54 ]
+$W merge --quiet --out "$tmp/fromjson.csv" "$tmp/s.jsonl"
+check "merge of JSON lines = CSV table" cmp -s "$tmp/s1.csv" "$tmp/fromjson.csv"
+
+# ---- --emit-jobs: GNU parallel + merge, Slurm script ------------------------------
+(cd "$tmp" && $W sweep app mem $V --emit-jobs jobs --quiet)
+check "emit-jobs: 18 commands" [ "$(wc -l < "$tmp/jobs/jobs.txt")" = 18 ]
+check "jobs.slurm passes bash -n" bash -n "$tmp/jobs/jobs.slurm"
+check "jobs.slurm: array 1-18" grep -q '^#SBATCH --array=1-18$' "$tmp/jobs/jobs.slurm"
+(cd "$tmp" && $W sweep app mem $V --jobs 2 --quiet --out local.csv)
+if command -v parallel >/dev/null 2>&1; then
+    parallel --will-cite --jobs 2 < "$tmp/jobs/jobs.txt"
+    check "GNU parallel ran every job" [ $? = 0 ]
+    $W merge --quiet --out "$tmp/merged.csv" "$tmp/jobs/parts"
+    check "GNU parallel + merge = local sweep" cmp -s "$tmp/local.csv" "$tmp/merged.csv"
+else
+    echo "notice: study: GNU parallel absent (apt-get install parallel): --emit-jobs run through sh only"
+    sh "$tmp/jobs/jobs.txt"
+    $W merge --quiet --out "$tmp/merged.csv" "$tmp/jobs/parts"
+    check "jobs.txt through sh + merge = local sweep" cmp -s "$tmp/local.csv" "$tmp/merged.csv"
+fi
+# merge keeps the first copy of a point
+$W merge --quiet --out "$tmp/twice.csv" "$tmp/merged.csv" "$tmp/jobs/parts"
+check "merge: a point from two inputs counts once" cmp -s "$tmp/local.csv" "$tmp/twice.csv"
+
+# ---- RFC 4180: a kernel name with a comma and a quote is one field -------------
+mkdir "$tmp/q"; cp "$tmp/mem"/* "$tmp/q/"
+k=$(ls "$tmp/q"/*.traceg | head -1)
+sed '1s/^-kernel name = .*/-kernel name = void f<int, "x">(int)/' "$k" > "$k.new" && mv "$k.new" "$k"
+$W predict "$tmp/q" --mode interval --format csv > "$tmp/q.csv"
+check "predict csv quotes a name" grep -q '^1,"void f<int, ""x"">(int)",' "$tmp/q.csv"
+$W sweep "$tmp/q" --vary num_sms=1,2 --mode interval --quiet --out "$tmp/qs.csv"
+$W merge --quiet --out "$tmp/qm.csv" "$tmp/qs.csv"
+check "sweep/merge round-trip a quoted name" cmp -s "$tmp/qs.csv" "$tmp/qm.csv"
+if command -v python3 >/dev/null 2>&1; then
+    n=$(python3 -c 'import csv,sys; r=list(csv.reader(open(sys.argv[1]))); print(len({len(x) for x in r}), r[1][2])' "$tmp/qs.csv")
+    check "python csv reads one field per column ($n)" [ "$n" = '1 void f<int, "x">(int)' ]
+fi
+
+# ---- did you mean ------------------------------------------------------------------
+$W sweep "$tmp/app" --vary num_sm=1 2>"$tmp/err"; r=$?
+check "unknown key: exit 1 + suggestion" [ $r = 1 ] && grep -q "did you mean 'num_sms'" "$tmp/err"
+$W sweep "$tmp/app" --vary num_sms=1 --jbos 2 2>"$tmp/err"
+check "unknown option: suggestion" grep -q "did you mean '--jobs'" "$tmp/err"
+$W sweep "$tmp/app" --vary num_sms=1 --mode hybird 2>"$tmp/err"
+check "unknown mode: suggestion" grep -q "did you mean 'hybrid'" "$tmp/err"
+
+# ---- report -----------------------------------------------------------------------
+$W predict "$tmp/app" --mode interval --format json > "$tmp/pi.json"
+$W predict "$tmp/mem" --mode detailed --format json > "$tmp/pd.json"
+$W report --quiet --out "$tmp/r.html" "$tmp/pi.json" "$tmp/pd.json" "$tmp/s1.csv"
+check "report exit status" [ $? = 0 ]
+check "report: self-contained (no http)" sh -c "! grep -q 'http://\|https://\|<script' '$tmp/r.html' || \
+  [ \"\$(grep -o 'https\?://[^\"]*' '$tmp/r.html' | sort -u)\" = 'http://www.w3.org/2000/svg' ]"
+check "report: 2 sweep figures per key" [ "$(grep -c '<svg class="chart curve\|<svg class="chart speedup' "$tmp/r.html")" = 4 ]
+$W report --quiet --out "$tmp/r2.html" "$tmp/pi.json" "$tmp/pd.json" "$tmp/s1.csv"
+check "report is deterministic" cmp -s "$tmp/r.html" "$tmp/r2.html"
+printf 'a,b\n1,2\n' > "$tmp/notsweep.csv"
+$W report --out "$tmp/x.html" "$tmp/notsweep.csv" 2>/dev/null
+check "report: bad input exits 2" [ $? = 2 ]
+# calibrate JSON (tests/study/calib-gt200.json: `calibrate --format json` of
+# the gt200 example of docs/calibration.md): a scatter, 2 x 35 points
+$W report --quiet --out "$tmp/cal.html" tests/study/calib-gt200.json
+check "report: calibration scatter" grep -q '<svg class="chart scatter' "$tmp/cal.html"
+check "report: 70 scatter points" [ "$(grep -c '^<circle' "$tmp/cal.html")" = 70 ]
+check "report: MAPE shown" grep -q 'MAPE 50.34% before, 0.41% after' "$tmp/cal.html"
+
+# every --format a command accepts gives that format
+$W ubench data/ubench/listing1-r10-r12.sass --format csv > "$tmp/u.csv"
+check "ubench --format csv" [ "$(cat "$tmp/u.csv")" = "$(printf 'warp,subcore,clock_index,clock,delta\n0,0,0,111,\n0,0,1,118,7')" ]
+$W gpus --keys --format csv > "$tmp/k.csv"
+check "gpus --keys --format csv: quoted help" grep -q '^shmem_carveouts,string,,,,KiB list,"shared memory sizes the driver may pick, comma separated (""0,8,16,32,64,100"")"$' "$tmp/k.csv"
+
+CHROME=
+for c in chromium chromium-browser google-chrome; do
+    command -v $c >/dev/null 2>&1 && { CHROME=$c; break; }
+done
+if [ -n "$CHROME" ]; then
+    prof=$(mktemp -d)
+    copts="--headless --no-sandbox --disable-gpu --disable-background-networking --disable-component-update --disable-sync --no-first-run --user-data-dir=$prof"
+    timeout 120 $CHROME $copts --dump-dom "file://$tmp/r.html" > "$tmp/dom.html" 2>/dev/null
+    for el in '<svg' '<rect' '<polyline' '<circle' '<text'; do
+        check "chromium DOM has $el" grep -q "$el" "$tmp/dom.html"
+    done
+    nsvg=$(grep -o '<svg' "$tmp/dom.html" | wc -l)
+    check "chromium DOM: 8 figures ($nsvg)" [ "$nsvg" = 8 ]
+    timeout 120 $CHROME $copts --dump-dom "file://$tmp/cal.html" 2>/dev/null | grep -o '<circle' > "$tmp/c.txt"
+    check "chromium DOM: calibration scatter points" [ "$(wc -l < "$tmp/c.txt")" = 70 ]
+    (cd "$tmp" && timeout 120 $CHROME $copts --window-size=800,700 --screenshot="$tmp/shot.png" "file://$tmp/r.html" >/dev/null 2>&1)
+    if command -v python3 >/dev/null 2>&1; then
+        frac=$(python3 tests/study/png_ink.py "$tmp/shot.png")
+        check "screenshot is not blank (ink fraction $frac)" python3 -c "import sys; sys.exit(0 if 0.01 < float('$frac') < 0.9 else 1)"
+    else
+        check "screenshot written" [ "$(wc -c < "$tmp/shot.png")" -gt 20000 ]
+    fi
+    rm -rf "$prof"
+else
+    echo "notice: study: Chromium absent (apt-get install chromium): report not opened in a browser"
+fi
+
+echo "study: $pass passed, $fail failed"
+[ $fail = 0 ]
