@@ -142,7 +142,8 @@ PUB_HDR := common/wc.h common/wc_base.h common/wc_inst.h common/wc_config.h \
            sampler/smp.h
 DATA_FILES := $(shell find data -type f 2>/dev/null)
 
-$(BUILD)/warpcast.pc: Makefile
+# remade on every install: it holds PREFIX
+$(BUILD)/warpcast.pc: Makefile FORCE
 	@mkdir -p $(dir $@)
 	@printf '%s\n' 'prefix=$(PREFIX)' 'exec_prefix=$${prefix}' \
 	  'libdir=$${exec_prefix}/lib' 'includedir=$${prefix}/include' \
@@ -191,3 +192,6 @@ clean:
 	rm -rf build build-san
 
 -include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(GEN_OBJ:.o=.d)
+
+FORCE:
+.PHONY: FORCE

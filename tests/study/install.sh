@@ -37,7 +37,7 @@ if command -v pkg-config >/dev/null 2>&1; then
     # shellcheck disable=SC2046
     ${CC:-cc} -std=c11 -Wall -Werror ${SAN:+-fsanitize=$SAN} -o example "$src/docs/library-example.c" \
         $(pkg-config --cflags --libs --static warpcast) 2>"$tmp/cc.err"
-    check "library example compiles against warpcast.pc" [ $? = 0 ] || cat "$tmp/cc.err"
+    check "library example compiles against warpcast.pc" [ $? = 0 ] || cat "$tmp/cc.err" >&2
     WARPCAST_DATA=$(pkg-config --variable=datadir warpcast) ./example app 66 > ex.txt
     check "library example runs" [ $? = 0 ]
     check "library example: 5 kernels + total" [ "$(wc -l < ex.txt)" = 6 ]
