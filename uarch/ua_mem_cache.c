@@ -34,6 +34,9 @@ struct ua_cache {
      * tag, ready, valid, dirty, ord (see cset) */
     unsigned char *blk;
     size_t stride;
+    /* bit per set: its recency order is set up (done on first touch, so
+     * a big cache costs nothing for the sets a kernel never reaches) */
+    uint8_t *ready_set;
     ua_cache_stats st;
 };
 
@@ -85,14 +88,12 @@ ua_cache *ua_cache_create(const ua_cache_geom *g)
         size_t a = (size_t)c->assoc;
         c->stride = (a * (8 + 8 + 4 + 4 + 2) + 7) / 8 * 8;
         c->blk = calloc((size_t)c->sets, c->stride);
-        if (!c->blk) {
+        c->ready_set = calloc((size_t)c->sets / 8 + 1, 1);
+        if (!c->blk || !c->ready_set) {
+            free(c->blk);
+            free(c->ready_set);
             free(c);
             return NULL;
-        }
-        for (long i = 0; i < c->sets; i++) {
-            cset st = set_at(c, (uint64_t)i);
-            for (size_t w = 0; w < a; w++)
-                st.ord[w] = (uint16_t)w;
         }
     }
     return c;
@@ -103,6 +104,7 @@ void ua_cache_free(ua_cache *c)
     if (!c)
         return;
     free(c->blk);
+    free(c->ready_set);
     free(c);
 }
 
@@ -118,7 +120,16 @@ static inline cset set_of(const ua_cache *c, uint64_t la)
                                 : la / (uint64_t)c->line_bytes;
     if (c->set_hash == UA_SET_XOR)
         ln ^= (ln >> 7) ^ (ln >> 17);
-    return set_at(c, c->set_mask ? ln & c->set_mask : ln % (uint64_t)c->sets);
+    uint64_t idx = c->set_mask ? ln & c->set_mask : ln % (uint64_t)c->sets;
+    cset st = set_at(c, idx);
+    uint8_t bit = (uint8_t)(1u << (idx & 7));
+    if (!(c->ready_set[idx >> 3] & bit)) {
+        /* first touch: ways in index order (all empty) */
+        for (long w = 0; w < c->assoc; w++)
+            st.ord[w] = (uint16_t)w;
+        c->ready_set[idx >> 3] |= bit;
+    }
+    return st;
 }
 
 /* Start of the line holding addr. */
