@@ -55,6 +55,11 @@ _Noreturn void cli_usage_error(const char *cmd, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
+/* Unknown option ARG of CMD: "unknown option '--mdoe'; did you mean
+ * '--mode'?" with the closest option named in HELP (the command's --help
+ * text) or the common options, by edit distance; exits 1. */
+_Noreturn void cli_unknown_option(const char *cmd, const char *help,
+                                  const char *arg);
 /* Report unknown opcodes once per name on stderr (unless --quiet). */
 void cli_warn_unknown_ops(const cli_common *c, const wc_trace *t);
 /* Print the trace's warnings not printed yet (unless --quiet). */

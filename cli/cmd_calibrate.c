@@ -179,7 +179,7 @@ int cmd_calibrate(int argc, char **argv)
         } else if (!strcmp(a, "--loo")) {
             o.loo = 1;
         } else {
-            cli_usage_error("calibrate", "unexpected argument '%s'", a);
+            cli_unknown_option("calibrate", calibrate_help, a);
         }
     }
     if (kit)

@@ -104,7 +104,7 @@ int cmd_gpus(int argc, char **argv)
         }
         if (cli_common_opt(&c, argc, argv, &i, "gpus"))
             continue;
-        cli_usage_error("gpus", "unexpected argument '%s'", argv[i]);
+        cli_unknown_option("gpus", gpus_help, argv[i]);
     }
     if (keys)
         return list_keys(&c, markdown);

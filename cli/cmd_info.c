@@ -183,7 +183,7 @@ int cmd_info(int argc, char **argv)
         if (cli_common_opt(&c, argc, argv, &i, "info"))
             continue;
         if (argv[i][0] == '-' && argv[i][1])
-            cli_usage_error("info", "unknown option '%s'", argv[i]);
+            cli_unknown_option("info", info_help, argv[i]);
         if (path)
             cli_usage_error("info", "more than one TRACE given");
         path = argv[i];

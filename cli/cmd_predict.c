@@ -384,7 +384,7 @@ int cmd_predict(int argc, char **argv)
         } else if (!strcmp(a, "--no-reuse")) {
             reuse = 0;
         } else if (a[0] == '-' && a[1]) {
-            cli_usage_error("predict", "unknown option '%s'", a);
+            cli_unknown_option("predict", predict_help, a);
         } else {
             if (path)
                 cli_usage_error("predict", "more than one TRACE given");

@@ -77,7 +77,7 @@ int cmd_synth(int argc, char **argv)
         } else if (cli_common_opt(&c, argc, argv, &i, "synth")) {
             continue;
         } else {
-            cli_usage_error("synth", "unexpected argument '%s'", a);
+            cli_unknown_option("synth", synth_help, a);
         }
     }
     if (!kind)

@@ -125,7 +125,7 @@ int cmd_tracegen(int argc, char **argv)
         } else if (cli_common_opt(&c, argc, argv, &i, "tracegen")) {
             continue;
         } else if (a[0] == '-' && a[1]) {
-            cli_usage_error("tracegen", "unknown option '%s'", a);
+            cli_unknown_option("tracegen", tracegen_help, a);
         } else if (!p.listing) {
             p.listing = a;
         } else {

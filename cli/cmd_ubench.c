@@ -114,7 +114,7 @@ int cmd_ubench(int argc, char **argv)
         if (cli_common_opt(&c, argc, argv, &i, "ubench"))
             continue;
         if (argv[i][0] == '-' && argv[i][1])
-            cli_usage_error("ubench", "unknown option '%s'", argv[i]);
+            cli_unknown_option("ubench", ubench_help, argv[i]);
         if (path)
             cli_usage_error("ubench", "more than one FILE given");
         path = argv[i];

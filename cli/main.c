@@ -120,6 +120,43 @@ _Noreturn void cli_usage_error(const char *cmd, const char *fmt, ...)
     exit(WC_EUSAGE);
 }
 
+_Noreturn void cli_unknown_option(const char *cmd, const char *help,
+                                  const char *arg)
+{
+    static const char *const common[] = {"--gpu", "--set", "--format", "--out",
+                                         "--seed", "--quiet", "--help"};
+    enum { MAXC = 96 };
+    char names[MAXC][40];
+    const char *cand[MAXC];
+    size_t n = 0;
+    for (size_t k = 0; k < sizeof common / sizeof common[0]; k++)
+        cand[n++] = common[k];
+    /* every "--word" the help text names */
+    for (const char *p = help ? strstr(help, "--") : NULL; p && n < MAXC;
+         p = strstr(p, "--")) {
+        size_t l = 2;
+        while (p[l] && (p[l] == '-' || (p[l] >= 'a' && p[l] <= 'z') ||
+                        (p[l] >= '0' && p[l] <= '9')))
+            l++;
+        if (l > 2 && l < sizeof names[0]) {
+            memcpy(names[n], p, l);
+            names[n][l] = 0;
+            cand[n] = names[n];
+            n++;
+        }
+        p += l;
+    }
+    char name[64];
+    const char *eq = strchr(arg, '=');
+    snprintf(name, sizeof name, "%.*s", eq ? (int)(eq - arg) : (int)strlen(arg), arg);
+    const char *sg = name[0] == '-' ? st_closest(name, cand, n) : NULL;
+    if (sg)
+        cli_usage_error(cmd, "unknown option '%s'; did you mean '%s'?", arg, sg);
+    if (arg[0] == '-' && arg[1])
+        cli_usage_error(cmd, "unknown option '%s'", arg);
+    cli_usage_error(cmd, "unexpected argument '%s'", arg);
+}
+
 void cli_common_init(cli_common *c)
 {
     memset(c, 0, sizeof *c);
