@@ -47,7 +47,10 @@ static const char sweep_help[] =
     "  --emit-jobs DIR   do not run: write DIR/jobs.txt (one command per point,\n"
     "                    for GNU parallel) and DIR/jobs.slurm (a job array);\n"
     "                    each writes DIR/parts/pNNNNN.csv, joined by\n"
-    "                    'warpcast merge --out FILE DIR/parts'\n"
+    "                    'warpcast merge --out FILE DIR/parts'; with --out\n"
+    "                    OLD, the points already in OLD are not emitted\n"
+    "                    (merge the parts first: a point cut short in OLD is\n"
+    "                    run again: 'warpcast merge --out FILE DIR/parts OLD')\n"
     "  --sample-period K, --budget S, --kernel N|NAME   passed to predict\n"
     "  --gpu NAME|FILE   --set KEY=VALUE (fixed for every point)   --seed N\n"
     "  --quiet           no progress on stderr\n";
@@ -496,7 +499,7 @@ static void shell_quote(FILE *f, const char *s)
     fputc('\'', f);
 }
 
-static int emit_jobs(const sweep *s, size_t njobs)
+static int emit_jobs(const sweep *s, size_t njobs, const unsigned char *skip)
 {
     if (mkdir(s->emit, 0777) != 0 && errno != EEXIST) {
         fprintf(stderr, "warpcast sweep: cannot create '%s'\n", s->emit);
@@ -522,7 +525,11 @@ static int emit_jobs(const sweep *s, size_t njobs)
         fprintf(stderr, "warpcast sweep: cannot write '%s'\n", p);
         return WC_EUSAGE;
     }
+    size_t nemit = 0;
     for (size_t j = 0; j < njobs; j++) {
+        if (skip[j])
+            continue; /* already in --out (resume) */
+        nemit++;
         job jb = job_of(s, j);
         fputs("cd ", f);
         shell_quote(f, cwd);
@@ -565,28 +572,38 @@ static int emit_jobs(const sweep *s, size_t njobs)
         fprintf(stderr, "warpcast sweep: cannot write '%s'\n", p);
         return WC_EUSAGE;
     }
-    fprintf(f,
-            "#!/bin/bash\n"
-            "# A Slurm job array: one task per point of the sweep.\n"
-            "#   sbatch %s/jobs.slurm\n"
-            "#   warpcast merge --out study.csv %s/parts     (when all are done)\n"
-            "#SBATCH --job-name=warpcast-sweep\n"
-            "#SBATCH --array=1-%zu\n"
-            "#SBATCH --ntasks=1\n"
-            "#SBATCH --cpus-per-task=1\n"
-            "#SBATCH --output=%s/logs/%%A_%%a.log\n"
-            "set -euo pipefail\n"
-            "line=$(sed -n \"${SLURM_ARRAY_TASK_ID}p\" '%s/jobs.txt')\n"
-            "eval \"$line\"\n",
-            dir, dir, njobs, dir, dir);
+    if (nemit == 0)
+        fprintf(f,
+                "#!/bin/bash\n"
+                "# Every point of the sweep is already in its --out: nothing to run.\n"
+                "exit 0\n");
+    else
+        fprintf(f,
+                "#!/bin/bash\n"
+                "# A Slurm job array: one task per point of the sweep.\n"
+                "#   sbatch %s/jobs.slurm\n"
+                "#   warpcast merge --out study.csv %s/parts     (when all are done)\n"
+                "#SBATCH --job-name=warpcast-sweep\n"
+                "#SBATCH --array=1-%zu\n"
+                "#SBATCH --ntasks=1\n"
+                "#SBATCH --cpus-per-task=1\n"
+                "#SBATCH --output=%s/logs/%%A_%%a.log\n"
+                "set -euo pipefail\n"
+                "line=$(sed -n \"${SLURM_ARRAY_TASK_ID}p\" '%s/jobs.txt')\n"
+                "eval \"$line\"\n",
+                dir, dir, nemit, dir, dir);
     if (fclose(f) != 0)
         return WC_EINTERNAL;
     chmod(p, 0755);
+    if (!s->quiet && nemit < njobs)
+        fprintf(stderr, "sweep: %zu of %zu points already in %s: not emitted\n",
+                njobs - nemit, njobs, s->out);
     if (!s->quiet)
         fprintf(stderr,
                 "wrote %zu jobs: %s/jobs.txt (GNU parallel: parallel < %s/jobs.txt)\n"
-                "and %s/jobs.slurm (sbatch); then: warpcast merge --out FILE %s/parts\n",
-                njobs, dir, dir, dir, dir);
+                "and %s/jobs.slurm (sbatch); then: warpcast merge --out FILE %s/parts%s%s\n",
+                nemit, dir, dir, dir, dir, nemit < njobs ? " " : "",
+                nemit < njobs ? s->out : "");
     return 0;
 }
 
@@ -704,8 +721,6 @@ int cmd_sweep(int argc, char **argv)
             return WC_EINPUT;
         }
     size_t njobs = s.ntraces * (size_t)s.nmodes * s.npts;
-    if (s.emit)
-        return emit_jobs(&s, njobs);
 
     st_table all;
     st_init(&all);
@@ -792,6 +807,14 @@ int cmd_sweep(int argc, char **argv)
     for (size_t r = 0; r < ndone; r++)
         free(done[r]);
     free(done);
+    if (s.emit) {
+        /* --emit-jobs with a previous --out: the points in it are not
+         * emitted; --out itself is left as it is (merge it with the parts) */
+        int rc = emit_jobs(&s, njobs, skip);
+        free(skip);
+        st_free(&all);
+        return rc;
+    }
     FILE *out = NULL;
     if (!to_stdout) {
         /* rewrite what was read (drops an interrupted last line), then append */

@@ -8,7 +8,7 @@ set -u
 WARPCAST=${WARPCAST:-build/warpcast}
 case $WARPCAST in /*) ;; *) WARPCAST=$(pwd)/$WARPCAST ;; esac
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+trap '[ -n "${KEEP:-}" ] || rm -rf "$tmp"' EXIT
 pass=0; fail=0
 ok() { pass=$((pass+1)); }
 bad() { echo "FAIL study: $*"; fail=$((fail+1)); }
@@ -86,6 +86,23 @@ else
     $W merge --quiet --out "$tmp/merged.csv" "$tmp/jobs/parts"
     check "jobs.txt through sh + merge = local sweep" cmp -s "$tmp/local.csv" "$tmp/merged.csv"
 fi
+# --emit-jobs resumes like the local sweep: points already in --out are not emitted
+# header + 9 rows: one whole point of app (5 kernels) and 4 rows of the next,
+# which was cut short and is emitted again
+head -10 "$tmp/local.csv" > "$tmp/half.csv"
+cp "$tmp/half.csv" "$tmp/half.bak"
+(cd "$tmp" && $W sweep app mem $V --out half.csv --emit-jobs jobs2 --quiet)
+nd=$(wc -l < "$tmp/jobs2/jobs.txt")
+check "emit-jobs --out: the done point not emitted ($nd = 17)" [ "$nd" = 17 ]
+check "emit-jobs --out: slurm array matches ($nd)" grep -q "^#SBATCH --array=1-$nd\$" "$tmp/jobs2/jobs.slurm"
+check "emit-jobs --out: leaves --out as it is" cmp -s "$tmp/half.csv" "$tmp/half.bak"
+sh "$tmp/jobs2/jobs.txt"
+# the parts first: the point cut short in half.csv is taken from them
+$W merge --quiet --out "$tmp/merged2.csv" "$tmp/jobs2/parts" "$tmp/half.csv"
+check "emit-jobs --out + merge = local sweep" cmp -s "$tmp/local.csv" "$tmp/merged2.csv"
+(cd "$tmp" && $W sweep app mem $V --out local.csv --emit-jobs jobs3 --quiet)
+check "emit-jobs --out complete: nothing emitted" [ ! -s "$tmp/jobs3/jobs.txt" ]
+check "emit-jobs --out complete: slurm script passes bash -n" bash -n "$tmp/jobs3/jobs.slurm"
 # merge keeps the first copy of a point
 $W merge --quiet --out "$tmp/twice.csv" "$tmp/merged.csv" "$tmp/jobs/parts"
 check "merge: a point from two inputs counts once" cmp -s "$tmp/local.csv" "$tmp/twice.csv"
