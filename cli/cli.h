@@ -9,6 +9,7 @@
 #ifndef WC_CLI_H
 #define WC_CLI_H
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include "wc.h"
 #include "wc_json.h"
@@ -66,6 +67,13 @@ void cli_warn_unknown_ops(const cli_common *c, const wc_trace *t);
 void cli_warn_trace(const cli_common *c, const wc_trace *t);
 /* Whether progress may be printed on stderr. */
 int cli_progress_ok(const cli_common *c);
+/* Progress for one long library call without a callback (cli/ticker.c):
+ * after a second, "LABEL ... [*count UNIT,] T s" rewritten on stderr 4 times
+ * a second until cli_ticker_stop() clears it; nothing unless
+ * cli_progress_ok(c).  count (may be NULL) is read atomically. */
+void cli_ticker_start(const cli_common *c, const char *label,
+                      atomic_ulong *count, const char *unit);
+void cli_ticker_stop(void);
 
 /* ---- JSON: the library's one writer (common/wc_json.h) under the CLI's
  * names (cli/json.c) ------------------------------------------------------ */

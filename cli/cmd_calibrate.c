@@ -63,6 +63,19 @@ static int split_fit(const char *v, const char **fit, size_t *n)
     return 0; /* dup stays alive: fit[] points into it until exit */
 }
 
+typedef struct progress_eval {
+    cal_builtin_ctx b;
+    atomic_ulong n;
+} progress_eval;
+
+static int count_eval(void *ctx, const wc_gpu *g, const cal_meas *m, double *pred,
+                      wc_diag *d)
+{
+    progress_eval *pe = ctx;
+    atomic_fetch_add(&pe->n, 1);
+    return cal_eval_builtin(&pe->b, g, m, pred, d);
+}
+
 /* --kit DIR: cal_kit_run, then the report (text) and the overlay. */
 static int run_kit(const cli_common *c, cal_options *o, const char *dir,
                    const char *report, size_t nmeasured, size_t nfit)
@@ -85,7 +98,12 @@ static int run_kit(const cli_common *c, cal_options *o, const char *dir,
         wc_diag_set(&d, WC_EINTERNAL, "", 0, 0, "out of memory");
         cli_fail(&d);
     }
-    if (cal_kit_run(o, dir, res, &d) != 0)
+    char label[300];
+    snprintf(label, sizeof label, "calibrate --kit %.200s", dir);
+    cli_ticker_start(c, label, NULL, NULL);
+    int rc = cal_kit_run(o, dir, res, &d);
+    cli_ticker_stop();
+    if (rc != 0)
         cli_fail(&d);
     if (c->out && cal_kit_write_cfg(res, c->out, NULL, &d) != 0)
         cli_fail(&d);
@@ -210,7 +228,20 @@ int cmd_calibrate(int argc, char **argv)
         wc_diag_set(&d, WC_EINTERNAL, "", 0, 0, "out of memory");
         cli_fail(&d);
     }
-    if (cal_run(&o, rep, &d) != 0)
+    /* progress: count the model evaluations through a wrapper of the
+     * builtin evaluator (same calls, same results; only on a terminal) */
+    progress_eval pe = {{o.model, o.seed}, 0};
+    if (!o.eval && cli_progress_ok(&c) && cal_model_available(o.model)) {
+        o.eval = count_eval;
+        o.eval_ctx = &pe;
+    }
+    char label[64];
+    snprintf(label, sizeof label, "calibrate: %s model, %zu key%s", cal_model_name(o.model),
+             nfit, nfit == 1 ? "" : "s");
+    cli_ticker_start(&c, label, o.eval == count_eval ? &pe.n : NULL, "row predictions");
+    int rc = cal_run(&o, rep, &d);
+    cli_ticker_stop();
+    if (rc != 0)
         cli_fail(&d);
     FILE *f = stdout;
     if (report && strcmp(report, "-") != 0) {

@@ -139,7 +139,12 @@ int cmd_ubench(int argc, char **argv)
     o.seed = c.seed;
     dm_ubench_result r;
     memset(&r, 0, sizeof r);
-    if (dm_run_ubench(u, g, &o, &r, &d) != 0)
+    char label[300];
+    snprintf(label, sizeof label, "ubench %.200s: detailed model", path);
+    cli_ticker_start(&c, label, NULL, NULL);
+    int rc = dm_run_ubench(u, g, &o, &r, &d);
+    cli_ticker_stop();
+    if (rc != 0)
         cli_fail(&d);
     FILE *f = cli_open_out(&c);
     if (c.format == CLI_FMT_JSON)

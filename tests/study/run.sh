@@ -155,6 +155,22 @@ check "ubench --format csv" [ "$(cat "$tmp/u.csv")" = "$(printf 'warp,subcore,cl
 $W gpus --keys --format csv > "$tmp/k.csv"
 check "gpus --keys --format csv: quoted help" grep -q '^shmem_carveouts,string,,,,KiB list,"shared memory sizes the driver may pick, comma separated (""0,8,16,32,64,100"")"$' "$tmp/k.csv"
 
+# progress on stderr: on a terminal only, never in a pipe or with --quiet
+# (script(1) gives the command a terminal; a calibration of ~2 s)
+CAL="calibrate --gpu gt200 --model detailed --measured data/calib/gt200/tables.csv --set lat_fp32=20 --fit lat_fp32"
+$W $CAL > "$tmp/cal-pipe.txt" 2> "$tmp/cal-pipe.err"
+check "calibrate in a pipe: no progress" [ ! -s "$tmp/cal-pipe.err" ]
+if command -v script >/dev/null 2>&1; then
+    script -qec "$W $CAL > $tmp/cal-tty.txt" /dev/null > "$tmp/cal-tty.err" 2>&1
+    check "calibrate on a terminal: progress" grep -q 'calibrate: detailed model, 1 key \.\.\. [0-9]* row predictions' "$tmp/cal-tty.err"
+    # (but for the host seconds)
+    check "calibrate: progress leaves the result alone" [ "$(sed 's/[0-9.]* s;//' "$tmp/cal-pipe.txt")" = "$(sed 's/[0-9.]* s;//' "$tmp/cal-tty.txt")" ]
+    script -qec "$W $CAL --quiet > /dev/null" /dev/null > "$tmp/cal-q.err" 2>&1
+    check "calibrate --quiet on a terminal: no progress" [ "$(grep -c 'row predictions' "$tmp/cal-q.err")" = 0 ]
+else
+    echo "notice: study: script(1) absent: progress on a terminal not tested"
+fi
+
 CHROME=
 for c in chromium chromium-browser google-chrome; do
     command -v $c >/dev/null 2>&1 && { CHROME=$c; break; }
