@@ -6,9 +6,12 @@
  * calibrate JSON (measured vs predicted scatter with the errors).
  * The output depends only on the inputs (no dates), so it can be checked in.
  */
+#include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "study.h"
@@ -28,6 +31,9 @@ static const char report_help[] =
     "options:\n"
     "  --out FILE.html   the page (default: standard output)\n"
     "  --title TEXT      page title (default \"warpcast report\")\n"
+    "  --svg-dir DIR     also write each figure as a standalone SVG file,\n"
+    "                    DIR/figNN-KIND.svg (NN from 01 in page order; KIND\n"
+    "                    bars, stack, lines or scatter), for documents\n"
     "  --quiet           no summary on stderr\n";
 
 static const char *const palette[] = {
@@ -618,9 +624,54 @@ static const char css[] =
     "table{border-collapse:collapse;font-size:12px}td,th{border:1px solid #ccc;"
     "padding:2px 6px;text-align:right}td:first-child{text-align:left}";
 
+/* Each <svg ...>...</svg> of the page as DIR/figNN-KIND.svg, standalone:
+ * an XML declaration and the page's CSS inside the SVG. */
+static int write_svgs(const char *page, const char *dir, int quiet)
+{
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+        fprintf(stderr, "warpcast report: cannot create '%s'\n", dir);
+        return WC_EUSAGE;
+    }
+    int n = 0;
+    for (const char *p = strstr(page, "<svg "); p; p = strstr(p, "<svg ")) {
+        const char *open_end = strchr(p, '>');
+        const char *end = strstr(p, "</svg>");
+        if (!open_end || !end)
+            break;
+        end += strlen("</svg>");
+        char kind[32] = "figure";
+        const char *cl = strstr(p, "class=\"chart ");
+        if (cl && cl < open_end) {
+            cl += strlen("class=\"chart ");
+            size_t k = 0;
+            while (k + 1 < sizeof kind && cl[k] && cl[k] != '"' && cl[k] != ' ')
+                kind[k] = cl[k], k++;
+            kind[k] = 0;
+        }
+        char path[4096];
+        snprintf(path, sizeof path, "%s/fig%02d-%s.svg", dir, ++n, kind);
+        FILE *f = fopen(path, "w");
+        if (!f) {
+            fprintf(stderr, "warpcast report: cannot write '%s'\n", path);
+            return WC_EUSAGE;
+        }
+        fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", f);
+        fwrite(p, 1, (size_t)(open_end + 1 - p), f);
+        fprintf(f, "\n<style>text{font-family:sans-serif}%s</style>", css);
+        fwrite(open_end + 1, 1, (size_t)(end - open_end - 1), f);
+        fputc('\n', f);
+        if (fclose(f) != 0)
+            return WC_EINTERNAL;
+        p = end;
+    }
+    if (!quiet)
+        fprintf(stderr, "report: %d figures in %s\n", n, dir);
+    return 0;
+}
+
 int cmd_report(int argc, char **argv)
 {
-    const char *out = NULL, *title = "warpcast report";
+    const char *out = NULL, *title = "warpcast report", *svg_dir = NULL;
     int quiet = 0;
     const char **in = calloc((size_t)argc + 1, sizeof *in);
     int nin = 0;
@@ -634,16 +685,19 @@ int cmd_report(int argc, char **argv)
             return 0;
         } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
             quiet = 1;
-        } else if (!strcmp(a, "--out") || !strcmp(a, "--title")) {
+        } else if (!strcmp(a, "--out") || !strcmp(a, "--title") || !strcmp(a, "--svg-dir")) {
             if (i + 1 >= argc)
                 cli_usage_error("report", "option '%s' needs a value", a);
             if (a[2] == 'o')
                 out = argv[++i];
-            else
+            else if (a[2] == 't')
                 title = argv[++i];
+            else
+                svg_dir = argv[++i];
         } else if (a[0] == '-' && a[1]) {
-            static const char *const opts[] = {"--out", "--title", "--quiet", "--help"};
-            const char *sg = st_closest(a, opts, 4);
+            static const char *const opts[] = {"--out", "--title", "--svg-dir", "--quiet",
+                                                "--help"};
+            const char *sg = st_closest(a, opts, 5);
             if (sg)
                 cli_usage_error("report", "unknown option '%s'; did you mean '%s'?", a, sg);
             cli_usage_error("report", "unknown option '%s'", a);
@@ -700,8 +754,16 @@ int cmd_report(int argc, char **argv)
         }
         free(text);
     }
+    char *page = NULL;
+    size_t page_len = 0;
     if (!rc) {
         FILE *f = out && strcmp(out, "-") ? fopen(out, "w") : stdout;
+        FILE *html = f;
+        if (f && svg_dir) {
+            f = open_memstream(&page, &page_len); /* the page, split below */
+            if (!f)
+                return WC_EINTERNAL;
+        }
         if (!f) {
             fprintf(stderr, "warpcast report: cannot write '%s'\n", out);
             rc = WC_EUSAGE;
@@ -721,7 +783,16 @@ int cmd_report(int argc, char **argv)
                     report_sweep(f, &tabs[i], in[i]);
             }
             fputs("<p class=\"foot\">written by warpcast report</p></body></html>\n", f);
-            if ((f == stdout ? fflush(f) : fclose(f)) != 0)
+            if (svg_dir) {
+                if (fclose(f) != 0)
+                    rc = WC_EINTERNAL;
+                f = html;
+                if (!rc && fwrite(page, 1, page_len, f) != page_len)
+                    rc = WC_EINTERNAL;
+                if (!rc)
+                    rc = write_svgs(page, svg_dir, quiet);
+            }
+            if ((f == stdout ? fflush(f) : fclose(f)) != 0 && !rc)
                 rc = WC_EINTERNAL;
             if (!rc && !quiet && out)
                 fprintf(stderr, "report: %s (%d results)\n", out, nin);
@@ -731,6 +802,7 @@ int cmd_report(int argc, char **argv)
         jv_free(&docs[i]);
         st_free(&tabs[i]);
     }
+    free(page);
     free(docs);
     free(tabs);
     free(kind);

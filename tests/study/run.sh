@@ -149,6 +149,17 @@ check "report: calibration scatter" grep -q '<svg class="chart scatter' "$tmp/ca
 check "report: 70 scatter points" [ "$(grep -c '^<circle' "$tmp/cal.html")" = 70 ]
 check "report: MAPE shown" grep -q 'MAPE 50.34% before, 0.41% after' "$tmp/cal.html"
 
+# --svg-dir: every figure of the page also as a standalone SVG file
+$W report --quiet --out "$tmp/r3.html" "$tmp/pi.json" "$tmp/s1.csv" tests/study/calib-gt200.json
+$W report --quiet --out "$tmp/sv.html" --svg-dir "$tmp/svg" "$tmp/pi.json" "$tmp/s1.csv" tests/study/calib-gt200.json
+nsv=$(ls "$tmp/svg" | grep -c '^fig[0-9][0-9]-[a-z]*\.svg$')
+check "report --svg-dir: one file per figure ($nsv)" [ "$nsv" = "$(grep -o '<svg ' "$tmp/sv.html" | wc -l)" ] && [ "$nsv" -gt 3 ]
+check "report --svg-dir: the page is unchanged" cmp -s "$tmp/sv.html" "$tmp/r3.html"
+check "report --svg-dir: scatter has its 70 points" [ "$(grep -c '^<circle' "$tmp/svg/"*-scatter.svg)" = 70 ]
+check "report --svg-dir: standalone (XML declaration, CSS inside)" sh -c 'for f in "$1"/*.svg; do head -1 "$f" | grep -q "^<?xml" && grep -q "<style>" "$f" || exit 1; done' sh "$tmp/svg"
+if command -v xmllint >/dev/null 2>&1; then
+    check "report --svg-dir: well-formed XML" xmllint --noout "$tmp/svg/"*.svg
+fi
 # every --format a command accepts gives that format
 $W ubench data/ubench/listing1-r10-r12.sass --format csv > "$tmp/u.csv"
 check "ubench --format csv" [ "$(cat "$tmp/u.csv")" = "$(printf 'warp,subcore,clock_index,clock,delta\n0,0,0,111,\n0,0,1,118,7')" ]
