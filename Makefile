@@ -51,7 +51,7 @@ FUZZ_REPLAY := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/tests/replay_%)
 BENCH_SRC := $(wildcard tests/bench/bench_*.c)
 BENCH_BIN := $(BENCH_SRC:tests/bench/%.c=$(BUILD)/tests/%)
 
-.PHONY: all test demo bench deps clean fuzz bless unit golden fuzz-replay check-deps hwkit-compile \
+.PHONY: all test demo bench deps clean fuzz fuzz-models bless unit golden fuzz-replay check-deps hwkit-compile \
         study install uninstall
 all: $(PROG)
 
@@ -78,6 +78,11 @@ $(BUILD)/tests/test_%: tests/unit/test_%.c $(GEN_OBJ) $(LIB) tests/unit/check.h
 $(BUILD)/tests/replay_%: tests/fuzz/%.c tests/fuzz/replay.c $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $(LDFLAGS) -o $@ $< tests/fuzz/replay.c $(LIB) $(LDLIBS_ALL)
+
+# the models target generates its traces: it links the generator too
+$(BUILD)/tests/replay_fuzz_models: tests/fuzz/fuzz_models.c tests/fuzz/replay.c $(GEN_OBJ) $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) $(LDFLAGS) -o $@ $< tests/fuzz/replay.c $(GEN_OBJ) $(LIB) $(LDLIBS_ALL)
 
 $(BUILD)/tests/bench_%: tests/bench/bench_%.c $(GEN_OBJ) $(LIB)
 	@mkdir -p $(dir $@)
@@ -180,12 +185,15 @@ demo: deps
 bench: $(PROG) $(BENCH_BIN)
 	@for b in $(BENCH_BIN); do $$b || exit 1; done
 
+fuzz-models:
+	@$(MAKE) --no-print-directory fuzz FUZZ_SRC=tests/fuzz/fuzz_models.c
+
 fuzz:
 	@mkdir -p $(BUILD)/fuzz
 	@for f in $(FUZZ_SRC); do n=$$(basename $$f .c); \
 	  clang -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined -Icommon -Iuarch -Imodel -Idetailed -Isampler -Icalib -Igen \
 	    -DWC_DATA_DIR='"$(abspath data)"' $$(pkg-config --cflags $(PKGS)) $(PFM_DEF) \
-	    -o $(BUILD)/fuzz/$$n $$f $(LIB_SRC) $(LDLIBS_ALL) || exit 1; \
+	    -o $(BUILD)/fuzz/$$n $$f $(LIB_SRC) $(GEN_SRC) $(LDLIBS_ALL) || exit 1; \
 	  echo "built $(BUILD)/fuzz/$$n (run: $(BUILD)/fuzz/$$n tests/fuzz/corpus/$${n#fuzz_})"; done
 
 clean:

@@ -31,6 +31,8 @@ int dm_params_load(const wc_gpu *g, dm_params *p, wc_diag *d)
 {
     ua_core c;
     int rc = ua_core_decode(g, &c, d);
+    if (rc == 0)
+        rc = ua_mem_check(g, d);
     if (rc)
         return rc;
     memset(p, 0, sizeof *p);

@@ -60,6 +60,8 @@ int im_par_init(im_par *p, const wc_gpu *g, long sms, wc_diag *d)
 {
     memset(p, 0, sizeof *p);
     int rc = ua_core_decode(g, &p->core, d);
+    if (rc == 0)
+        rc = ua_mem_check(g, d);
     if (rc)
         return rc;
     const ua_core *c = &p->core;

@@ -152,6 +152,12 @@ typedef struct ua_cache_geom {
     int set_hash;      /* UA_SET_*                                          */
 } ua_cache_geom;
 
+/* The memory keys of g checked together (lines of whole sectors, caches
+ * of one set at least, the L0 FL constant cache present, L1 lines of all
+ * SMs bounded): 0, or WC_EINPUT naming the keys.  Both models call it once
+ * per run. */
+int ua_mem_check(const wc_gpu *g, wc_diag *d);
+
 /* The L1 data cache / L2 geometry and policies of g (keys_mem.def). */
 void ua_cache_geom_l1(const wc_gpu *g, ua_cache_geom *geom);
 void ua_cache_geom_l2(const wc_gpu *g, ua_cache_geom *geom);
