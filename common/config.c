@@ -80,6 +80,8 @@ static long key_index_n(const char *name, size_t len)
     return -1;
 }
 
+static void phys_clear_for(wc_gpu *g, const wc_key_desc *k);
+
 const wc_key_desc *wc_key_find(const char *name)
 {
     if (!name)
@@ -515,6 +517,7 @@ static int parse_line(cfg_ctx *cx, const char *path, long lineno,
     char err[256];
     if (parse_value(k, line + vs, ve - vs, g, err, sizeof err) != 0)
         return line_error(d, path, lineno, (long)vs + 1, line, n, "%s", err);
+    phys_clear_for(g, k);
     seen[ki] = lineno;
     cx->nset++;
     return WC_OK;
@@ -580,8 +583,10 @@ int wc_gpu_parse(const char *name, const char *text, size_t len, wc_gpu *g,
                            "wc_gpu_parse: NULL argument");
     wc_gpu_defaults(g);
     int rc = parse_root(name, text ? text : "", len, g, NULL, d);
-    if (rc == WC_OK)
+    if (rc == WC_OK) {
         snprintf(g->source, sizeof g->source, "%s", name);
+        wc_gpu_resolve_clock(g);
+    }
     return rc;
 }
 
@@ -664,8 +669,64 @@ int wc_gpu_load(const char *name_or_path, wc_gpu *g, wc_diag *d)
         pl = sizeof tmp.source - 1;
     memcpy(tmp.source, path, pl);
     tmp.source[pl] = '\0';
+    wc_gpu_resolve_clock(&tmp);
     *g = tmp;
     return WC_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Clock domains                                                             */
+/* ------------------------------------------------------------------------ */
+
+/* Quantities outside the SM's clock domain have physical keys (ns, GB/s);
+ * the models read only the cycle keys.  This is the one place that converts
+ * (at clock_mhz), so `--set clock_mhz=X` predicts the cycles measured at X
+ * (issue 11 item 5: an empty kernel and a DRAM stream take the same time,
+ * not the same cycles, at 1575 and 1955 MHz).  A physical key is in force
+ * while > 0; setting its cycle key explicitly (a file line after it, --set,
+ * a fit) clears it, so the last one set wins. */
+typedef struct phys_key {
+    const char *phys, *cycles;
+    int kind; /* 0 time -> cycles, 1 GB/s -> bytes/cycle, 2 launch */
+} phys_key;
+
+static const phys_key phys_keys_[] = {
+    {"launch_overhead_ns", "launch_overhead", 2},
+    {"cta_dispatch_ns", "cta_dispatch", 0},
+    {"l2_latency_ns", "l2_latency", 0},
+    {"dram_latency_ns", "dram_latency", 0},
+    {"l2_bw_gbs", "l2_bw", 1},
+    {"dram_bw_gbs", "dram_bw", 1},
+};
+
+static void phys_clear_for(wc_gpu *g, const wc_key_desc *k)
+{
+    for (size_t i = 0; i < sizeof phys_keys_ / sizeof phys_keys_[0]; i++)
+        if (strcmp(k->name, phys_keys_[i].cycles) == 0)
+            *field_r(g, wc_key_find(phys_keys_[i].phys)) = 0;
+}
+
+void wc_gpu_resolve_clock(wc_gpu *g)
+{
+    double f = g->clock_mhz > 0 ? g->clock_mhz : 1;
+    for (size_t i = 0; i < sizeof phys_keys_ / sizeof phys_keys_[0]; i++) {
+        const phys_key *p = &phys_keys_[i];
+        double v = *field_r(g, wc_key_find(p->phys));
+        if (!(v > 0))
+            continue;
+        const wc_key_desc *ck = wc_key_find(p->cycles);
+        double c = p->kind == 1 ? v * 1000.0 / f : v * f / 1000.0;
+        if (p->kind == 2)
+            c += g->launch_core_cycles;
+        if (c < ck->lo)
+            c = ck->lo;
+        if (c > ck->hi)
+            c = ck->hi;
+        if (ck->type == WC_KT_INT)
+            *field_i(g, ck) = (long)nearbyint(c);
+        else
+            *field_r(g, ck) = c;
+    }
 }
 
 /* ------------------------------------------------------------------------ */
@@ -713,6 +774,8 @@ int wc_gpu_set(wc_gpu *g, const char *assignment, wc_diag *d)
     if (parse_value(&keys_[ki], vs, (size_t)(ve - vs), &tmp, err,
                     sizeof err) != 0)
         return wc_diag_set(d, WC_EUSAGE, NULL, 0, 0, "--set: %s", err);
+    phys_clear_for(&tmp, &keys_[ki]);
+    wc_gpu_resolve_clock(&tmp);
     *g = tmp;
     return WC_OK;
 }
@@ -754,6 +817,8 @@ int wc_gpu_set_num(wc_gpu *g, const char *key, double v, wc_diag *d)
         *field_i(g, k) = (long)v;
     else
         *field_r(g, k) = v;
+    phys_clear_for(g, k);
+    wc_gpu_resolve_clock(g);
     return WC_OK;
 }
 

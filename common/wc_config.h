@@ -58,6 +58,11 @@ int wc_gpu_set(wc_gpu *g, const char *assignment, wc_diag *d);
 /* Generic numeric access by key name (calibration). */
 int wc_gpu_get_num(const wc_gpu *g, const char *key, double *v);
 int wc_gpu_set_num(wc_gpu *g, const char *key, double v, wc_diag *d);
+/* Convert the physical keys in force (launch_overhead_ns, cta_dispatch_ns,
+ * l2_latency_ns, dram_latency_ns, l2_bw_gbs, dram_bw_gbs; > 0) into their
+ * cycle keys at clock_mhz.  wc_gpu_load, wc_gpu_parse, wc_gpu_set and
+ * wc_gpu_set_num call it; call it after writing fields directly. */
+void wc_gpu_resolve_clock(wc_gpu *g);
 /* Config name for a trace's "-binary version" (90 -> "h100-pcie"). */
 const char *wc_gpu_for_binary(int binary_version);
 /* Names of the bundled configs (sorted); returns count, *names malloc'd,

@@ -50,6 +50,13 @@ dm_cc *dm_cc_create(const wc_gpu *g, unsigned subcores)
     cc->l1 = mk(g->cc_l1_size, g->cc_l1_assoc, g->cc_line_bytes);
     if (!cc->vl || !cc->l1)
         goto fail;
+    /* constant bank 0 written by the launch: resident in the L1 constant
+     * cache from cycle 0 (cc_bank0_preload; bank b is at b << 16) */
+    for (long a = 0; a < g->cc_bank0_preload; a += g->cc_line_bytes) {
+        ua_cache_res r;
+        ua_cache_access(cc->l1, (uint64_t)a, 1u, 0, &r);
+        ua_cache_set_ready(cc->l1, (uint64_t)a, 1u, 0);
+    }
     cc->l0_miss = (uint64_t)g->cc_l0_miss_latency;
     cc->l1_miss = (uint64_t)g->cc_l1_miss_latency;
     return cc;

@@ -400,6 +400,11 @@ static int run_cta(im_run *x, const im_cta_src *src, uint64_t cta_no,
             (x->p.icache_on && im_icode_init(&x->ic[sm]) != 0) ||
             (x->p.const_on && im_icode_init(&x->cl1[sm]) != 0))
             return wc_diag_set(d, WC_EINTERNAL, "", 0, 0, "out of memory");
+        /* constant bank 0 written by the launch (cc_bank0_preload) */
+        for (long a = 0; x->p.const_on && a < x->g->cc_bank0_preload;
+             a += (long)x->p.cline)
+            (void)im_lines_fetch(&x->cl1[sm], (uint64_t)a / x->p.cline,
+                                 0.0, 0);
         for (int q = 0; x->p.const_on && q < x->p.nsub; q++)
             if (im_icode_init(&x->cl0[sm * IM_MAXSUB + q]) != 0)
             return wc_diag_set(d, WC_EINTERNAL, "", 0, 0, "out of memory");
