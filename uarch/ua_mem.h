@@ -19,13 +19,18 @@
 
 #include "wc.h"
 
-/* Bits set in x (inline: without -mpopcnt __builtin_popcount is a call). */
+/* Bits set in x (inline: without -mpopcnt __builtin_popcount is a call,
+ * so the instruction only where the compiler targets it). */
 static inline unsigned ua_popcount32(uint32_t x)
 {
+#if defined(__POPCNT__) && (defined(__GNUC__) || defined(__clang__))
+    return (unsigned)__builtin_popcount(x);
+#else
     x = x - ((x >> 1) & 0x55555555u);
     x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
     x = (x + (x >> 4)) & 0x0f0f0f0fu;
     return (x * 0x01010101u) >> 24;
+#endif
 }
 
 /* ------------------------------------------------------------------------ */
@@ -180,8 +185,14 @@ typedef struct ua_cache_stats {
 } ua_cache_stats;
 
 /* Returns NULL when out of memory or the geometry is invalid.  Memory:
- * sets x ways x 26 bytes, allocated once. */
+ * sets x ways x 11 to 26 bytes (8 of them fill times), allocated once and
+ * cleared per set on its first access (the cost of a cache is what its
+ * users touch). */
 ua_cache *ua_cache_create(const ua_cache_geom *geom);
+/* The caller never asks for fill times (no ua_cache_set_ready; res.ready
+ * and probe's *ready stay 0): drops their array.  Call before the first
+ * access. */
+void ua_cache_untimed(ua_cache *c);
 void ua_cache_free(ua_cache *c); /* accepts NULL */
 /* Access sectors of the line holding addr.  Reads: missing sectors are
  * allocated (the line replaces the LRU way on a tag miss).  Writes: a

@@ -13,51 +13,79 @@
  * not individually (a sector miss on a present tag fetches only the
  * missing sectors); LRU is kept per line.
  *
- * Layout (speed only): one contiguous block per set holding arrays over
- * its ways (tags first: a lookup reads a line or two), and the ways in
- * recency order (most recent first) instead of use stamps: the victim of
- * a full set is the last one, the one with the oldest stamp.
+ * Layout (speed only): one contiguous block per set (64-byte aligned
+ * when a set takes a host cache line or more) holding, over its ways, the
+ * tags (a lookup reads only these: an empty way holds UA_EMPTY_TAG), then
+ * the ways in recency order (most recent first, bytes when assoc <= 256)
+ * instead of use stamps (the victim of a full set is the last one, the one
+ * with the oldest stamp), then the valid and dirty sector masks (bytes when
+ * a line has at most 8 sectors).  The callers' fill times live in a
+ * parallel array, absent when the caller never asks (ua_cache_untimed).
+ * A set is cleared on its first touch (a bit per set), so making a cache
+ * costs nothing for the sets a kernel never reaches.  The set index is a
+ * mask for a power-of-two set count, else a precomputed multiply-shift
+ * reduction (Lemire, Kaser and Kurz, "Faster remainder by direct
+ * computation", 2019), equal to n mod sets for every 64-bit n.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "ua.h"
 
+#define UA_EMPTY_TAG UINT64_MAX
+
 struct ua_cache {
     long sets, assoc, line_bytes, sector_bytes;
     uint32_t full; /* mask of all sectors of a line */
     int write_back, write_alloc, set_hash;
-    /* speed: line_bytes (sets) a power of two -> shift (mask), else 0 */
+    /* speed: line_bytes a power of two -> shift, else 0 */
     unsigned line_shift;
+    int pow2;             /* sets a power of two: index = n & set_mask */
     uint64_t set_mask;
-    /* one block of stride bytes per set, each an array over its ways:
-     * tag, ready, valid, dirty, ord (see cset) */
-    unsigned char *blk;
+#ifdef __SIZEOF_INT128__
+    unsigned __int128 mod_m; /* ceil(2^128 / sets) */
+#endif
+    int ord8, mask8;      /* byte-wide recency order / sector masks */
+    size_t off_ord, off_valid, off_dirty;
+    unsigned char *blk;   /* one block of stride bytes per set */
     size_t stride;
-    /* bit per set: its recency order is set up (done on first touch, so
-     * a big cache costs nothing for the sets a kernel never reaches) */
+    uint64_t *ready;      /* [set * assoc + way]; NULL: untimed */
+    /* bit per set: cleared and set up (done on first touch) */
     uint8_t *ready_set;
     ua_cache_stats st;
 };
 
 /* The arrays of one set. */
 typedef struct cset {
-    uint64_t *tag;    /* line address                                      */
-    uint64_t *ready;  /* fill completes at this cycle                      */
-    uint32_t *valid;  /* sectors present (0: way empty)                    */
-    uint32_t *dirty;
-    uint16_t *ord;    /* the ways, most recently used first                */
+    uint64_t *tag;    /* line address, UA_EMPTY_TAG when the way is empty  */
+    uint64_t *ready;  /* fill completes at this cycle (NULL: untimed)      */
+    void *ord;        /* the ways, most recently used first                */
+    void *valid;      /* sectors present (0: way empty)                    */
+    void *dirty;
 } cset;
+
+static inline uint32_t get_m(const ua_cache *c, const void *a, long w)
+{
+    return c->mask8 ? ((const uint8_t *)a)[w] : ((const uint32_t *)a)[w];
+}
+
+static inline void put_m(const ua_cache *c, void *a, long w, uint32_t v)
+{
+    if (c->mask8)
+        ((uint8_t *)a)[w] = (uint8_t)v;
+    else
+        ((uint32_t *)a)[w] = v;
+}
 
 static inline cset set_at(const ua_cache *c, uint64_t idx)
 {
     cset s;
-    size_t a = (size_t)c->assoc;
-    s.tag = (uint64_t *)(void *)(c->blk + (size_t)idx * c->stride);
-    s.ready = s.tag + a;
-    s.valid = (uint32_t *)(void *)(s.ready + a);
-    s.dirty = s.valid + a;
-    s.ord = (uint16_t *)(void *)(s.dirty + a);
+    unsigned char *b = c->blk + (size_t)idx * c->stride;
+    s.tag = (uint64_t *)(void *)b;
+    s.ord = b + c->off_ord;
+    s.valid = b + c->off_valid;
+    s.dirty = b + c->off_dirty;
+    s.ready = c->ready ? c->ready + (size_t)idx * (size_t)c->assoc : NULL;
     return s;
 }
 
@@ -82,15 +110,33 @@ ua_cache *ua_cache_create(const ua_cache_geom *g)
     c->sets = g->size / (g->line_bytes * g->assoc);
     if (!(g->line_bytes & (g->line_bytes - 1)))
         c->line_shift = (unsigned)__builtin_ctzl((unsigned long)g->line_bytes);
-    if (c->sets > 0 && !(c->sets & (c->sets - 1)))
+    if (c->sets > 0 && !(c->sets & (c->sets - 1))) {
+        c->pow2 = 1;
         c->set_mask = (uint64_t)c->sets - 1;
+    }
+#ifdef __SIZEOF_INT128__
+    if (c->sets > 0)
+        c->mod_m = ~(unsigned __int128)0 / (unsigned __int128)c->sets + 1;
+#endif
     if (c->sets > 0) {
         size_t a = (size_t)c->assoc;
-        c->stride = (a * (8 + 8 + 4 + 4 + 2) + 7) / 8 * 8;
-        c->blk = calloc((size_t)c->sets, c->stride);
+        c->ord8 = a <= 256;
+        c->mask8 = ns <= 8;
+        size_t mw = c->mask8 ? 1 : 4;
+        c->off_ord = 8 * a;
+        c->off_valid = (c->off_ord + a * (c->ord8 ? 1 : 2) + mw - 1) / mw * mw;
+        c->off_dirty = c->off_valid + a * mw;
+        size_t st = c->off_dirty + a * mw;
+        c->stride = st >= 64 ? (st + 63) / 64 * 64 : (st + 7) / 8 * 8;
+        size_t bytes = (size_t)c->sets * c->stride;
+        /* cleared per set on first touch (set_of) */
+        c->blk = c->stride % 64 == 0 ? aligned_alloc(64, bytes)
+                                     : malloc(bytes);
+        c->ready = malloc((size_t)c->sets * a * sizeof *c->ready);
         c->ready_set = calloc((size_t)c->sets / 8 + 1, 1);
-        if (!c->blk || !c->ready_set) {
+        if (!c->blk || !c->ready || !c->ready_set) {
             free(c->blk);
+            free(c->ready);
             free(c->ready_set);
             free(c);
             return NULL;
@@ -99,11 +145,23 @@ ua_cache *ua_cache_create(const ua_cache_geom *g)
     return c;
 }
 
+void ua_cache_untimed(ua_cache *c)
+{
+    if (!c || !c->ready)
+        return;
+    for (long i = 0; i < c->sets; i++)
+        if (c->ready_set[i >> 3] & (1u << (i & 7)))
+            return; /* already in use: keep the fill times */
+    free(c->ready);
+    c->ready = NULL;
+}
+
 void ua_cache_free(ua_cache *c)
 {
     if (!c)
         return;
     free(c->blk);
+    free(c->ready);
     free(c->ready_set);
     free(c);
 }
@@ -113,21 +171,57 @@ long ua_cache_sets(const ua_cache *c)
     return c->sets;
 }
 
-/* The set of line la. */
-static inline cset set_of(const ua_cache *c, uint64_t la)
+/* n mod sets. */
+static inline uint64_t set_index(const ua_cache *c, uint64_t n)
+{
+    if (c->pow2)
+        return n & c->set_mask;
+#ifdef __SIZEOF_INT128__
+    unsigned __int128 low = c->mod_m * n; /* mod 2^128 */
+    uint64_t d = (uint64_t)c->sets;
+    unsigned __int128 bot = ((low & UINT64_MAX) * d) >> 64;
+    unsigned __int128 top = (low >> 64) * d;
+    return (uint64_t)((bot + top) >> 64);
+#else
+    return n % (uint64_t)c->sets;
+#endif
+}
+
+/* Index of the set of line la. */
+static inline uint64_t set_idx_of(const ua_cache *c, uint64_t la)
 {
     uint64_t ln = c->line_shift ? la >> c->line_shift
                                 : la / (uint64_t)c->line_bytes;
     if (c->set_hash == UA_SET_XOR)
         ln ^= (ln >> 7) ^ (ln >> 17);
-    uint64_t idx = c->set_mask ? ln & c->set_mask : ln % (uint64_t)c->sets;
+    return set_index(c, ln);
+}
+
+static inline int set_live(const ua_cache *c, uint64_t idx)
+{
+    return (c->ready_set[idx >> 3] >> (idx & 7)) & 1u;
+}
+
+/* The set of line la, cleared on first touch. */
+static inline cset set_of(ua_cache *c, uint64_t la)
+{
+    uint64_t idx = set_idx_of(c, la);
     cset st = set_at(c, idx);
-    uint8_t bit = (uint8_t)(1u << (idx & 7));
-    if (!(c->ready_set[idx >> 3] & bit)) {
-        /* first touch: ways in index order (all empty) */
-        for (long w = 0; w < c->assoc; w++)
-            st.ord[w] = (uint16_t)w;
-        c->ready_set[idx >> 3] |= bit;
+    if (!set_live(c, idx)) {
+        /* first touch: all ways empty, in index order */
+        size_t a = (size_t)c->assoc, mw = c->mask8 ? 1 : 4;
+        for (size_t w = 0; w < a; w++) {
+            st.tag[w] = UA_EMPTY_TAG;
+            if (c->ord8)
+                ((uint8_t *)st.ord)[w] = (uint8_t)w;
+            else
+                ((uint16_t *)st.ord)[w] = (uint16_t)w;
+        }
+        memset(st.valid, 0, a * mw);
+        memset(st.dirty, 0, a * mw);
+        if (st.ready)
+            memset(st.ready, 0, a * sizeof *st.ready);
+        c->ready_set[idx >> 3] |= (uint8_t)(1u << (idx & 7));
     }
     return st;
 }
@@ -144,22 +238,39 @@ static uint64_t line_of(const ua_cache *c, uint64_t addr)
 static long find(const ua_cache *c, const cset *s, uint64_t la)
 {
     for (long w = 0; w < c->assoc; w++)
-        if (s->tag[w] == la && s->valid[w])
+        if (s->tag[w] == la && get_m(c, s->valid, w))
             return w;
     return -1;
 }
 
 /* Make way w of s the most recently used. */
-static void touch(cset *s, uint16_t w)
+static void touch(const ua_cache *c, cset *s, long w)
 {
-    uint16_t *o = s->ord;
-    if (o[0] == w)
-        return;
-    long i = 1;
-    while (o[i] != w)
-        i++;
-    memmove(&o[1], &o[0], (size_t)i * sizeof *o);
-    o[0] = w;
+    if (c->ord8) {
+        uint8_t *o = s->ord;
+        if (o[0] == w)
+            return;
+        long i = 1;
+        while (o[i] != w)
+            i++;
+        memmove(&o[1], &o[0], (size_t)i);
+        o[0] = (uint8_t)w;
+    } else {
+        uint16_t *o = s->ord;
+        if (o[0] == w)
+            return;
+        long i = 1;
+        while (o[i] != w)
+            i++;
+        memmove(&o[1], &o[0], (size_t)i * sizeof *o);
+        o[0] = (uint16_t)w;
+    }
+}
+
+static inline long lru_way(const ua_cache *c, const cset *s)
+{
+    return c->ord8 ? ((const uint8_t *)s->ord)[c->assoc - 1]
+                   : ((const uint16_t *)s->ord)[c->assoc - 1];
 }
 
 void ua_cache_access(ua_cache *c, uint64_t addr, uint32_t sectors,
@@ -181,21 +292,31 @@ void ua_cache_access(ua_cache *c, uint64_t addr, uint32_t sectors,
         return;
     }
     cset s = set_of(c, la);
-    /* one pass: the way holding la, and the first empty way */
+    /* one pass over the tags: the way holding la, and the first empty way
+     * (an empty way holds UA_EMPTY_TAG; the masks are read only where a
+     * tag could be an empty way's) */
     long l = -1, empty = -1;
+    const uint64_t *tg = s.tag;
     for (long w = 0; w < c->assoc; w++) {
-        if (!s.valid[w]) {
+        uint64_t t = tg[w];
+        if (t == la) {
+            if (la != UA_EMPTY_TAG || get_m(c, s.valid, w)) {
+                l = w;
+                break;
+            }
             if (empty < 0)
                 empty = w;
-        } else if (s.tag[w] == la) {
-            l = w;
-            break;
+        } else if (t == UA_EMPTY_TAG && empty < 0 &&
+                   !get_m(c, s.valid, w)) {
+            empty = w;
         }
     }
+    uint32_t v = 0;
     if (l >= 0) {
+        v = get_m(c, s.valid, l);
         res->tag_hit = 1;
-        res->miss = sectors & ~s.valid[l];
-        if (sectors & s.valid[l])
+        res->miss = sectors & ~v;
+        if ((sectors & v) && s.ready)
             res->ready = s.ready[l];
     }
     unsigned nmiss = (unsigned)ua_popcount32(res->miss);
@@ -208,39 +329,48 @@ void ua_cache_access(ua_cache *c, uint64_t addr, uint32_t sectors,
 
     if (l < 0 && (!is_write || c->write_alloc)) {
         /* the first empty way, else the least recently used one */
-        l = empty >= 0 ? empty : s.ord[c->assoc - 1];
-        if (s.valid[l]) {
+        l = empty >= 0 ? empty : lru_way(c, &s);
+        v = get_m(c, s.valid, l);
+        if (v) {
+            uint32_t dl = get_m(c, s.dirty, l);
             res->evicted = 1;
             res->evict_addr = s.tag[l];
-            res->evict_dirty = s.dirty[l];
+            res->evict_dirty = dl;
             c->st.evictions++;
-            if (s.dirty[l])
+            if (dl)
                 c->st.writebacks++;
         }
         s.tag[l] = la;
-        s.valid[l] = 0;
-        s.dirty[l] = 0;
-        s.ready[l] = 0;
+        v = 0;
+        put_m(c, s.dirty, l, 0);
+        if (s.ready)
+            s.ready[l] = 0;
     }
     if (l < 0)
         return; /* write miss, no-write-allocate: all go on (res->fwd) */
-    s.valid[l] |= sectors;
+    v |= sectors;
+    put_m(c, s.valid, l, v);
+    if (!v)
+        s.tag[l] = UA_EMPTY_TAG; /* nothing present: the way stays empty */
     if (is_write && c->write_back) {
-        s.dirty[l] |= sectors;
+        put_m(c, s.dirty, l, get_m(c, s.dirty, l) | sectors);
         res->fwd = 0; /* written back on eviction */
     }
-    touch(&s, (uint16_t)l);
+    touch(c, &s, l);
 }
 
 void ua_cache_set_ready(ua_cache *c, uint64_t addr, uint32_t sectors,
                         uint64_t t)
 {
-    if (c->sets == 0 || !sectors)
+    if (c->sets == 0 || !sectors || !c->ready)
         return;
     uint64_t la = line_of(c, addr);
-    cset s = set_of(c, la);
+    uint64_t idx = set_idx_of(c, la);
+    if (!set_live(c, idx))
+        return; /* never touched: nothing present */
+    cset s = set_at(c, idx);
     long l = find(c, &s, la);
-    if (l >= 0 && (s.valid[l] & sectors) && t > s.ready[l])
+    if (l >= 0 && (get_m(c, s.valid, l) & sectors) && t > s.ready[l])
         s.ready[l] = t;
 }
 
@@ -252,12 +382,15 @@ int ua_cache_probe(const ua_cache *c, uint64_t addr, uint32_t sectors,
     if (c->sets == 0)
         return 0;
     uint64_t la = line_of(c, addr);
-    cset s = set_of(c, la);
+    uint64_t idx = set_idx_of(c, la);
+    if (!set_live(c, idx))
+        return 0;
+    cset s = set_at(c, idx);
     long l = find(c, &s, la);
     sectors &= c->full;
-    if (l < 0 || (s.valid[l] & sectors) != sectors)
+    if (l < 0 || (get_m(c, s.valid, l) & sectors) != sectors)
         return 0;
-    if (ready)
+    if (ready && s.ready)
         *ready = s.ready[l];
     return 1;
 }

@@ -6,6 +6,7 @@
  * stride/size sweep), applied to the model as a check that the geometry
  * it was given is the geometry it shows.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
@@ -282,8 +283,208 @@ static void test_const(void)
     dm_cc_free(cc);
 }
 
+/* ---- reference: the cache as its contract states it, slowly ------------- */
+
+/* Stamped LRU over a plain array, the set index by a 64-bit `%`: the fast
+ * layout (flat tags, masks, multiply-shift set index, lazy clearing) must
+ * take every decision this one takes. */
+typedef struct ref_line {
+    uint64_t tag, ready, stamp;
+    uint32_t valid, dirty;
+} ref_line;
+
+typedef struct ref_cache {
+    long sets, assoc, line;
+    uint32_t full;
+    int wb, wa, hash;
+    uint64_t clock;
+    ref_line *l;
+} ref_cache;
+
+static uint64_t rng_next(uint64_t *s)
+{
+    *s ^= *s << 13;
+    *s ^= *s >> 7;
+    *s ^= *s << 17;
+    return *s;
+}
+
+static void ref_access(ref_cache *c, uint64_t addr, uint32_t sectors,
+                       int wr, ua_cache_res *r)
+{
+    uint64_t la = addr - addr % (uint64_t)c->line;
+    sectors &= c->full;
+    memset(r, 0, sizeof *r);
+    r->miss = sectors;
+    r->fwd = wr ? sectors : 0;
+    if (c->sets == 0)
+        return;
+    uint64_t n = la / (uint64_t)c->line;
+    if (c->hash == UA_SET_XOR)
+        n ^= (n >> 7) ^ (n >> 17);
+    ref_line *s = c->l + (size_t)(n % (uint64_t)c->sets) * (size_t)c->assoc;
+    long l = -1, empty = -1, old = 0;
+    for (long w = 0; w < c->assoc; w++) {
+        if (!s[w].valid) {
+            if (empty < 0)
+                empty = w;
+        } else if (s[w].tag == la) {
+            l = w;
+            break;
+        }
+        if (s[w].stamp < s[old].stamp)
+            old = w;
+    }
+    if (l >= 0) {
+        r->tag_hit = 1;
+        r->miss = sectors & ~s[l].valid;
+        if (sectors & s[l].valid)
+            r->ready = s[l].ready;
+    }
+    if (l < 0 && (!wr || c->wa)) {
+        if (empty < 0) /* full: least recent stamp over all ways */
+            for (long w = 0; w < c->assoc; w++)
+                if (s[w].stamp < s[old].stamp)
+                    old = w;
+        l = empty >= 0 ? empty : old;
+        if (s[l].valid) {
+            r->evicted = 1;
+            r->evict_addr = s[l].tag;
+            r->evict_dirty = s[l].dirty;
+        }
+        s[l].tag = la;
+        s[l].valid = s[l].dirty = 0;
+        s[l].ready = 0;
+    }
+    if (l < 0)
+        return;
+    s[l].valid |= sectors;
+    if (wr && c->wb) {
+        s[l].dirty |= sectors;
+        r->fwd = 0;
+    }
+    s[l].stamp = ++c->clock;
+}
+
+static void test_reference(void)
+{
+    /* size, assoc, line, sector, hash, address span (0: all 64 bits) */
+    static const long geo[][6] = {
+        {4096, 4, 128, 32, UA_SET_MOD, 1 << 16},
+        {50331648, 16, 128, 32, UA_SET_XOR, 1 << 26}, /* 24576 sets      */
+        {3 * 7 * 128 * 5, 5, 128, 32, UA_SET_MOD, 1 << 16},
+        {3 * 7 * 128 * 5, 5, 128, 32, UA_SET_XOR, 0},
+        {1000 * 64 * 3, 3, 64, 4, UA_SET_MOD, 1 << 20}, /* 16 sectors    */
+        {999 * 128 * 2, 2, 128, 4, UA_SET_XOR, 0},      /* 32 sectors    */
+        {300 * 32 * 7, 300, 32, 32, UA_SET_MOD, 1 << 18}, /* wide order  */
+        {96 * 11, 1, 96, 32, UA_SET_MOD, 1 << 14},      /* line not 2^k  */
+        {0, 4, 128, 32, UA_SET_MOD, 1 << 12},           /* no cache      */
+    };
+    for (size_t gi = 0; gi < sizeof geo / sizeof geo[0]; gi++) {
+        for (int wb = 0; wb < 2; wb++) {
+            ua_cache_geom g = {geo[gi][0],      geo[gi][1],      geo[gi][2],
+                               geo[gi][3],      wb,              !wb,
+                               (int)geo[gi][4]};
+            ua_cache *c = ua_cache_create(&g);
+            CHECK(c != NULL);
+            if (!c)
+                continue;
+            ref_cache rc = {0};
+            rc.sets = g.size / (g.line_bytes * g.assoc);
+            rc.assoc = g.assoc;
+            rc.line = g.line_bytes;
+            long ns = g.line_bytes / g.sector_bytes;
+            rc.full = ns >= 32 ? 0xffffffffu : (1u << ns) - 1u;
+            rc.wb = wb;
+            rc.wa = !wb;
+            rc.hash = (int)geo[gi][4];
+            rc.l = calloc((size_t)(rc.sets * rc.assoc) + 1, sizeof *rc.l);
+            CHECK_EQ_INT(ua_cache_sets(c), rc.sets);
+            uint64_t seed = 0x9e3779b97f4a7c15ull + (uint64_t)gi * 7919u +
+                            (wb ? 1u : 0u);
+            uint64_t span = (uint64_t)geo[gi][5];
+            long bad = 0;
+            for (int i = 0; i < 200000 && rc.l; i++) {
+                uint64_t x = rng_next(&seed);
+                uint64_t addr = span ? x % span : x;
+                if (span && (x >> 60) == 0)
+                    addr |= 0xfff0000000000000ull; /* high bits too */
+                uint32_t sec = (uint32_t)(rng_next(&seed) & 0xffffffffu);
+                if ((x >> 40) % 5 == 0)
+                    sec = 0; /* an access of no sector */
+                int wr = (x >> 32) % 3 == 0;
+                ua_cache_res a, b;
+                ua_cache_access(c, addr, sec, wr, &a);
+                ref_access(&rc, addr, sec, wr, &b);
+                if (a.miss != b.miss || a.fwd != b.fwd ||
+                    a.tag_hit != b.tag_hit || a.ready != b.ready ||
+                    a.evicted != b.evicted || a.evict_addr != b.evict_addr ||
+                    a.evict_dirty != b.evict_dirty)
+                    bad++;
+                if ((x >> 20) % 7 == 0) {
+                    uint64_t t = (uint64_t)i + 1;
+                    ua_cache_set_ready(c, addr, sec, t);
+                    /* the reference: same rule */
+                    uint64_t la = addr - addr % (uint64_t)rc.line;
+                    uint64_t n = la / (uint64_t)rc.line;
+                    if (rc.hash == UA_SET_XOR)
+                        n ^= (n >> 7) ^ (n >> 17);
+                    if (rc.sets && (sec & rc.full)) {
+                        ref_line *s = rc.l + (size_t)(n % (uint64_t)rc.sets) *
+                                                 (size_t)rc.assoc;
+                        for (long w = 0; w < rc.assoc; w++)
+                            if (s[w].tag == la && s[w].valid) {
+                                if ((s[w].valid & sec) && t > s[w].ready)
+                                    s[w].ready = t;
+                                break;
+                            }
+                    }
+                }
+                uint64_t pr = 0;
+                int hit = ua_cache_probe(c, addr ^ 0x40, sec, &pr);
+                (void)hit;
+            }
+            CHECK_EQ_INT(bad, 0);
+            free(rc.l);
+            ua_cache_free(c);
+        }
+    }
+}
+
+/* An untimed cache decides the same and reports no fill times. */
+static void test_untimed(void)
+{
+    ua_cache_geom g = {3 * 7 * 128 * 5, 5, 128, 32, 1, 1, UA_SET_XOR};
+    ua_cache *a = ua_cache_create(&g), *b = ua_cache_create(&g);
+    CHECK(a && b);
+    if (!a || !b)
+        return;
+    ua_cache_untimed(b);
+    uint64_t seed = 12345;
+    long bad = 0;
+    for (int i = 0; i < 50000; i++) {
+        uint64_t x = rng_next(&seed);
+        uint64_t addr = x % (1u << 18);
+        uint32_t sec = (uint32_t)(x >> 40) & 0xf;
+        int wr = (x >> 32) % 4 == 0;
+        ua_cache_res ra, rb;
+        ua_cache_access(a, addr, sec, wr, &ra);
+        ua_cache_access(b, addr, sec, wr, &rb);
+        ua_cache_set_ready(a, addr, sec, (uint64_t)i + 1);
+        ua_cache_set_ready(b, addr, sec, (uint64_t)i + 1);
+        if (ra.miss != rb.miss || ra.evicted != rb.evicted ||
+            ra.evict_addr != rb.evict_addr || rb.ready != 0)
+            bad++;
+    }
+    CHECK_EQ_INT(bad, 0);
+    ua_cache_free(a);
+    ua_cache_free(b);
+}
+
 int main(void)
 {
+    test_reference();
+    test_untimed();
     test_hit_miss();
     test_lru_assoc();
     test_write_policies();
