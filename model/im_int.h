@@ -154,8 +154,11 @@ typedef struct im_cta_acc {
 void im_cta_reset(im_cta_acc *a);
 void im_cta_free(im_cta_acc *a);
 
-/* One warp's instruction source. */
-typedef int (*im_next_fn)(void *ctx, wc_inst *in, wc_diag *d);
+/* One warp's instruction source: 1 and *in pointing at the next
+ * instruction (valid until the next call), 0 at the end, < 0 on error.
+ * A pointer, not a copy: a record is about 400 bytes, most of them lane
+ * addresses that only memory instructions read. */
+typedef int (*im_next_fn)(void *ctx, const wc_inst **in, wc_diag *d);
 
 typedef struct im_walker {
     const im_par *p;
@@ -187,7 +190,7 @@ typedef struct im_walker {
     double own[IM_NRES], lead[IM_NRES], last[IM_NRES];
     uint16_t used[IM_NRES];
     unsigned nused;
-    wc_inst in;
+    wc_inst in;         /* decoding buffer of a trace source              */
 } im_walker;
 
 /* Walk one warp on sub-core `sub`; adds to acc.  *insts, *cycles get the

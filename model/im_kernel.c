@@ -556,6 +556,7 @@ static void run_finish(im_run *x, int whole)
 typedef struct trace_ctx {
     wc_cta *c;
     unsigned w;
+    wc_inst *buf;       /* decoded here (the walker's buffer)             */
 } trace_ctx;
 
 static unsigned trace_wid(void *ctx, unsigned w)
@@ -566,10 +567,11 @@ static void trace_set(void *ctx, unsigned w)
 {
     ((trace_ctx *)ctx)->w = w;
 }
-static int trace_next(void *ctx, wc_inst *in, wc_diag *d)
+static int trace_next(void *ctx, const wc_inst **in, wc_diag *d)
 {
     trace_ctx *tc = ctx;
-    return wc_cta_next(tc->c, tc->w, in, d);
+    *in = tc->buf;
+    return wc_cta_next(tc->c, tc->w, tc->buf, d);
 }
 
 int im_run_kernel(wc_trace *t, size_t k, const wc_gpu *g, const im_options *o,
@@ -603,7 +605,7 @@ int im_run_kernel(wc_trace *t, size_t k, const wc_gpu *g, const im_options *o,
             goto done;
         if (!c)
             break;
-        trace_ctx tc = {c, 0};
+        trace_ctx tc = {c, 0, &x.w->in};
         im_cta_src src = {wc_cta_nwarps(c), trace_wid, trace_next, &tc,
                           trace_set};
         rc = run_cta(&x, &src, i, d);
@@ -646,13 +648,13 @@ static void arr_set(void *ctx, unsigned w)
     a->cur = a->first + w;
     a->pos = 0;
 }
-static int arr_next(void *ctx, wc_inst *in, wc_diag *d)
+static int arr_next(void *ctx, const wc_inst **in, wc_diag *d)
 {
     (void)d;
     arr_ctx *a = ctx;
     if (a->pos >= a->n[a->cur])
         return 0;
-    *in = a->warps[a->cur][a->pos++];
+    *in = &a->warps[a->cur][a->pos++];
     return 1;
 }
 

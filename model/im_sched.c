@@ -34,7 +34,9 @@ int im_sched_init(im_sched *s, long nsm, int slots)
     for (long i = 0; i < nsm; i++) {
         s->sm[i].slow = 1;
         s->sm[i].next = INFINITY;
-        s->sm[i].c = calloc((size_t)slots, sizeof *s->sm[i].c);
+        /* every field of a resident CTA is written when it arrives
+         * (im_sched_add): no clearing, so a launch pays for what it uses */
+        s->sm[i].c = malloc((size_t)slots * sizeof *s->sm[i].c);
         s->sm[i].slot_used = calloc((size_t)slots, 1);
         if (!s->sm[i].c || !s->sm[i].slot_used)
             return -1;

@@ -82,9 +82,9 @@ static int phase_at(im_cta_acc *a, size_t p)
 }
 
 /* 0 not memory, 1 global-like, 2 shared, 3 constant (uarch class) */
-static int mem_kind(const wc_inst *in, const im_par *p, ua_mem_class *cl)
+static int mem_kind(const wc_inst *in, const wc_opinfo *oi,
+                    const im_par *p, ua_mem_class *cl)
 {
-    const wc_opinfo *oi = wc_inst_info(in);
     if (!(oi->flags & (WC_OPF_LOAD | WC_OPF_STORE | WC_OPF_ATOMIC)))
         return 0;
     ua_mem_classify(&p->rows, in, cl);
@@ -104,7 +104,10 @@ static void rf_reads(im_walker *w, const wc_inst *in,
     const im_par *p = w->p;
     wc_reg seen[WC_MAX_SRC * 4];
     unsigned ns = 0, slot = 0;
-    memset(cnt, 0, UA_MAX_BANKS * sizeof *cnt);
+    /* banks a power of two: a mask, as ua_bank's remainder */
+    unsigned bmask = p->banks > 0 && !(p->banks & (p->banks - 1))
+                         ? (unsigned)p->banks - 1
+                         : 0;
     for (unsigned s = 0; s < in->nsrc && s < WC_MAX_SRC; s++) {
         wc_reg r = in->src[s];
         if (!WC_REG_IS_R(r))
@@ -115,7 +118,7 @@ static void rf_reads(im_walker *w, const wc_inst *in,
         unsigned nr = in->src_nregs[s] ? in->src_nregs[s] : 1;
         for (unsigned j = 0; j < nr; j++) {
             wc_reg rr = (wc_reg)(r + j);
-            unsigned b = ua_bank(&p->core, rr);
+            unsigned b = bmask ? rr & bmask : ua_bank(&p->core, rr);
             int hit = 0;
             if (p->rfc && sl < UA_RFC_SLOTS && in->ctrl.valid) {
                 hit = w->rfc[b][sl] == rr;
@@ -216,16 +219,16 @@ int im_warp_run(im_walker *w, int sub, im_next_fn next, void *ctx,
     for (int b = 0; b < UA_MAX_BANKS; b++)
         for (int s = 0; s < UA_RFC_SLOTS; s++)
             w->rfc[b][s] = WC_REG_NONE;
-    wc_inst *in = &w->in;
+    const wc_inst *in = NULL;
     uint64_t cur_line = UINT64_MAX;
     double last_l2 = -1, last_dram = -1; /* data time of the last access */
     int rc;
-    while ((rc = next(ctx, in, d)) == 1) {
+    while ((rc = next(ctx, &in, d)) == 1) {
         const wc_opinfo *oi = wc_inst_info(in);
         int lc = wc_inst_latclass(in);
         int ctrl = w->use_ctrl && in->ctrl.valid;
         ua_mem_class mcl;
-        int mk = mem_kind(in, p, &mcl);
+        int mk = mem_kind(in, oi, p, &mcl);
         unsigned c_lines = 0, c_sectors = 0, c_wf = 0;
         n++;
         /* fixed latency, or variable latency outside the memory unit

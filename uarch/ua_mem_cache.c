@@ -52,6 +52,7 @@ struct ua_cache {
     uint64_t *ready;      /* [set * assoc + way]; NULL: untimed */
     /* bit per set: cleared and set up (done on first touch) */
     uint8_t *ready_set;
+    long live;            /* sets touched so far */
     ua_cache_stats st;
 };
 
@@ -147,11 +148,8 @@ ua_cache *ua_cache_create(const ua_cache_geom *g)
 
 void ua_cache_untimed(ua_cache *c)
 {
-    if (!c || !c->ready)
-        return;
-    for (long i = 0; i < c->sets; i++)
-        if (c->ready_set[i >> 3] & (1u << (i & 7)))
-            return; /* already in use: keep the fill times */
+    if (!c || !c->ready || c->live)
+        return; /* already in use: keep the fill times */
     free(c->ready);
     c->ready = NULL;
 }
@@ -222,6 +220,7 @@ static inline cset set_of(ua_cache *c, uint64_t la)
         if (st.ready)
             memset(st.ready, 0, a * sizeof *st.ready);
         c->ready_set[idx >> 3] |= (uint8_t)(1u << (idx & 7));
+        c->live++;
     }
     return st;
 }
