@@ -197,7 +197,8 @@ static inline uint64_t set_idx_of(const ua_cache *c, uint64_t la)
 
 static inline int set_live(const ua_cache *c, uint64_t idx)
 {
-    return (c->ready_set[idx >> 3] >> (idx & 7)) & 1u;
+    unsigned byte = c->ready_set[idx >> 3];
+    return (int)((byte >> (unsigned)(idx & 7)) & 1u);
 }
 
 /* The set of line la, cleared on first touch. */
