@@ -95,7 +95,8 @@ typedef struct kbind {
     wc_trace *t;
     size_t k;
     const wc_gpu *g;
-    wc_gpu slice;
+    wc_gpu slice;        /* a region's slice: the detailed model's config     */
+    wc_gpu islice;       /* the same slice for the interval model (set_sms)   */
     long sms;            /* SMs of a region                                   */
     uint64_t ctas;       /* CTAs of the kernel                                */
     uint64_t rctas;      /* CTAs per region (the last one takes the rest)     */
@@ -178,6 +179,17 @@ static void set_sms(kbind *b, long sms, long w)
     slice_config(g, sms, &b->slice);
     if (b->slice.max_ctas_per_sm > b->occ)
         b->slice.max_ctas_per_sm = b->occ;
+    /* The interval model scales the L2/DRAM bandwidth to its `sms` itself
+     * (im_par_init) and keeps the M/D/1 service time of one memory channel
+     * of the full GPU: a slice has fewer channels, not slower ones.  Given
+     * the slice config (bandwidth already scaled, num_sms = sms) it would
+     * take the scaled bandwidth as the GPU's and stretch the service time
+     * by num_sms / sms (3.6 -> 409.7 cycles on h100-pcie, 1-SM regions).
+     * So it gets the slice with the full GPU's SM count and bandwidths. */
+    b->islice = b->slice;
+    b->islice.num_sms = g->num_sms;
+    b->islice.l2_bw = g->l2_bw;
+    b->islice.dram_bw = g->dram_bw;
 }
 
 /*
@@ -315,7 +327,7 @@ static int model_run(kbind *b, int m, int whole, uint64_t first,
                      uint64_t count, smp_eval *out, ua_counts *cnt,
                      wc_diag *d)
 {
-    const wc_gpu *g = whole ? b->g : &b->slice;
+    const wc_gpu *g = whole ? b->g : m == SMP_DETAILED ? &b->slice : &b->islice;
     long sms = whole ? 0 : b->sms;
     int rc;
     if (m == SMP_DETAILED) {
