@@ -38,6 +38,19 @@
 #define SMP_COMPOSE_GAP 0.25
 /* check_overlap: sectors read by this many regions on average. */
 #define SMP_SHARE_READS 2.0
+/* Slice validity (bandwidth share): a region on its slice must see the
+ * DRAM and L2 utilisation of the full GPU within this (absolute)... */
+#define SMP_UTIL_GAP 0.10
+/* ... when either is above this utilisation. */
+#define SMP_UTIL_BUSY 0.5
+/* ... and compose to the full GPU's cycles per instruction within this
+ * fraction (the all-SM window of check_slice; smaller than
+ * SMP_COMPOSE_GAP, which compares with the whole kernel, tail included). */
+#define SMP_WINDOW_GAP 0.10
+/* check_slice runs before the whole-kernel pass only when its all-SM
+ * window is at most this share of the kernel's CTAs (else it costs about
+ * as much as the pass it would save, and check_sharing decides after it). */
+#define SMP_WINDOW_SHARE 0.5
 
 /* ------------------------------------------------------------------------ */
 /* Options                                                                   */
@@ -111,7 +124,13 @@ typedef struct kbind {
     double dram_whole;   /* DRAM sectors per warp inst, whole-kernel interval */
     double dram_slice;   /* same, one region on its slice                     */
     double last_dram;    /* same, the last interval run                       */
+    double last_util[2]; /* DRAM, L2 utilisation of the last interval run     */
     double compose_gap;  /* interval: whole composed from one region / whole - 1 */
+    int sliced;          /* 1: check_slice judged the slice already           */
+    int slice_bad;       /* why slicing is not valid (SMP_SLICE_* bits)       */
+    double util_slice[2], util_full[2]; /* DRAM, L2 utilisation (interval) */
+    smp_eval mid;        /* the middle region on its slice (check_slice)      */
+    double mid_dram;     /* its DRAM sectors per warp instruction             */
     const smp_options *o;
     /* per-kernel counts: of a whole-kernel run (whole_model: the model that
      * made them, -1 none), and the sum over interval region runs */
@@ -285,39 +304,161 @@ static int model_run(kbind *b, int m, int whole, uint64_t first,
  * wave of warm-up CTAs; a kernel with too few waves for that runs fully in
  * detail (the engine's small-kernel rule).
  */
-static int check_sharing(kbind *b, double whole, double fixed,
-                         double insts, wc_diag *d)
+/* The verdict on slicing from the middle region on its slice (b->mid,
+ * b->mid_dram, b->util_slice) against the full GPU: DRAM sectors per
+ * instruction `dram`, utilisation `util`, and cycles per instruction
+ * (launch cost excluded) `cpi`, with `gap` the composition allowance. */
+static int slice_verdict(kbind *b, double dram, const double util[2],
+                         double cpi, double gap)
 {
     const wc_gpu *g = b->g;
-    b->shared = 0;
+    int bad = 0;
+    b->dram_slice = b->mid_dram;
+    if (b->mid_dram > SMP_SHARE_RATIO * dram &&
+        b->mid_dram - dram > SMP_SHARE_MIN)
+        bad |= SMP_SLICE_REUSE;
+    b->util_full[0] = util[0];
+    b->util_full[1] = util[1];
+    /* Below half utilisation on both, the queueing wait is under half a
+     * service time either way (M/D/1: rho / (2 (1 - rho))). */
+    for (int i = 0; i < 2; i++)
+        if (fabs(b->util_slice[i] - util[i]) > SMP_UTIL_GAP &&
+            fmax(b->util_slice[i], util[i]) > SMP_UTIL_BUSY)
+            bad |= SMP_SLICE_BW;
+    double mine = b->mid.warp_insts
+                      ? (double)b->sms / (double)g->num_sms *
+                            (b->mid.cycles - b->mid.fixed) /
+                            (double)b->mid.warp_insts
+                      : cpi;
+    b->compose_gap = cpi > 0 ? mine / cpi - 1 : 0;
+    if (fabs(b->compose_gap) > gap)
+        bad |= SMP_SLICE_COMPOSE;
+    b->slice_bad |= bad;
+    return bad;
+}
+
+/* The middle region on its slice in the interval model (b->mid ...). */
+static int run_mid(kbind *b, wc_diag *d)
+{
+    uint64_t first, count;
+    region_window(b, b->nregions / 2, &first, &count);
+    memset(&b->mid, 0, sizeof b->mid);
+    int rc = model_run(b, SMP_INTERVAL, 0, first, count, &b->mid, NULL, d);
+    if (rc)
+        return rc;
+    b->mid_dram = b->last_dram;
+    b->util_slice[0] = b->last_util[0];
+    b->util_slice[1] = b->last_util[1];
+    return 0;
+}
+
+static int may_slice(const kbind *b)
+{
+    return b->sms < b->g->num_sms && b->nregions >= 4 &&
+           b->o->region_sms <= 0 && b->g->smp_region_sms <= 0;
+}
+
+static void go_all_sms(kbind *b)
+{
+    b->shared = 1;
+    set_sms(b, b->g->num_sms, -1);
+}
+
+/*
+ * Slice validity, decided before the whole-kernel pass (one- and two-phase
+ * sampling).  A region runs on s SMs with s/num_sms of the L2 and DRAM
+ * bandwidth; that stands for the full GPU only when the slice sees the
+ * same memory system: the same DRAM and L2 utilisation (bandwidth share:
+ * a bandwidth-bound region on a slice whose full kernel is not, or the
+ * other way round, gives a ratio of the two models that does not carry
+ * over), the same DRAM traffic per instruction (cross-CTA reuse, see
+ * check_sharing) and the same cycles per instruction composed (s/num_sms
+ * of the slice's).  The full GPU is the interval model on an all-SM window
+ * of the same waves centred on the middle region.  When the window would
+ * be more than SMP_WINDOW_SHARE of the kernel, this is left to
+ * check_sharing after the whole pass (one-phase) or done anyway (two-phase,
+ * where there is no whole pass: the window is then a small share).
+ * Invalid: regions span all SMs; a kernel with fewer than four of those
+ * runs fully in detail, and the engine skips the interval pass for it.
+ */
+static int check_slice(kbind *b, int two_phase, wc_diag *d)
+{
+    const wc_gpu *g = b->g;
+    if (!may_slice(b))
+        return 0;
+    uint64_t wctas = (uint64_t)(g->num_sms * b->occ * b->waves);
+    if (wctas > b->ctas)
+        wctas = b->ctas;
+    if (!two_phase && (double)wctas > SMP_WINDOW_SHARE * (double)b->ctas)
+        return 0;
+    int rc = run_mid(b, d);
+    if (rc)
+        return rc;
+    uint64_t first, count;
+    region_window(b, b->nregions / 2, &first, &count);
+    uint64_t mid = first + count / 2;
+    uint64_t wf = mid > wctas / 2 ? mid - wctas / 2 : 0;
+    if (wf + wctas > b->ctas)
+        wf = b->ctas - wctas;
+    im_options o;
+    im_options_default(&o);
+    o.cta_first = wf;
+    o.cta_count = wctas;
+    im_result r;
+    memset(&r, 0, sizeof r);
+    rc = im_run_kernel(b->t, b->k, g, &o, &r, d);
+    if (rc == 0) {
+        double util[2] = {r.dram_util, r.l2_util};
+        double dram = r.warp_insts ? (double)r.dram_sectors /
+                                         (double)r.warp_insts
+                                   : 0;
+        double cpi = r.warp_insts ? (double)r.sim_cycles /
+                                        (double)r.warp_insts
+                                  : 0;
+        b->sliced = 1;
+        if (slice_verdict(b, dram, util, cpi, SMP_WINDOW_GAP))
+            go_all_sms(b);
+    }
+    im_result_free(&r);
+    return rc;
+}
+
+/*
+ * Cross-CTA data reuse.  A slice of s SMs gets s/num_sms of the L2, and a
+ * region run alone starts with it cold; when CTAs across the kernel read
+ * the same data (a table, a gather footprint that fits the full L2), the
+ * full run fetches it from DRAM once and then hits in L2, while every
+ * region on its slice fetches it again: the region runs in a DRAM-bound
+ * regime the full run never sees, and the two models' ratio there does not
+ * carry over.  Detected by the interval model on the middle region on its
+ * slice: its DRAM sectors per warp instruction against the whole kernel's,
+ * its DRAM and L2 utilisation against the whole kernel's, and its cycles
+ * composed to the kernel (s / num_sms of them per instruction) against the
+ * whole-kernel run.  After the whole pass, for kernels check_slice left
+ * to it.
+ * Then regions span all SMs (whole waves, the full L2) and start after one
+ * wave of warm-up CTAs; a kernel with too few waves for that runs fully in
+ * detail (the engine's small-kernel rule).
+ */
+static int check_sharing(kbind *b, double whole, double fixed,
+                         double insts, const double util[2], wc_diag *d)
+{
+    const wc_gpu *g = b->g;
     uint64_t small = b->o->small_kernel_insts
                          ? b->o->small_kernel_insts
                          : (uint64_t)g->smp_small_kernel_insts;
-    if (b->sms >= g->num_sms || b->nregions < 4 || b->o->region_sms > 0 ||
-        g->smp_region_sms > 0 || insts < (double)small)
+    if (!may_slice(b) || insts < (double)small)
         return 0; /* regions given, or the kernel runs fully in detail */
-    uint64_t first, count;
-    region_window(b, b->nregions / 2, &first, &count);
-    smp_eval ev;
-    memset(&ev, 0, sizeof ev);
-    int rc = model_run(b, SMP_INTERVAL, 0, first, count, &ev, NULL, d);
-    if (rc)
-        return rc;
-    b->dram_slice = b->last_dram;
-    /* The whole kernel composed from this region: s / num_sms of its
-     * cycles per instruction times the kernel's instructions. */
-    double comp = ev.warp_insts ? fixed + (double)b->sms /
-                                              (double)g->num_sms *
-                                              ev.cycles * insts /
-                                              (double)ev.warp_insts
-                                : whole;
-    b->compose_gap = whole > 0 ? comp / whole - 1 : 0;
-    if ((b->dram_slice > SMP_SHARE_RATIO * b->dram_whole &&
-         b->dram_slice - b->dram_whole > SMP_SHARE_MIN) ||
-        fabs(b->compose_gap) > SMP_COMPOSE_GAP) {
-        b->shared = 1;
-        set_sms(b, g->num_sms, -1);
+    if (!b->sliced) {
+        int rc = run_mid(b, d);
+        if (rc)
+            return rc;
     }
+    /* Against the whole run: the composition gap includes the kernel's
+     * tail, hence the larger allowance. */
+    double cpi = insts > 0 ? (whole - fixed) / insts : 0;
+    if (slice_verdict(b, b->dram_whole, util, cpi, SMP_COMPOSE_GAP))
+        go_all_sms(b);
     return 0;
 }
 
@@ -369,6 +510,8 @@ static int model_run(kbind *b, int m, int whole, uint64_t first,
         b->last_dram = r.warp_insts ? (double)r.dram_sectors /
                                           (double)r.warp_insts
                                     : 0;
+        b->last_util[0] = r.dram_util;
+        b->last_util[1] = r.l2_util;
         if (cnt)
             *cnt = r.counts;
         if (whole && b->whole_model != SMP_DETAILED) {
@@ -377,9 +520,10 @@ static int model_run(kbind *b, int m, int whole, uint64_t first,
         }
         if (whole) {
             b->dram_whole = b->last_dram;
+            double util[2] = {r.dram_util, r.l2_util};
             rc = check_sharing(b, (double)r.cycles,
                                (double)(r.cycles - r.sim_cycles),
-                               (double)r.warp_insts, d);
+                               (double)r.warp_insts, util, d);
             if (rc == 0)
                 rc = take_proxies(b, &r, d);
         }
@@ -571,8 +715,8 @@ static int check_overlap(kbind *b, wc_diag *d)
         (void)wc_gpu_get_num(b->g, "l2_size", &l2);
         b->dram_whole = 1 / reads; /* reported: sector reads per region */
         if (reads >= SMP_SHARE_READS && (l2 <= 0 || foot <= l2)) {
-            b->shared = 1;
-            set_sms(b, b->g->num_sms, -1);
+            b->slice_bad |= SMP_SLICE_OVERLAP;
+            go_all_sms(b);
         }
     }
     free(A.v);
@@ -601,6 +745,9 @@ static int eng_aux(void *ctx, size_t *nregions, const uint64_t **ins,
     for (uint64_t i = 0; i < nc; i++)
         total += ci[i];
     const wc_gpu *g = b->g;
+    uint64_t small = b->o->small_kernel_insts
+                         ? b->o->small_kernel_insts
+                         : (uint64_t)g->smp_small_kernel_insts;
     if (total >= (uint64_t)g->smp_two_phase_insts &&
         g->smp_two_phase_insts > 0) {
         /* Finer regions: the detailed sample is a count, not a share. */
@@ -610,7 +757,15 @@ static int eng_aux(void *ctx, size_t *nregions, const uint64_t **ins,
                                (double)g->smp_two_phase_regions));
             set_sms(b, sms, b->warm_opt);
         }
+        if ((rc = check_slice(b, 1, d)))
+            return rc;
         if ((rc = check_overlap(b, d)))
+            return rc;
+    } else if (total >= small) {
+        /* One-phase: decide on the slice before the whole pass when that
+         * is cheap, so a kernel that cannot be sliced and has too few
+         * waves for all-SM regions goes to the detailed model without it. */
+        if ((rc = check_slice(b, 0, d)))
             return rc;
     }
     free(b->ins);
@@ -927,6 +1082,9 @@ int smp_ctx_run(smp_ctx *c, wc_trace *t, size_t k, const wc_gpu *g,
     r->shared_data = b.shared;
     r->dram_whole = b.dram_whole;
     r->dram_slice = b.dram_slice;
+    r->slice_invalid = b.slice_bad;
+    memcpy(r->util_slice, b.util_slice, sizeof r->util_slice);
+    memcpy(r->util_full, b.util_full, sizeof r->util_full);
     r->reused_from = -1;
     if (b.whole_model >= 0) {
         r->counts = b.counts;

@@ -99,6 +99,15 @@ enum {
 };
 const char *smp_how_name(int how);
 
+/* Why slicing a kernel is not valid (smp_kernel_result.slice_invalid). */
+enum {
+    SMP_SLICE_REUSE = 1,   /* more DRAM sectors per instruction on the slice:
+                              cross-CTA data reuse in the full L2           */
+    SMP_SLICE_BW = 2,      /* DRAM or L2 utilisation unlike the full GPU's  */
+    SMP_SLICE_COMPOSE = 4, /* cycles per instruction, composed, unlike it   */
+    SMP_SLICE_OVERLAP = 8  /* two-phase: regions read common sectors        */
+};
+
 /* Host cost of one model while simulating a kernel. */
 typedef struct smp_host_cost {
     double seconds;       /* thread CPU seconds (CLOCK_THREAD_CPUTIME_ID)     */
@@ -130,6 +139,13 @@ typedef struct smp_kernel_result {
     double dram_whole, dram_slice; /* DRAM sectors per warp instruction of
                                  the interval model: whole kernel, one
                                  region on its slice (0 when not measured)  */
+    int slice_invalid;        /* why regions on a slice of SMs were judged
+                                 unlike the full GPU (SMP_SLICE_* bits), 0:
+                                 valid or not tested                         */
+    double util_slice[2], util_full[2]; /* interval model's DRAM and L2
+                                 utilisation: the middle region on its slice,
+                                 the full GPU (all-SM window or whole
+                                 kernel); 0 when not measured               */
     double df;                /* degrees of freedom of the t quantile        */
     long reused_from;         /* kernel index the result was copied from, -1 */
     uint64_t detailed_warp_insts; /* warp instructions run in detail         */
