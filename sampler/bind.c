@@ -856,19 +856,19 @@ static int stream_hash(wc_trace *t, size_t k, uint64_t *out, wc_diag *d)
     return rc;
 }
 
+/* An earlier launch that was simulated (not itself reused).  Its name,
+ * grid, block, shared memory and registers are those of kernel k of the
+ * table's trace (interned there, nothing copied); res is filled when the
+ * kernel is committed (ready). */
 typedef struct reuse_ent {
     size_t k;
-    int hashed;
+    int hashed, ready;
     uint64_t hash;
     smp_kernel_result res;
-    char name[512];
-    unsigned grid[3], block[3];
-    long shmem, nregs;
 } reuse_ent;
 
 struct smp_ctx {
     smp_options o;
-    smp_clock *clock;
     wc_trace *t;           /* trace the reuse table refers to */
     reuse_ent *ents;
     size_t nents, cap;
@@ -885,11 +885,6 @@ int smp_ctx_create(const smp_options *o, smp_ctx **out, wc_diag *d)
         c->o = *o;
     else
         smp_options_default(&c->o);
-    c->clock = smp_clock_create(c->o.self_profile || c->o.budget_s > 0);
-    if (!c->clock) {
-        free(c);
-        return wc_diag_set(d, WC_EINTERNAL, "", 0, 0, "out of memory");
-    }
     c->budget_left = c->o.budget_s;
     *out = c;
     return 0;
@@ -899,7 +894,6 @@ void smp_ctx_free(smp_ctx *c)
 {
     if (!c)
         return;
-    smp_clock_free(c->clock);
     free(c->ents);
     free(c);
 }
@@ -916,7 +910,7 @@ double smp_ctx_cost_per_inst(const smp_ctx *c, int m, double *cycles,
     return n > 0 ? h->seconds / n : 0;
 }
 
-static int same_launch(const reuse_ent *e, const wc_kernel_info *ki)
+static int same_launch(const wc_kernel_info *e, const wc_kernel_info *ki)
 {
     return strcmp(e->name, ki->name) == 0 &&
            memcmp(e->grid, ki->grid, sizeof e->grid) == 0 &&
@@ -935,7 +929,7 @@ static int find_reuse(smp_ctx *c, wc_trace *t, size_t k, reuse_ent **hit,
     const wc_kernel_info *ki = wc_trace_kernel(t, k);
     for (size_t i = 0; i < c->nents; i++) {
         reuse_ent *e = &c->ents[i];
-        if (!same_launch(e, ki))
+        if (!same_launch(wc_trace_kernel(t, e->k), ki))
             continue;
         int rc;
         if (!*hashed) {
@@ -956,8 +950,8 @@ static int find_reuse(smp_ctx *c, wc_trace *t, size_t k, reuse_ent **hit,
     return 0;
 }
 
-static int remember(smp_ctx *c, wc_trace *t, size_t k, uint64_t hash,
-                    int hashed, const smp_kernel_result *r, wc_diag *d)
+static int remember(smp_ctx *c, size_t k, uint64_t hash, int hashed,
+                    wc_diag *d)
 {
     if (c->nents == c->cap) {
         size_t cap = c->cap ? c->cap * 2 : 16;
@@ -967,19 +961,20 @@ static int remember(smp_ctx *c, wc_trace *t, size_t k, uint64_t hash,
         c->ents = n;
         c->cap = cap;
     }
-    const wc_kernel_info *ki = wc_trace_kernel(t, k);
     reuse_ent *e = &c->ents[c->nents++];
     memset(e, 0, sizeof *e);
     e->k = k;
     e->hash = hash;
     e->hashed = hashed;
-    e->res = *r;
-    snprintf(e->name, sizeof e->name, "%s", ki->name);
-    memcpy(e->grid, ki->grid, sizeof e->grid);
-    memcpy(e->block, ki->block, sizeof e->block);
-    e->shmem = ki->shmem;
-    e->nregs = ki->nregs;
     return 0;
+}
+
+static reuse_ent *entry_of(smp_ctx *c, size_t k)
+{
+    for (size_t i = c->nents; i-- > 0;) /* appended in trace order */
+        if (c->ents[i].k == k)
+            return &c->ents[i];
+    return NULL;
 }
 
 /* This kernel's share of what is left of the budget: proportional to its
@@ -1000,11 +995,9 @@ static double budget_share(const smp_ctx *c, wc_trace *t, size_t k)
     return rest > 0 ? c->budget_left * mine / rest : c->budget_left;
 }
 
-int smp_ctx_run(smp_ctx *c, wc_trace *t, size_t k, const wc_gpu *g,
-                smp_kernel_result *r, wc_diag *d)
+int smp_ctx_plan(smp_ctx *c, wc_trace *t, size_t k, long *from, wc_diag *d)
 {
-    memset(r, 0, sizeof *r);
-    r->reused_from = -1;
+    *from = -1;
     if (k >= wc_trace_nkernels(t))
         return wc_diag_set(d, WC_EUSAGE, "", 0, 0,
                            "sampler: no kernel %zu in the trace", k);
@@ -1012,24 +1005,48 @@ int smp_ctx_run(smp_ctx *c, wc_trace *t, size_t k, const wc_gpu *g,
         c->t = t;
         c->nents = 0;
     }
-    const smp_options *o = &c->o;
-    double t0 = wc_now();
+    if (!c->o.reuse)
+        return 0;
+    reuse_ent *e;
     uint64_t hash = 0;
-    int hashed = 0, rc;
-    if (o->reuse) {
-        reuse_ent *e;
-        if ((rc = find_reuse(c, t, k, &e, &hash, &hashed, d)))
-            return rc;
-        if (e) {
-            size_t from = e->k;
-            *r = e->res;
-            r->reused_from = (long)from;
-            r->how = SMP_HOW_REUSED;
-            memset(r->host, 0, sizeof r->host);
-            r->host_seconds = wc_now() - t0;
-            return 0;
-        }
+    int hashed = 0;
+    int rc = find_reuse(c, t, k, &e, &hash, &hashed, d);
+    if (rc)
+        return rc;
+    if (e) {
+        *from = (long)e->k;
+        return 0;
     }
+    return remember(c, k, hash, hashed, d);
+}
+
+int smp_ctx_reused(const smp_ctx *c, size_t from, smp_kernel_result *r,
+                   wc_diag *d)
+{
+    const reuse_ent *e = entry_of((smp_ctx *)c, from);
+    if (!e || !e->ready)
+        return wc_diag_set(d, WC_EINTERNAL, "", 0, 0,
+                           "sampler: kernel %zu reused before it was "
+                           "committed",
+                           from);
+    *r = e->res;
+    r->reused_from = (long)from;
+    r->how = SMP_HOW_REUSED;
+    memset(r->host, 0, sizeof r->host);
+    r->host_seconds = 0;
+    return 0;
+}
+
+int smp_ctx_run_one(const smp_ctx *c, wc_trace *t, size_t k, const wc_gpu *g,
+                    smp_kernel_result *r, wc_diag *d)
+{
+    memset(r, 0, sizeof *r);
+    r->reused_from = -1;
+    if (k >= wc_trace_nkernels(t))
+        return wc_diag_set(d, WC_EUSAGE, "", 0, 0,
+                           "sampler: no kernel %zu in the trace", k);
+    const smp_options *o = &c->o;
+    int rc;
 
     kbind b;
     memset(&b, 0, sizeof b);
@@ -1046,6 +1063,12 @@ int smp_ctx_run(smp_ctx *c, wc_trace *t, size_t k, const wc_gpu *g,
     wc_kreader *hold = NULL;
     if ((rc = wc_kreader_open(t, k, &hold, d)))
         return rc;
+    /* A clock of this thread (kernels may run on several). */
+    smp_clock *clock = smp_clock_create(o->self_profile || o->budget_s > 0);
+    if (!clock) {
+        wc_kreader_close(hold);
+        return wc_diag_set(d, WC_EINTERNAL, "", 0, 0, "out of memory");
+    }
 
     smp_plan p;
     memset(&p, 0, sizeof p);
@@ -1061,7 +1084,7 @@ int smp_ctx_run(smp_ctx *c, wc_trace *t, size_t k, const wc_gpu *g,
     p.kernel = k;
     p.progress = o->progress;
     p.progress_ctx = o->progress_ctx;
-    p.clock = c->clock;
+    p.clock = clock;
     p.dm_cost_per_inst = smp_ctx_cost_per_inst(c, SMP_DETAILED, NULL, NULL);
 
     p.two_phase_insts = g->smp_two_phase_insts > 0
@@ -1072,6 +1095,7 @@ int smp_ctx_run(smp_ctx *c, wc_trace *t, size_t k, const wc_gpu *g,
     smp_engine e = {&b,        b.nregions, eng_whole, eng_proxy, eng_region,
                     eng_aux};
     rc = smp_estimate(&e, &p, r, d);
+    smp_clock_free(clock);
     wc_kreader_close(hold);
     free(b.z);
     free(b.ins);
@@ -1098,6 +1122,13 @@ int smp_ctx_run(smp_ctx *c, wc_trace *t, size_t k, const wc_gpu *g,
             r->counts.ctas_per_sm = (long)occ;
         r->counts_exact = 0;
     }
+    return 0;
+}
+
+void smp_ctx_commit(smp_ctx *c, size_t k, const smp_kernel_result *r)
+{
+    if (r->how == SMP_HOW_REUSED)
+        return;
     for (int m = 0; m < SMP_NMODELS; m++) {
         c->cost[m].seconds += r->host[m].seconds;
         c->cost[m].cycles += r->host[m].cycles;
@@ -1105,10 +1136,31 @@ int smp_ctx_run(smp_ctx *c, wc_trace *t, size_t k, const wc_gpu *g,
         c->cost[m].warp_insts += r->host[m].warp_insts;
         c->cost[m].runs += r->host[m].runs;
     }
-    if (o->budget_s > 0)
+    if (c->o.budget_s > 0)
         c->budget_left -= r->host_seconds;
-    if (o->reuse)
-        return remember(c, t, k, hash, hashed, r, d);
+    reuse_ent *e = entry_of(c, k);
+    if (e) {
+        e->res = *r;
+        e->ready = 1;
+    }
+}
+
+int smp_ctx_run(smp_ctx *c, wc_trace *t, size_t k, const wc_gpu *g,
+                smp_kernel_result *r, wc_diag *d)
+{
+    double t0 = wc_now();
+    long from;
+    int rc = smp_ctx_plan(c, t, k, &from, d);
+    if (rc)
+        return rc;
+    if (from >= 0) {
+        rc = smp_ctx_reused(c, (size_t)from, r, d);
+        r->host_seconds = wc_now() - t0;
+        return rc;
+    }
+    if ((rc = smp_ctx_run_one(c, t, k, g, r, d)))
+        return rc;
+    smp_ctx_commit(c, k, r);
     return 0;
 }
 

@@ -180,6 +180,24 @@ void smp_ctx_free(smp_ctx *c); /* accepts NULL */
 int smp_ctx_run(smp_ctx *c, wc_trace *t, size_t k, const wc_gpu *g,
                 smp_kernel_result *r, wc_diag *d);
 
+/* smp_ctx_run in three steps, so that kernels can run on several threads
+ * with the answers of one thread (cli predict --jobs):
+ * - smp_ctx_plan, in trace order, on one thread: *from = the earlier
+ *   identical launch kernel k reuses, or -1 (then k is entered in the reuse
+ *   table, to be filled by smp_ctx_commit);
+ * - smp_ctx_run_one, on any thread, for a kernel with from = -1: reads the
+ *   context (options; host cost and budget in budget mode, which therefore
+ *   needs trace order) and writes nothing in it;
+ * - smp_ctx_commit, in trace order: books r (reuse table, host cost,
+ *   budget).  A reused kernel's result is smp_ctx_reused, once `from` is
+ *   committed. */
+int smp_ctx_plan(smp_ctx *c, wc_trace *t, size_t k, long *from, wc_diag *d);
+int smp_ctx_run_one(const smp_ctx *c, wc_trace *t, size_t k, const wc_gpu *g,
+                    smp_kernel_result *r, wc_diag *d);
+void smp_ctx_commit(smp_ctx *c, size_t k, const smp_kernel_result *r);
+int smp_ctx_reused(const smp_ctx *c, size_t from, smp_kernel_result *r,
+                   wc_diag *d);
+
 /* One kernel with a throw-away context (no reuse across calls). */
 int smp_run_kernel(wc_trace *t, size_t k, const wc_gpu *g,
                    const smp_options *o, smp_kernel_result *r, wc_diag *d);
