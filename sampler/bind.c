@@ -1085,7 +1085,10 @@ int smp_ctx_run_one(const smp_ctx *c, wc_trace *t, size_t k, const wc_gpu *g,
     p.progress = o->progress;
     p.progress_ctx = o->progress_ctx;
     p.clock = clock;
-    p.dm_cost_per_inst = smp_ctx_cost_per_inst(c, SMP_DETAILED, NULL, NULL);
+    /* budget mode only (one thread, trace order): the cost so far */
+    p.dm_cost_per_inst = o->budget_s > 0 ? smp_ctx_cost_per_inst(
+                                               c, SMP_DETAILED, NULL, NULL)
+                                         : 0;
 
     p.two_phase_insts = g->smp_two_phase_insts > 0
                             ? (uint64_t)g->smp_two_phase_insts
