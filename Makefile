@@ -28,7 +28,7 @@ CFLAGS_ALL := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(OPT) $(WARN
               $(shell pkg-config --cflags $(PKGS) 2>/dev/null) $(CFLAGS)
 PFM_LIB := $(if $(wildcard /usr/include/perfmon/pfmlib.h),-lpfm,)
 PFM_DEF := $(if $(wildcard /usr/include/perfmon/pfmlib.h),-DWC_HAVE_PFM=1,)
-CFLAGS_ALL += $(PFM_DEF)
+CFLAGS_ALL += $(PFM_DEF) -pthread
 LDLIBS_ALL := $(shell pkg-config --libs $(PKGS) 2>/dev/null) $(PFM_LIB) -lpthread -lm $(LDLIBS)
 ifneq ($(SAN),)
 CFLAGS_ALL += -fsanitize=$(SAN) -fno-omit-frame-pointer -fno-sanitize-recover=all

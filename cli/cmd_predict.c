@@ -6,9 +6,11 @@
  * instructions, IPC, the 95% interval (hybrid) and a stall / CPI breakdown.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "dm.h"
@@ -40,6 +42,8 @@ static const char predict_help[] =
     "                    (demangled or raw) name matches REGEX (repeatable)\n"
     "  --gpu NAME|FILE   GPU config (default from the trace's -binary version)\n"
     "  --set KEY=VALUE   override a config key (repeatable): what-if studies\n"
+    "  --jobs N          kernels (and their sampled regions) run on N threads\n"
+    "                    (default: the online cores); output identical for any N\n"
     "  --format text|json|csv   --out FILE   --seed N   --quiet\n";
 
 typedef struct kout {
@@ -108,162 +112,194 @@ static void progress_clear(progress_ctx *pc)
     }
 }
 
-static void write_json(FILE *f, const wc_gpu *g, int mode, const kout *ko,
-                       size_t n, double host_s, int self_profile)
-{
+/* Output, streamed: a header, each kernel as its result is ready (in
+ * trace order), a footer.  Only the total is kept across kernels. */
+typedef struct outw {
+    FILE *f;
+    const wc_gpu *g;
+    int mode, format, self_profile;
     cli_json j;
-    json_begin(&j, f, 0);
-    json_obj(&j, NULL);
-    json_str(&j, "gpu", g->name);
-    json_str(&j, "mode", mode_names[mode]);
-    json_arr(&j, "kernels");
-    uint64_t total = 0;
-    for (size_t i = 0; i < n; i++) {
-        const kout *k = &ko[i];
-        total += k->cycles;
-        json_obj(&j, NULL);
-        json_int(&j, "id", k->id);
-        json_str(&j, "name", k->name);
-        json_str(&j, "mangled", k->mangled);
-        json_uint(&j, "cycles", k->cycles);
-        json_uint(&j, "warp_instructions", k->warp_insts);
-        json_num(&j, "ipc", (double)(long long)(k->ipc * 1e4 + 0.5) / 1e4);
+    uint64_t total;
+    int begun; /* the header is written with the first kernel: an error
+                  before it leaves stdout empty */
+} outw;
+
+static void out_begin(outw *w)
+{
+    if (w->begun)
+        return;
+    w->begun = 1;
+    if (w->format == CLI_FMT_JSON) {
+        json_begin(&w->j, w->f, 0);
+        json_obj(&w->j, NULL);
+        json_str(&w->j, "gpu", w->g->name);
+        json_str(&w->j, "mode", mode_names[w->mode]);
+        json_arr(&w->j, "kernels");
+    } else if (w->format == CLI_FMT_CSV) {
+        fprintf(w->f, "id,name,cycles,warp_instructions,ipc,ci95_lo,ci95_hi\n");
+    } else {
+        fprintf(w->f, "gpu %s, mode %s\n", w->g->name, mode_names[w->mode]);
+        fprintf(w->f, "%4s  %-40s %14s %14s %8s  %s\n", "id", "kernel",
+                "cycles", "warp insts", "IPC",
+                w->mode == MODE_HYBRID ? "95% interval" : "");
+    }
+}
+
+static void out_json(outw *w, const kout *k)
+{
+    cli_json *j = &w->j;
+    {
+        json_obj(j, NULL);
+        json_int(j, "id", k->id);
+        json_str(j, "name", k->name);
+        json_str(j, "mangled", k->mangled);
+        json_uint(j, "cycles", k->cycles);
+        json_uint(j, "warp_instructions", k->warp_insts);
+        json_num(j, "ipc", (double)(long long)(k->ipc * 1e4 + 0.5) / 1e4);
         if (k->has_ci) {
-            json_arr(&j, "ci95");
-            json_num(&j, NULL, (double)(long long)(k->ci[0] + 0.5));
-            json_num(&j, NULL, (double)(long long)(k->ci[1] + 0.5));
-            json_arr_end(&j);
+            json_arr(j, "ci95");
+            json_num(j, NULL, (double)(long long)(k->ci[0] + 0.5));
+            json_num(j, NULL, (double)(long long)(k->ci[1] + 0.5));
+            json_arr_end(j);
         }
         if (k->how) {
-            json_str(&j, "estimate", k->how);
-            json_uint(&j, "regions", k->regions);
-            json_uint(&j, "sampled_regions", k->sampled);
+            json_str(j, "estimate", k->how);
+            json_uint(j, "regions", k->regions);
+            json_uint(j, "sampled_regions", k->sampled);
         }
         if (k->nstall) {
-            json_obj(&j, k->stall_key);
+            json_obj(j, k->stall_key);
             for (int s = 0; s < k->nstall; s++)
-                json_num(&j, k->stall_name[s],
+                json_num(j, k->stall_name[s],
                          (double)(long long)(k->stall[s] + 0.5));
-            json_obj_end(&j);
+            json_obj_end(j);
         }
-        json_obj(&j, "counts");
-        json_int(&j, "ctas_per_sm", k->counts.ctas_per_sm);
-        json_obj(&j, "warp_insts_by_unit");
+        json_obj(j, "counts");
+        json_int(j, "ctas_per_sm", k->counts.ctas_per_sm);
+        json_obj(j, "warp_insts_by_unit");
         for (int u = 0; u < WC_UNIT_COUNT; u++)
-            json_uint(&j, wc_unit_name(u), k->counts.warp_insts_by_unit[u]);
-        json_obj_end(&j);
-        json_uint(&j, "global_requests", k->counts.global_requests);
-        json_uint(&j, "global_sectors", k->counts.global_sectors);
-        json_uint(&j, "shared_wavefronts", k->counts.shared_wavefronts);
-        json_uint(&j, "atomics", k->counts.atomics);
-        json_uint(&j, "l1_hit_sectors", k->counts.l1_hit_sectors);
-        json_uint(&j, "l2_hit_sectors", k->counts.l2_hit_sectors);
-        json_uint(&j, "dram_bytes", k->counts.dram_bytes);
+            json_uint(j, wc_unit_name(u), k->counts.warp_insts_by_unit[u]);
+        json_obj_end(j);
+        json_uint(j, "global_requests", k->counts.global_requests);
+        json_uint(j, "global_sectors", k->counts.global_sectors);
+        json_uint(j, "shared_wavefronts", k->counts.shared_wavefronts);
+        json_uint(j, "atomics", k->counts.atomics);
+        json_uint(j, "l1_hit_sectors", k->counts.l1_hit_sectors);
+        json_uint(j, "l2_hit_sectors", k->counts.l2_hit_sectors);
+        json_uint(j, "dram_bytes", k->counts.dram_bytes);
         if (k->counts_estimated)
-            json_bool(&j, "estimated", 1);
-        json_obj_end(&j);
+            json_bool(j, "estimated", 1);
+        json_obj_end(j);
         if (k->pw && k->pw->nwarps) {
-            json_arr(&j, "warps");
-            for (size_t w = 0; w < k->pw->nwarps; w++) {
-                json_obj(&j, NULL);
-                json_uint(&j, "cta", k->pw->warp_cta[w]);
-                json_uint(&j, "warp", k->pw->warp_id[w]);
-                json_uint(&j, "sm", k->pw->warp_sm[w]);
-                json_uint(&j, "subcore", k->pw->warp_subcore[w]);
-                json_uint(&j, "instructions", k->pw->warp_insts_of[w]);
-                json_num(&j, "cycles", (double)(long long)(k->pw->warp_cycles[w] + 0.5));
-                json_num(&j, "ipc", (double)(long long)(k->pw->warp_ipc[w] * 1e4 + 0.5) / 1e4);
-                json_obj_end(&j);
+            json_arr(j, "warps");
+            for (size_t w2 = 0; w2 < k->pw->nwarps; w2++) {
+                json_obj(j, NULL);
+                json_uint(j, "cta", k->pw->warp_cta[w2]);
+                json_uint(j, "warp", k->pw->warp_id[w2]);
+                json_uint(j, "sm", k->pw->warp_sm[w2]);
+                json_uint(j, "subcore", k->pw->warp_subcore[w2]);
+                json_uint(j, "instructions", k->pw->warp_insts_of[w2]);
+                json_num(j, "cycles", (double)(long long)(k->pw->warp_cycles[w2] + 0.5));
+                json_num(j, "ipc", (double)(long long)(k->pw->warp_ipc[w2] * 1e4 + 0.5) / 1e4);
+                json_obj_end(j);
             }
-            json_arr_end(&j);
+            json_arr_end(j);
         }
-        if (self_profile) {
-            json_obj(&j, "self_profile");
+        if (w->self_profile) {
+            json_obj(j, "self_profile");
             static const char *const mn[2] = {"interval", "detailed"};
             for (int m = 0; m < 2; m++) {
                 if (!k->cost_insts[m])
                     continue;
-                json_obj(&j, mn[m]);
-                json_uint(&j, "warp_instructions", k->cost_insts[m]);
-                json_num(&j, "ns_per_warp_inst", k->cost_s[m] * 1e9);
+                json_obj(j, mn[m]);
+                json_uint(j, "warp_instructions", k->cost_insts[m]);
+                json_num(j, "ns_per_warp_inst", k->cost_s[m] * 1e9);
                 if (k->have_cyc)
-                    json_num(&j, "host_cycles_per_warp_inst", k->cost_cyc[m]);
-                json_obj_end(&j);
+                    json_num(j, "host_cycles_per_warp_inst", k->cost_cyc[m]);
+                json_obj_end(j);
             }
-            json_obj_end(&j);
+            json_obj_end(j);
         }
-        json_obj_end(&j);
+        json_obj_end(j);
     }
-    json_arr_end(&j);
-    json_uint(&j, "total_cycles", total);
-    json_num(&j, "host_seconds", host_s);
-    json_obj_end(&j);
-    json_end(&j);
 }
 
-static void write_text(FILE *f, const wc_gpu *g, int mode, const kout *ko,
-                       size_t n, int self_profile)
+static void out_text(outw *w, const kout *k)
 {
-    fprintf(f, "gpu %s, mode %s\n", g->name, mode_names[mode]);
-    fprintf(f, "%4s  %-40s %14s %14s %8s  %s\n", "id", "kernel", "cycles",
-            "warp insts", "IPC", mode == MODE_HYBRID ? "95% interval" : "");
-    uint64_t total = 0;
-    for (size_t i = 0; i < n; i++) {
-        const kout *k = &ko[i];
-        total += k->cycles;
-        char name[41];
-        snprintf(name, sizeof name, "%s", k->name);
-        fprintf(f, "%4d  %-40s %14llu %14llu %8.3f", k->id, name,
-                (unsigned long long)k->cycles,
-                (unsigned long long)k->warp_insts, k->ipc);
-        if (k->has_ci)
-            fprintf(f, "  [%.0f, %.0f]", k->ci[0], k->ci[1]);
-        else if (k->how)
-            fprintf(f, "  (%s)", k->how);
+    FILE *f = w->f;
+    char name[41];
+    snprintf(name, sizeof name, "%s", k->name);
+    fprintf(f, "%4d  %-40s %14llu %14llu %8.3f", k->id, name,
+            (unsigned long long)k->cycles,
+            (unsigned long long)k->warp_insts, k->ipc);
+    if (k->has_ci)
+        fprintf(f, "  [%.0f, %.0f]", k->ci[0], k->ci[1]);
+    else if (k->how)
+        fprintf(f, "  (%s)", k->how);
+    fprintf(f, "\n");
+    if (k->nstall) {
+        double sum = 0;
+        for (int s = 0; s < k->nstall; s++)
+            sum += k->stall[s];
+        fprintf(f, "      %s:", !strcmp(k->stall_key, "stalls")
+                                    ? "no-issue cycles"
+                                    : "CPI stack");
+        for (int s = 0; s < k->nstall; s++)
+            if (k->stall[s] > 0 && sum > 0)
+                fprintf(f, " %s %.1f%%", k->stall_name[s],
+                        100.0 * k->stall[s] / sum);
         fprintf(f, "\n");
-        if (k->nstall) {
-            double sum = 0;
-            for (int s = 0; s < k->nstall; s++)
-                sum += k->stall[s];
-            fprintf(f, "      %s:", !strcmp(k->stall_key, "stalls")
-                                        ? "no-issue cycles"
-                                        : "CPI stack");
-            for (int s = 0; s < k->nstall; s++)
-                if (k->stall[s] > 0 && sum > 0)
-                    fprintf(f, " %s %.1f%%", k->stall_name[s],
-                            100.0 * k->stall[s] / sum);
-            fprintf(f, "\n");
-        }
-        if (self_profile) {
-            static const char *const mn[2] = {"interval", "detailed"};
-            for (int m = 0; m < 2; m++)
-                if (k->cost_insts[m]) {
-                    fprintf(f, "      host cost %s: %.1f ns", mn[m],
-                            k->cost_s[m] * 1e9);
-                    if (k->have_cyc)
-                        fprintf(f, ", %.0f cycles", k->cost_cyc[m]);
-                    fprintf(f, " per warp instruction (%llu simulated)\n",
-                            (unsigned long long)k->cost_insts[m]);
-                }
-        }
     }
-    fprintf(f, "total cycles %llu\n", (unsigned long long)total);
+    if (w->self_profile) {
+        static const char *const mn[2] = {"interval", "detailed"};
+        for (int m = 0; m < 2; m++)
+            if (k->cost_insts[m]) {
+                fprintf(f, "      host cost %s: %.1f ns", mn[m],
+                        k->cost_s[m] * 1e9);
+                if (k->have_cyc)
+                    fprintf(f, ", %.0f cycles", k->cost_cyc[m]);
+                fprintf(f, " per warp instruction (%llu simulated)\n",
+                        (unsigned long long)k->cost_insts[m]);
+            }
+    }
 }
 
-static void write_csv(FILE *f, const kout *ko, size_t n)
+static void out_csv(outw *w, const kout *k)
 {
-    fprintf(f, "id,name,cycles,warp_instructions,ipc,ci95_lo,ci95_hi\n");
-    for (size_t i = 0; i < n; i++) {
-        const kout *k = &ko[i];
-        fprintf(f, "%d,", k->id);
-        csv_field(f, k->name); /* RFC 4180: a name with a comma is one field */
-        fprintf(f, ",%llu,%llu,%.4f,",
-                (unsigned long long)k->cycles,
-                (unsigned long long)k->warp_insts, k->ipc);
-        if (k->has_ci)
-            fprintf(f, "%.0f,%.0f\n", k->ci[0], k->ci[1]);
-        else
-            fprintf(f, ",\n");
+    FILE *f = w->f;
+    fprintf(f, "%d,", k->id);
+    csv_field(f, k->name); /* RFC 4180: a name with a comma is one field */
+    fprintf(f, ",%llu,%llu,%.4f,", (unsigned long long)k->cycles,
+            (unsigned long long)k->warp_insts, k->ipc);
+    if (k->has_ci)
+        fprintf(f, "%.0f,%.0f\n", k->ci[0], k->ci[1]);
+    else
+        fprintf(f, ",\n");
+}
+
+static void out_kernel(outw *w, const kout *k)
+{
+    out_begin(w);
+    w->total += k->cycles;
+    if (w->format == CLI_FMT_JSON)
+        out_json(w, k);
+    else if (w->format == CLI_FMT_CSV)
+        out_csv(w, k);
+    else
+        out_text(w, k);
+}
+
+static void out_end(outw *w, double host_s)
+{
+    out_begin(w);
+    if (w->format == CLI_FMT_JSON) {
+        json_arr_end(&w->j);
+        json_uint(&w->j, "total_cycles", w->total);
+        json_num(&w->j, "host_seconds", host_s);
+        json_obj_end(&w->j);
+        json_end(&w->j);
+    } else if (w->format == CLI_FMT_TEXT) {
+        fprintf(w->f, "total cycles %llu\n", (unsigned long long)w->total);
     }
 }
 
@@ -316,6 +352,230 @@ static void check_ksel(const wc_trace *t, const char *path, const long *ksel,
     }
 }
 
+/* ------------------------------------------------------------------------ */
+/* Kernels in parallel (--jobs): workers take kernels in trace order, the    */
+/* main thread prints them in trace order as they complete.                  */
+/* ------------------------------------------------------------------------ */
+
+typedef struct pjob {
+    size_t k, seq;           /* trace kernel, rank among the selected ones   */
+    int state;               /* 0 free, 1 running, 2 done                    */
+    long from;               /* hybrid: the earlier launch it reuses, -1     */
+    int rc;
+    wc_diag d;
+    kout o;
+    smp_kernel_result sr;    /* hybrid                                       */
+} pjob;
+
+typedef struct prun {
+    /* read-only while the run lasts */
+    wc_trace *t;
+    const wc_gpu *g;
+    int mode, per_warp, timeline, jobs;
+    unsigned long long seed;
+    const long *ksel;
+    int nksel;
+    const char *const *kre;
+    int nkre;
+    dm_chrome *chrome;
+    progress_ctx *pc;
+    size_t nk;
+    /* under mu */
+    smp_ctx *sctx;           /* plan, commit and reused only               */
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    size_t next_k;           /* next trace kernel to look at                 */
+    size_t seq_next, seq_out; /* next rank to hand out / to print            */
+    int done;                /* every kernel handed out                      */
+    pjob *ring;              /* W slots, rank % W                            */
+    size_t W;
+    uint64_t tl_offset;      /* timeline (one job)                           */
+} prun;
+
+/* The next selected kernel, in its ring slot (mu held); NULL when none is
+ * left.  Waits while the ring is full. */
+static pjob *take(prun *P)
+{
+    while (!P->done) {
+        while (P->seq_next >= P->seq_out + P->W)
+            pthread_cond_wait(&P->cv, &P->mu);
+        if (P->next_k >= P->nk) {
+            P->done = 1;
+            pthread_cond_broadcast(&P->cv);
+            break;
+        }
+        size_t k = P->next_k++;
+        const wc_kernel_info *ki = wc_trace_kernel(P->t, k);
+        char *dname = cli_demangle(ki->name);
+        if (!dname) {
+            wc_diag d;
+            wc_diag_set(&d, WC_EINTERNAL, "", 0, 0, "out of memory");
+            cli_fail(&d);
+        }
+        if (P->nksel || P->nkre) {
+            int want = 0;
+            for (int s = 0; s < P->nksel; s++)
+                want |= ki->id == P->ksel[s];
+            for (int s = 0; s < P->nkre && !want; s++)
+                want |= cli_kernel_match(P->kre[s], dname, ki->name);
+            if (!want) {
+                free(dname);
+                continue;
+            }
+        }
+        pjob *j = &P->ring[P->seq_next % P->W];
+        memset(j, 0, sizeof *j);
+        j->k = k;
+        j->seq = P->seq_next++;
+        j->state = 1;
+        j->from = -1;
+        j->o.id = ki->id;
+        j->o.name = dname;
+        j->o.mangled = ki->name;
+        if (P->mode == MODE_HYBRID)
+            j->rc = smp_ctx_plan(P->sctx, P->t, k, &j->from, &j->d);
+        return j;
+    }
+    return NULL;
+}
+
+static void from_smp(kout *o, const smp_kernel_result *r)
+{
+    o->cycles = r->cycles;
+    o->warp_insts = r->warp_insts;
+    o->ipc = r->cycles ? (double)r->warp_insts / (double)r->cycles : 0;
+    o->counts = r->counts;
+    o->counts_estimated = !r->counts_exact;
+    o->has_ci = r->has_ci;
+    o->ci[0] = r->ci95[0];
+    o->ci[1] = r->ci95[1];
+    o->how = smp_how_name(r->how);
+    o->regions = r->regions;
+    o->sampled = r->sampled;
+    o->host_s = r->host_seconds;
+    for (int m = 0; m < 2; m++) {
+        o->cost_insts[m] = r->host[m].warp_insts;
+        if (r->host[m].warp_insts) {
+            o->cost_s[m] = r->host[m].seconds / (double)r->host[m].warp_insts;
+            o->cost_cyc[m] = r->host[m].cycles / (double)r->host[m].warp_insts;
+        }
+        o->have_cyc |= r->host[m].have_cycles;
+    }
+}
+
+/* The model on kernel j->k (any thread); errors stay in j. */
+static void compute(prun *P, pjob *j)
+{
+    kout *o = &j->o;
+    wc_trace *t = P->t;
+    size_t k = j->k;
+    const wc_gpu *g = P->g;
+    wc_diag *d = &j->d;
+    if (j->rc)
+        return;
+    /* the listing against the trace before a model reads has_ctrl */
+    if ((j->rc = wc_trace_check_ctrl(t, k, d)) != 0)
+        return;
+    if (P->jobs == 1)
+        progress_kernel(P->pc, k, mode_names[P->mode]);
+    if (P->mode == MODE_INTERVAL) {
+        im_options io;
+        im_options_default(&io);
+        io.per_warp = P->per_warp;
+        io.seed = P->seed;
+        im_result *r = calloc(1, sizeof *r);
+        if (!r) {
+            j->rc = wc_diag_set(d, WC_EINTERNAL, "", 0, 0, "out of memory");
+            return;
+        }
+        double k0 = wc_now();
+        if ((j->rc = im_run_kernel(t, k, g, &io, r, d)) != 0) {
+            free(r);
+            return;
+        }
+        o->host_s = wc_now() - k0;
+        o->cycles = r->cycles;
+        o->warp_insts = r->warp_insts;
+        o->ipc = r->cycles ? (double)r->warp_insts / (double)r->cycles : 0;
+        o->stall_key = "cpi_stack";
+        for (int s = 0; s < IM_CPI_COUNT && s < 32; s++) {
+            o->stall_name[s] = im_cpi_name(s);
+            o->stall[s] = r->cpi[s] * (double)r->warp_insts;
+        }
+        o->nstall = IM_CPI_COUNT;
+        o->counts = r->counts;
+        o->cost_insts[0] = r->warp_insts;
+        o->cost_s[0] = r->warp_insts ? o->host_s / (double)r->warp_insts : 0;
+        if (P->per_warp)
+            o->pw = r;
+        else {
+            im_result_free(r);
+            free(r);
+        }
+    } else if (P->mode == MODE_DETAILED) {
+        dm_options dopt;
+        dm_options_default(&dopt);
+        dopt.timeline = P->timeline;
+        dopt.seed = P->seed;
+        const wc_kernel_info *ki = wc_trace_kernel(t, k);
+        if (P->timeline) {
+            /* streamed: each kernel a process of the trace (pid: its
+             * launch index, named by -kernel id and name), laid end to end
+             * (one job) */
+            char pname[600];
+            snprintf(pname, sizeof pname, "kernel %d: %.500s", ki->id,
+                     ki->name);
+            dm_chrome_kernel(P->chrome, (unsigned)(k + 1), pname,
+                             P->tl_offset, (unsigned)g->subcores_per_sm);
+            dopt.sink = dm_chrome_event;
+            dopt.sink_ctx = P->chrome;
+        }
+        dm_result r;
+        memset(&r, 0, sizeof r);
+        double k0 = wc_now();
+        if ((j->rc = dm_run_kernel(t, k, g, &dopt, &r, d)) != 0) {
+            dm_result_free(&r);
+            return;
+        }
+        o->host_s = wc_now() - k0;
+        o->cycles = r.cycles;
+        o->warp_insts = r.warp_insts;
+        o->ipc = r.cycles ? (double)r.warp_insts / (double)r.cycles : 0;
+        o->stall_key = "stalls";
+        for (int s = 0; s < DM_STALL_COUNT && s < 32; s++) {
+            o->stall_name[s] = dm_stall_name(s);
+            o->stall[s] = (double)r.stall[s];
+        }
+        o->nstall = DM_STALL_COUNT;
+        o->counts = r.counts;
+        o->cost_insts[1] = r.warp_insts;
+        o->cost_s[1] = r.warp_insts ? o->host_s / (double)r.warp_insts : 0;
+        P->tl_offset += r.cycles;
+        dm_result_free(&r);
+    } else if (j->from < 0) {
+        /* reused kernels get their result when printed (the launch they
+         * copy is committed by then) */
+        j->rc = smp_ctx_run_one(P->sctx, t, k, g, &j->sr, d);
+    }
+}
+
+static void *worker(void *arg)
+{
+    prun *P = arg;
+    for (;;) {
+        pthread_mutex_lock(&P->mu);
+        pjob *j = take(P);
+        pthread_mutex_unlock(&P->mu);
+        if (!j)
+            return NULL;
+        compute(P, j);
+        pthread_mutex_lock(&P->mu);
+        j->state = 2;
+        pthread_cond_broadcast(&P->cv);
+        pthread_mutex_unlock(&P->mu);
+    }
+}
+
 int cmd_predict(int argc, char **argv)
 {
     cli_common c;
@@ -330,6 +590,8 @@ int cmd_predict(int argc, char **argv)
     const char *kre[MAX_KSEL]; /* --kernel by name / regular expression */
     int nkre = 0;
     int mrc;
+    long nproc = sysconf(_SC_NPROCESSORS_ONLN);
+    int jobs = nproc > 0 ? (int)(nproc < 256 ? nproc : 256) : 1;
     if (cli_predict_multi(argc, argv, &mrc)) /* several TRACEs */
         return mrc;
     for (int i = 1; i < argc; i++) {
@@ -342,7 +604,7 @@ int cmd_predict(int argc, char **argv)
             continue;
         int has_val = !strcmp(a, "--mode") || !strcmp(a, "--sample-period") ||
                       !strcmp(a, "--budget") || !strcmp(a, "--timeline") ||
-                      !strcmp(a, "--kernel");
+                      !strcmp(a, "--kernel") || !strcmp(a, "--jobs");
         if (has_val && i + 1 >= argc)
             cli_usage_error("predict", "option '%s' needs a value", a);
         if (!strcmp(a, "--mode")) {
@@ -375,6 +637,11 @@ int cmd_predict(int argc, char **argv)
                 kre[nkre++] = argv[++i];
             else
                 ksel[nksel++] = parse_long(a, argv[++i]);
+        } else if (!strcmp(a, "--jobs")) {
+            long n = parse_long(a, argv[++i]);
+            if (n < 1 || n > 256)
+                cli_usage_error("predict", "--jobs must be 1 to 256");
+            jobs = (int)n;
         } else if (!strcmp(a, "--self-profile")) {
             self_profile = 1;
         } else if (!strcmp(a, "--per-warp")) {
@@ -428,15 +695,33 @@ int cmd_predict(int argc, char **argv)
     }
     check_ksel(t, path, ksel, nksel);
     wc_gpu *g = malloc(sizeof *g);
-    kout *ko = calloc(nk, sizeof *ko);
-    if (!g || !ko) {
+    if (!g) {
         wc_diag_set(&d, WC_EINTERNAL, "", 0, 0, "out of memory");
         cli_fail(&d);
     }
     cli_load_gpu(&c, wc_trace_kernel(t, 0)->binary_version, NULL, g);
+    /* A timeline lays kernels end to end and a budget is shared in trace
+     * order: one at a time. */
+    if (timeline || budget > 0 || jobs < 1)
+        jobs = 1;
 
     progress_ctx pc = {cli_progress_ok(&c), t0, 0, nk};
-    smp_ctx *sctx = NULL;
+    prun P;
+    memset(&P, 0, sizeof P);
+    P.t = t;
+    P.g = g;
+    P.mode = mode;
+    P.per_warp = per_warp;
+    P.timeline = timeline != NULL;
+    P.seed = c.seed;
+    P.ksel = ksel;
+    P.nksel = nksel;
+    P.kre = kre;
+    P.nkre = nkre;
+    P.chrome = timeline ? &chrome : NULL;
+    P.pc = &pc;
+    P.nk = nk;
+    P.jobs = jobs;
     if (mode == MODE_HYBRID) {
         smp_options so;
         smp_options_default(&so);
@@ -447,132 +732,89 @@ int cmd_predict(int argc, char **argv)
         so.stratify = stratify;
         so.reuse = reuse;
         so.self_profile = self_profile;
-        so.progress = on_progress;
-        so.progress_ctx = &pc;
-        if (smp_ctx_create(&so, &sctx, &d) != 0)
+        if (jobs == 1) { /* the progress line is one thread's */
+            so.progress = on_progress;
+            so.progress_ctx = &pc;
+        }
+        if (smp_ctx_create(&so, &P.sctx, &d) != 0)
             cli_fail(&d);
     }
-    uint64_t tl_offset = 0;
-    size_t nout = 0;
-    for (size_t k = 0; k < nk; k++) {
-        const wc_kernel_info *ki = wc_trace_kernel(t, k);
-        char *dname = cli_demangle(ki->name);
-        if (!dname) {
-            wc_diag_set(&d, WC_EINTERNAL, "", 0, 0, "out of memory");
-            cli_fail(&d);
-        }
-        if (nksel || nkre) {
-            int want = 0;
-            for (int s = 0; s < nksel; s++)
-                want |= ki->id == ksel[s];
-            for (int s = 0; s < nkre && !want; s++)
-                want |= cli_kernel_match(kre[s], dname, ki->name);
-            if (!want) {
-                free(dname);
-                continue;
-            }
-        }
-        kout *o = &ko[nout++];
-        o->id = ki->id;
-        o->name = dname;
-        o->mangled = ki->name;
-        /* the listing against the trace before a model reads has_ctrl */
-        if (wc_trace_check_ctrl(t, k, &d) != 0)
-            cli_fail(&d);
-        cli_warn_trace(&c, t);
-        progress_kernel(&pc, k, mode_names[mode]);
-        if (mode == MODE_INTERVAL) {
-            im_options io;
-            im_options_default(&io);
-            io.per_warp = per_warp;
-            io.seed = c.seed;
-            im_result *r = calloc(1, sizeof *r);
-            double k0 = wc_now();
-            if (!r || im_run_kernel(t, k, g, &io, r, &d) != 0)
-                cli_fail(&d);
-            o->host_s = wc_now() - k0;
-            o->cycles = r->cycles;
-            o->warp_insts = r->warp_insts;
-            o->ipc = r->cycles ? (double)r->warp_insts / (double)r->cycles : 0;
-            o->stall_key = "cpi_stack";
-            for (int s = 0; s < IM_CPI_COUNT && s < 32; s++) {
-                o->stall_name[s] = im_cpi_name(s);
-                o->stall[s] = r->cpi[s] * (double)r->warp_insts;
-            }
-            o->nstall = IM_CPI_COUNT;
-            o->counts = r->counts;
-            o->cost_insts[0] = r->warp_insts;
-            o->cost_s[0] = r->warp_insts ? o->host_s / (double)r->warp_insts : 0;
-            if (per_warp)
-                o->pw = r;
-            else {
-                im_result_free(r);
-                free(r);
-            }
-        } else if (mode == MODE_DETAILED) {
-            dm_options dopt;
-            dm_options_default(&dopt);
-            dopt.timeline = timeline != NULL;
-            dopt.seed = c.seed;
-            if (timeline) {
-                /* streamed: each kernel a process of the trace (pid: its
-                 * launch index, named by -kernel id and name), laid end
-                 * to end */
-                char pname[600];
-                snprintf(pname, sizeof pname, "kernel %d: %.500s", ki->id,
-                         ki->name);
-                dm_chrome_kernel(&chrome, (unsigned)(k + 1), pname, tl_offset,
-                                 (unsigned)g->subcores_per_sm);
-                dopt.sink = dm_chrome_event;
-                dopt.sink_ctx = &chrome;
-            }
-            dm_result r;
-            memset(&r, 0, sizeof r);
-            double k0 = wc_now();
-            if (dm_run_kernel(t, k, g, &dopt, &r, &d) != 0)
-                cli_fail(&d);
-            o->host_s = wc_now() - k0;
-            o->cycles = r.cycles;
-            o->warp_insts = r.warp_insts;
-            o->ipc = r.cycles ? (double)r.warp_insts / (double)r.cycles : 0;
-            o->stall_key = "stalls";
-            for (int s = 0; s < DM_STALL_COUNT && s < 32; s++) {
-                o->stall_name[s] = dm_stall_name(s);
-                o->stall[s] = (double)r.stall[s];
-            }
-            o->nstall = DM_STALL_COUNT;
-            o->counts = r.counts;
-            o->cost_insts[1] = r.warp_insts;
-            o->cost_s[1] = r.warp_insts ? o->host_s / (double)r.warp_insts : 0;
-            tl_offset += r.cycles;
-            dm_result_free(&r);
+    /* In flight: at most 2 x jobs kernels beyond the one printed next, so
+     * memory does not grow with the number of launches. */
+    P.W = 2 * (size_t)jobs;
+    P.ring = calloc(P.W, sizeof *P.ring);
+    pthread_t *th = jobs > 1 ? calloc((size_t)jobs, sizeof *th) : NULL;
+    if (!P.ring || (jobs > 1 && !th)) {
+        wc_diag_set(&d, WC_EINTERNAL, "", 0, 0, "out of memory");
+        cli_fail(&d);
+    }
+    pthread_mutex_init(&P.mu, NULL);
+    pthread_cond_init(&P.cv, NULL);
+    int nth = 0;
+    for (int i = 0; i < jobs && jobs > 1; i++) {
+        if (pthread_create(&th[i], NULL, worker, &P) != 0)
+            break;
+        nth++;
+    }
+    if (jobs > 1 && nth == 0)
+        P.jobs = 1; /* no thread could start: run here */
+
+    outw w = {f, g, mode, c.format, self_profile, {0}, 0, 0};
+    for (size_t seq = 0;; seq++) {
+        pjob *j = NULL;
+        if (P.jobs == 1) {
+            pthread_mutex_lock(&P.mu);
+            j = take(&P);
+            pthread_mutex_unlock(&P.mu);
+            if (!j)
+                break;
+            compute(&P, j);
         } else {
-            smp_kernel_result r;
-            memset(&r, 0, sizeof r);
-            if (smp_ctx_run(sctx, t, k, g, &r, &d) != 0)
-                cli_fail(&d);
-            o->cycles = r.cycles;
-            o->warp_insts = r.warp_insts;
-            o->ipc = r.cycles ? (double)r.warp_insts / (double)r.cycles : 0;
-            o->counts = r.counts;
-            o->counts_estimated = !r.counts_exact;
-            o->has_ci = r.has_ci;
-            o->ci[0] = r.ci95[0];
-            o->ci[1] = r.ci95[1];
-            o->how = smp_how_name(r.how);
-            o->regions = r.regions;
-            o->sampled = r.sampled;
-            o->host_s = r.host_seconds;
-            for (int m = 0; m < 2; m++) {
-                o->cost_insts[m] = r.host[m].warp_insts;
-                if (r.host[m].warp_insts) {
-                    o->cost_s[m] = r.host[m].seconds / (double)r.host[m].warp_insts;
-                    o->cost_cyc[m] = r.host[m].cycles / (double)r.host[m].warp_insts;
+            pthread_mutex_lock(&P.mu);
+            for (;;) {
+                pjob *s2 = &P.ring[seq % P.W];
+                if (s2->state == 2 && s2->seq == seq) {
+                    j = s2;
+                    break;
                 }
-                o->have_cyc |= r.host[m].have_cycles;
+                if (P.done && P.seq_next <= seq)
+                    break;
+                pthread_cond_wait(&P.cv, &P.mu);
             }
+            pthread_mutex_unlock(&P.mu);
+            if (!j)
+                break;
         }
+        if (j->rc == 0 && mode == MODE_HYBRID) {
+            pthread_mutex_lock(&P.mu);
+            if (j->from >= 0)
+                j->rc = smp_ctx_reused(P.sctx, (size_t)j->from, &j->sr,
+                                       &j->d);
+            else
+                smp_ctx_commit(P.sctx, j->k, &j->sr);
+            pthread_mutex_unlock(&P.mu);
+            if (j->rc == 0)
+                from_smp(&j->o, &j->sr);
+        }
+        if (j->rc != 0) {
+            fflush(f);
+            cli_fail(&j->d); /* the first failing kernel in trace order */
+        }
+        cli_warn_trace(&c, t);
+        out_kernel(&w, &j->o);
+        free((char *)j->o.name);
+        if (j->o.pw) {
+            im_result_free(j->o.pw);
+            free(j->o.pw);
+        }
+        pthread_mutex_lock(&P.mu);
+        memset(j, 0, sizeof *j);
+        P.seq_out = seq + 1;
+        pthread_cond_broadcast(&P.cv);
+        pthread_mutex_unlock(&P.mu);
     }
+    for (int i = 0; i < nth; i++)
+        pthread_join(th[i], NULL);
     progress_clear(&pc);
     double host_s = wc_now() - t0;
 
@@ -585,25 +827,16 @@ int cmd_predict(int argc, char **argv)
             return WC_EINTERNAL;
         }
     }
-    if (c.format == CLI_FMT_JSON)
-        write_json(f, g, mode, ko, nout, host_s, self_profile);
-    else if (c.format == CLI_FMT_CSV)
-        write_csv(f, ko, nout);
-    else
-        write_text(f, g, mode, ko, nout, self_profile);
+    out_end(&w, host_s);
     cli_warn_unknown_ops(&c, t);
     cli_warn_trace(&c, t);
     cli_close_out(&c, f);
-    for (size_t i = 0; i < nout; i++)
-        free((char *)ko[i].name);
-    for (size_t i = 0; i < nout; i++)
-        if (ko[i].pw) {
-            im_result_free(ko[i].pw);
-            free(ko[i].pw);
-        }
-    free(ko);
+    pthread_mutex_destroy(&P.mu);
+    pthread_cond_destroy(&P.cv);
+    free(th);
+    free(P.ring);
     free(g);
-    smp_ctx_free(sctx);
+    smp_ctx_free(P.sctx);
     wc_trace_close(t);
     return 0;
 }

@@ -36,7 +36,7 @@ static int takes_value(const char *a)
 {
     static const char *const v[] = {"--mode", "--sample-period", "--budget", "--timeline",
                                     "--kernel", "--gpu", "--set", "--format", "--out",
-                                    "--seed"};
+                                    "--seed", "--jobs"};
     if (strchr(a, '='))
         return 0;
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)

@@ -38,6 +38,19 @@
 #define SMP_COMPOSE_GAP 0.25
 /* check_overlap: sectors read by this many regions on average. */
 #define SMP_SHARE_READS 2.0
+/* Slice validity (bandwidth share): a region on its slice must see the
+ * DRAM and L2 utilisation of the full GPU within this (absolute)... */
+#define SMP_UTIL_GAP 0.10
+/* ... when either is above this utilisation. */
+#define SMP_UTIL_BUSY 0.5
+/* ... and compose to the full GPU's cycles per instruction within this
+ * fraction (the all-SM window of check_slice; smaller than
+ * SMP_COMPOSE_GAP, which compares with the whole kernel, tail included). */
+#define SMP_WINDOW_GAP 0.10
+/* check_slice runs before the whole-kernel pass only when its all-SM
+ * window is at most this share of the kernel's CTAs (else it costs about
+ * as much as the pass it would save, and check_sharing decides after it). */
+#define SMP_WINDOW_SHARE 0.5
 
 /* ------------------------------------------------------------------------ */
 /* Options                                                                   */
@@ -95,7 +108,8 @@ typedef struct kbind {
     wc_trace *t;
     size_t k;
     const wc_gpu *g;
-    wc_gpu slice;
+    wc_gpu slice;        /* a region's slice: the detailed model's config     */
+    wc_gpu islice;       /* the same slice for the interval model (set_sms)   */
     long sms;            /* SMs of a region                                   */
     uint64_t ctas;       /* CTAs of the kernel                                */
     uint64_t rctas;      /* CTAs per region (the last one takes the rest)     */
@@ -110,7 +124,13 @@ typedef struct kbind {
     double dram_whole;   /* DRAM sectors per warp inst, whole-kernel interval */
     double dram_slice;   /* same, one region on its slice                     */
     double last_dram;    /* same, the last interval run                       */
+    double last_util[2]; /* DRAM, L2 utilisation of the last interval run     */
     double compose_gap;  /* interval: whole composed from one region / whole - 1 */
+    int sliced;          /* 1: check_slice judged the slice already           */
+    int slice_bad;       /* why slicing is not valid (SMP_SLICE_* bits)       */
+    double util_slice[2], util_full[2]; /* DRAM, L2 utilisation (interval) */
+    smp_eval mid;        /* the middle region on its slice (check_slice)      */
+    double mid_dram;     /* its DRAM sectors per warp instruction             */
     const smp_options *o;
     /* per-kernel counts: of a whole-kernel run (whole_model: the model that
      * made them, -1 none), and the sum over interval region runs */
@@ -178,6 +198,17 @@ static void set_sms(kbind *b, long sms, long w)
     slice_config(g, sms, &b->slice);
     if (b->slice.max_ctas_per_sm > b->occ)
         b->slice.max_ctas_per_sm = b->occ;
+    /* The interval model scales the L2/DRAM bandwidth to its `sms` itself
+     * (im_par_init) and keeps the M/D/1 service time of one memory channel
+     * of the full GPU: a slice has fewer channels, not slower ones.  Given
+     * the slice config (bandwidth already scaled, num_sms = sms) it would
+     * take the scaled bandwidth as the GPU's and stretch the service time
+     * by num_sms / sms (3.6 -> 409.7 cycles on h100-pcie, 1-SM regions).
+     * So it gets the slice with the full GPU's SM count and bandwidths. */
+    b->islice = b->slice;
+    b->islice.num_sms = g->num_sms;
+    b->islice.l2_bw = g->l2_bw;
+    b->islice.dram_bw = g->dram_bw;
 }
 
 /*
@@ -273,39 +304,161 @@ static int model_run(kbind *b, int m, int whole, uint64_t first,
  * wave of warm-up CTAs; a kernel with too few waves for that runs fully in
  * detail (the engine's small-kernel rule).
  */
-static int check_sharing(kbind *b, double whole, double fixed,
-                         double insts, wc_diag *d)
+/* The verdict on slicing from the middle region on its slice (b->mid,
+ * b->mid_dram, b->util_slice) against the full GPU: DRAM sectors per
+ * instruction `dram`, utilisation `util`, and cycles per instruction
+ * (launch cost excluded) `cpi`, with `gap` the composition allowance. */
+static int slice_verdict(kbind *b, double dram, const double util[2],
+                         double cpi, double gap)
 {
     const wc_gpu *g = b->g;
-    b->shared = 0;
+    int bad = 0;
+    b->dram_slice = b->mid_dram;
+    if (b->mid_dram > SMP_SHARE_RATIO * dram &&
+        b->mid_dram - dram > SMP_SHARE_MIN)
+        bad |= SMP_SLICE_REUSE;
+    b->util_full[0] = util[0];
+    b->util_full[1] = util[1];
+    /* Below half utilisation on both, the queueing wait is under half a
+     * service time either way (M/D/1: rho / (2 (1 - rho))). */
+    for (int i = 0; i < 2; i++)
+        if (fabs(b->util_slice[i] - util[i]) > SMP_UTIL_GAP &&
+            fmax(b->util_slice[i], util[i]) > SMP_UTIL_BUSY)
+            bad |= SMP_SLICE_BW;
+    double mine = b->mid.warp_insts
+                      ? (double)b->sms / (double)g->num_sms *
+                            (b->mid.cycles - b->mid.fixed) /
+                            (double)b->mid.warp_insts
+                      : cpi;
+    b->compose_gap = cpi > 0 ? mine / cpi - 1 : 0;
+    if (fabs(b->compose_gap) > gap)
+        bad |= SMP_SLICE_COMPOSE;
+    b->slice_bad |= bad;
+    return bad;
+}
+
+/* The middle region on its slice in the interval model (b->mid ...). */
+static int run_mid(kbind *b, wc_diag *d)
+{
+    uint64_t first, count;
+    region_window(b, b->nregions / 2, &first, &count);
+    memset(&b->mid, 0, sizeof b->mid);
+    int rc = model_run(b, SMP_INTERVAL, 0, first, count, &b->mid, NULL, d);
+    if (rc)
+        return rc;
+    b->mid_dram = b->last_dram;
+    b->util_slice[0] = b->last_util[0];
+    b->util_slice[1] = b->last_util[1];
+    return 0;
+}
+
+static int may_slice(const kbind *b)
+{
+    return b->sms < b->g->num_sms && b->nregions >= 4 &&
+           b->o->region_sms <= 0 && b->g->smp_region_sms <= 0;
+}
+
+static void go_all_sms(kbind *b)
+{
+    b->shared = 1;
+    set_sms(b, b->g->num_sms, -1);
+}
+
+/*
+ * Slice validity, decided before the whole-kernel pass (one- and two-phase
+ * sampling).  A region runs on s SMs with s/num_sms of the L2 and DRAM
+ * bandwidth; that stands for the full GPU only when the slice sees the
+ * same memory system: the same DRAM and L2 utilisation (bandwidth share:
+ * a bandwidth-bound region on a slice whose full kernel is not, or the
+ * other way round, gives a ratio of the two models that does not carry
+ * over), the same DRAM traffic per instruction (cross-CTA reuse, see
+ * check_sharing) and the same cycles per instruction composed (s/num_sms
+ * of the slice's).  The full GPU is the interval model on an all-SM window
+ * of the same waves centred on the middle region.  When the window would
+ * be more than SMP_WINDOW_SHARE of the kernel, this is left to
+ * check_sharing after the whole pass (one-phase) or done anyway (two-phase,
+ * where there is no whole pass: the window is then a small share).
+ * Invalid: regions span all SMs; a kernel with fewer than four of those
+ * runs fully in detail, and the engine skips the interval pass for it.
+ */
+static int check_slice(kbind *b, int two_phase, wc_diag *d)
+{
+    const wc_gpu *g = b->g;
+    if (!may_slice(b))
+        return 0;
+    uint64_t wctas = (uint64_t)(g->num_sms * b->occ * b->waves);
+    if (wctas > b->ctas)
+        wctas = b->ctas;
+    if (!two_phase && (double)wctas > SMP_WINDOW_SHARE * (double)b->ctas)
+        return 0;
+    int rc = run_mid(b, d);
+    if (rc)
+        return rc;
+    uint64_t first, count;
+    region_window(b, b->nregions / 2, &first, &count);
+    uint64_t mid = first + count / 2;
+    uint64_t wf = mid > wctas / 2 ? mid - wctas / 2 : 0;
+    if (wf + wctas > b->ctas)
+        wf = b->ctas - wctas;
+    im_options o;
+    im_options_default(&o);
+    o.cta_first = wf;
+    o.cta_count = wctas;
+    im_result r;
+    memset(&r, 0, sizeof r);
+    rc = im_run_kernel(b->t, b->k, g, &o, &r, d);
+    if (rc == 0) {
+        double util[2] = {r.dram_util, r.l2_util};
+        double dram = r.warp_insts ? (double)r.dram_sectors /
+                                         (double)r.warp_insts
+                                   : 0;
+        double cpi = r.warp_insts ? (double)r.sim_cycles /
+                                        (double)r.warp_insts
+                                  : 0;
+        b->sliced = 1;
+        if (slice_verdict(b, dram, util, cpi, SMP_WINDOW_GAP))
+            go_all_sms(b);
+    }
+    im_result_free(&r);
+    return rc;
+}
+
+/*
+ * Cross-CTA data reuse.  A slice of s SMs gets s/num_sms of the L2, and a
+ * region run alone starts with it cold; when CTAs across the kernel read
+ * the same data (a table, a gather footprint that fits the full L2), the
+ * full run fetches it from DRAM once and then hits in L2, while every
+ * region on its slice fetches it again: the region runs in a DRAM-bound
+ * regime the full run never sees, and the two models' ratio there does not
+ * carry over.  Detected by the interval model on the middle region on its
+ * slice: its DRAM sectors per warp instruction against the whole kernel's,
+ * its DRAM and L2 utilisation against the whole kernel's, and its cycles
+ * composed to the kernel (s / num_sms of them per instruction) against the
+ * whole-kernel run.  After the whole pass, for kernels check_slice left
+ * to it.
+ * Then regions span all SMs (whole waves, the full L2) and start after one
+ * wave of warm-up CTAs; a kernel with too few waves for that runs fully in
+ * detail (the engine's small-kernel rule).
+ */
+static int check_sharing(kbind *b, double whole, double fixed,
+                         double insts, const double util[2], wc_diag *d)
+{
+    const wc_gpu *g = b->g;
     uint64_t small = b->o->small_kernel_insts
                          ? b->o->small_kernel_insts
                          : (uint64_t)g->smp_small_kernel_insts;
-    if (b->sms >= g->num_sms || b->nregions < 4 || b->o->region_sms > 0 ||
-        g->smp_region_sms > 0 || insts < (double)small)
+    if (!may_slice(b) || insts < (double)small)
         return 0; /* regions given, or the kernel runs fully in detail */
-    uint64_t first, count;
-    region_window(b, b->nregions / 2, &first, &count);
-    smp_eval ev;
-    memset(&ev, 0, sizeof ev);
-    int rc = model_run(b, SMP_INTERVAL, 0, first, count, &ev, NULL, d);
-    if (rc)
-        return rc;
-    b->dram_slice = b->last_dram;
-    /* The whole kernel composed from this region: s / num_sms of its
-     * cycles per instruction times the kernel's instructions. */
-    double comp = ev.warp_insts ? fixed + (double)b->sms /
-                                              (double)g->num_sms *
-                                              ev.cycles * insts /
-                                              (double)ev.warp_insts
-                                : whole;
-    b->compose_gap = whole > 0 ? comp / whole - 1 : 0;
-    if ((b->dram_slice > SMP_SHARE_RATIO * b->dram_whole &&
-         b->dram_slice - b->dram_whole > SMP_SHARE_MIN) ||
-        fabs(b->compose_gap) > SMP_COMPOSE_GAP) {
-        b->shared = 1;
-        set_sms(b, g->num_sms, -1);
+    if (!b->sliced) {
+        int rc = run_mid(b, d);
+        if (rc)
+            return rc;
     }
+    /* Against the whole run: the composition gap includes the kernel's
+     * tail, hence the larger allowance. */
+    double cpi = insts > 0 ? (whole - fixed) / insts : 0;
+    if (slice_verdict(b, b->dram_whole, util, cpi, SMP_COMPOSE_GAP))
+        go_all_sms(b);
     return 0;
 }
 
@@ -315,7 +468,7 @@ static int model_run(kbind *b, int m, int whole, uint64_t first,
                      uint64_t count, smp_eval *out, ua_counts *cnt,
                      wc_diag *d)
 {
-    const wc_gpu *g = whole ? b->g : &b->slice;
+    const wc_gpu *g = whole ? b->g : m == SMP_DETAILED ? &b->slice : &b->islice;
     long sms = whole ? 0 : b->sms;
     int rc;
     if (m == SMP_DETAILED) {
@@ -357,6 +510,8 @@ static int model_run(kbind *b, int m, int whole, uint64_t first,
         b->last_dram = r.warp_insts ? (double)r.dram_sectors /
                                           (double)r.warp_insts
                                     : 0;
+        b->last_util[0] = r.dram_util;
+        b->last_util[1] = r.l2_util;
         if (cnt)
             *cnt = r.counts;
         if (whole && b->whole_model != SMP_DETAILED) {
@@ -365,9 +520,10 @@ static int model_run(kbind *b, int m, int whole, uint64_t first,
         }
         if (whole) {
             b->dram_whole = b->last_dram;
+            double util[2] = {r.dram_util, r.l2_util};
             rc = check_sharing(b, (double)r.cycles,
                                (double)(r.cycles - r.sim_cycles),
-                               (double)r.warp_insts, d);
+                               (double)r.warp_insts, util, d);
             if (rc == 0)
                 rc = take_proxies(b, &r, d);
         }
@@ -559,8 +715,8 @@ static int check_overlap(kbind *b, wc_diag *d)
         (void)wc_gpu_get_num(b->g, "l2_size", &l2);
         b->dram_whole = 1 / reads; /* reported: sector reads per region */
         if (reads >= SMP_SHARE_READS && (l2 <= 0 || foot <= l2)) {
-            b->shared = 1;
-            set_sms(b, b->g->num_sms, -1);
+            b->slice_bad |= SMP_SLICE_OVERLAP;
+            go_all_sms(b);
         }
     }
     free(A.v);
@@ -589,6 +745,9 @@ static int eng_aux(void *ctx, size_t *nregions, const uint64_t **ins,
     for (uint64_t i = 0; i < nc; i++)
         total += ci[i];
     const wc_gpu *g = b->g;
+    uint64_t small = b->o->small_kernel_insts
+                         ? b->o->small_kernel_insts
+                         : (uint64_t)g->smp_small_kernel_insts;
     if (total >= (uint64_t)g->smp_two_phase_insts &&
         g->smp_two_phase_insts > 0) {
         /* Finer regions: the detailed sample is a count, not a share. */
@@ -598,7 +757,15 @@ static int eng_aux(void *ctx, size_t *nregions, const uint64_t **ins,
                                (double)g->smp_two_phase_regions));
             set_sms(b, sms, b->warm_opt);
         }
+        if ((rc = check_slice(b, 1, d)))
+            return rc;
         if ((rc = check_overlap(b, d)))
+            return rc;
+    } else if (total >= small) {
+        /* One-phase: decide on the slice before the whole pass when that
+         * is cheap, so a kernel that cannot be sliced and has too few
+         * waves for all-SM regions goes to the detailed model without it. */
+        if ((rc = check_slice(b, 0, d)))
             return rc;
     }
     free(b->ins);
@@ -689,19 +856,19 @@ static int stream_hash(wc_trace *t, size_t k, uint64_t *out, wc_diag *d)
     return rc;
 }
 
+/* An earlier launch that was simulated (not itself reused).  Its name,
+ * grid, block, shared memory and registers are those of kernel k of the
+ * table's trace (interned there, nothing copied); res is filled when the
+ * kernel is committed (ready). */
 typedef struct reuse_ent {
     size_t k;
-    int hashed;
+    int hashed, ready;
     uint64_t hash;
     smp_kernel_result res;
-    char name[512];
-    unsigned grid[3], block[3];
-    long shmem, nregs;
 } reuse_ent;
 
 struct smp_ctx {
     smp_options o;
-    smp_clock *clock;
     wc_trace *t;           /* trace the reuse table refers to */
     reuse_ent *ents;
     size_t nents, cap;
@@ -718,11 +885,6 @@ int smp_ctx_create(const smp_options *o, smp_ctx **out, wc_diag *d)
         c->o = *o;
     else
         smp_options_default(&c->o);
-    c->clock = smp_clock_create(c->o.self_profile || c->o.budget_s > 0);
-    if (!c->clock) {
-        free(c);
-        return wc_diag_set(d, WC_EINTERNAL, "", 0, 0, "out of memory");
-    }
     c->budget_left = c->o.budget_s;
     *out = c;
     return 0;
@@ -732,7 +894,6 @@ void smp_ctx_free(smp_ctx *c)
 {
     if (!c)
         return;
-    smp_clock_free(c->clock);
     free(c->ents);
     free(c);
 }
@@ -749,7 +910,7 @@ double smp_ctx_cost_per_inst(const smp_ctx *c, int m, double *cycles,
     return n > 0 ? h->seconds / n : 0;
 }
 
-static int same_launch(const reuse_ent *e, const wc_kernel_info *ki)
+static int same_launch(const wc_kernel_info *e, const wc_kernel_info *ki)
 {
     return strcmp(e->name, ki->name) == 0 &&
            memcmp(e->grid, ki->grid, sizeof e->grid) == 0 &&
@@ -768,7 +929,7 @@ static int find_reuse(smp_ctx *c, wc_trace *t, size_t k, reuse_ent **hit,
     const wc_kernel_info *ki = wc_trace_kernel(t, k);
     for (size_t i = 0; i < c->nents; i++) {
         reuse_ent *e = &c->ents[i];
-        if (!same_launch(e, ki))
+        if (!same_launch(wc_trace_kernel(t, e->k), ki))
             continue;
         int rc;
         if (!*hashed) {
@@ -789,8 +950,8 @@ static int find_reuse(smp_ctx *c, wc_trace *t, size_t k, reuse_ent **hit,
     return 0;
 }
 
-static int remember(smp_ctx *c, wc_trace *t, size_t k, uint64_t hash,
-                    int hashed, const smp_kernel_result *r, wc_diag *d)
+static int remember(smp_ctx *c, size_t k, uint64_t hash, int hashed,
+                    wc_diag *d)
 {
     if (c->nents == c->cap) {
         size_t cap = c->cap ? c->cap * 2 : 16;
@@ -800,19 +961,20 @@ static int remember(smp_ctx *c, wc_trace *t, size_t k, uint64_t hash,
         c->ents = n;
         c->cap = cap;
     }
-    const wc_kernel_info *ki = wc_trace_kernel(t, k);
     reuse_ent *e = &c->ents[c->nents++];
     memset(e, 0, sizeof *e);
     e->k = k;
     e->hash = hash;
     e->hashed = hashed;
-    e->res = *r;
-    snprintf(e->name, sizeof e->name, "%s", ki->name);
-    memcpy(e->grid, ki->grid, sizeof e->grid);
-    memcpy(e->block, ki->block, sizeof e->block);
-    e->shmem = ki->shmem;
-    e->nregs = ki->nregs;
     return 0;
+}
+
+static reuse_ent *entry_of(smp_ctx *c, size_t k)
+{
+    for (size_t i = c->nents; i-- > 0;) /* appended in trace order */
+        if (c->ents[i].k == k)
+            return &c->ents[i];
+    return NULL;
 }
 
 /* This kernel's share of what is left of the budget: proportional to its
@@ -833,11 +995,9 @@ static double budget_share(const smp_ctx *c, wc_trace *t, size_t k)
     return rest > 0 ? c->budget_left * mine / rest : c->budget_left;
 }
 
-int smp_ctx_run(smp_ctx *c, wc_trace *t, size_t k, const wc_gpu *g,
-                smp_kernel_result *r, wc_diag *d)
+int smp_ctx_plan(smp_ctx *c, wc_trace *t, size_t k, long *from, wc_diag *d)
 {
-    memset(r, 0, sizeof *r);
-    r->reused_from = -1;
+    *from = -1;
     if (k >= wc_trace_nkernels(t))
         return wc_diag_set(d, WC_EUSAGE, "", 0, 0,
                            "sampler: no kernel %zu in the trace", k);
@@ -845,24 +1005,48 @@ int smp_ctx_run(smp_ctx *c, wc_trace *t, size_t k, const wc_gpu *g,
         c->t = t;
         c->nents = 0;
     }
-    const smp_options *o = &c->o;
-    double t0 = wc_now();
+    if (!c->o.reuse)
+        return 0;
+    reuse_ent *e;
     uint64_t hash = 0;
-    int hashed = 0, rc;
-    if (o->reuse) {
-        reuse_ent *e;
-        if ((rc = find_reuse(c, t, k, &e, &hash, &hashed, d)))
-            return rc;
-        if (e) {
-            size_t from = e->k;
-            *r = e->res;
-            r->reused_from = (long)from;
-            r->how = SMP_HOW_REUSED;
-            memset(r->host, 0, sizeof r->host);
-            r->host_seconds = wc_now() - t0;
-            return 0;
-        }
+    int hashed = 0;
+    int rc = find_reuse(c, t, k, &e, &hash, &hashed, d);
+    if (rc)
+        return rc;
+    if (e) {
+        *from = (long)e->k;
+        return 0;
     }
+    return remember(c, k, hash, hashed, d);
+}
+
+int smp_ctx_reused(const smp_ctx *c, size_t from, smp_kernel_result *r,
+                   wc_diag *d)
+{
+    const reuse_ent *e = entry_of((smp_ctx *)c, from);
+    if (!e || !e->ready)
+        return wc_diag_set(d, WC_EINTERNAL, "", 0, 0,
+                           "sampler: kernel %zu reused before it was "
+                           "committed",
+                           from);
+    *r = e->res;
+    r->reused_from = (long)from;
+    r->how = SMP_HOW_REUSED;
+    memset(r->host, 0, sizeof r->host);
+    r->host_seconds = 0;
+    return 0;
+}
+
+int smp_ctx_run_one(const smp_ctx *c, wc_trace *t, size_t k, const wc_gpu *g,
+                    smp_kernel_result *r, wc_diag *d)
+{
+    memset(r, 0, sizeof *r);
+    r->reused_from = -1;
+    if (k >= wc_trace_nkernels(t))
+        return wc_diag_set(d, WC_EUSAGE, "", 0, 0,
+                           "sampler: no kernel %zu in the trace", k);
+    const smp_options *o = &c->o;
+    int rc;
 
     kbind b;
     memset(&b, 0, sizeof b);
@@ -879,6 +1063,12 @@ int smp_ctx_run(smp_ctx *c, wc_trace *t, size_t k, const wc_gpu *g,
     wc_kreader *hold = NULL;
     if ((rc = wc_kreader_open(t, k, &hold, d)))
         return rc;
+    /* A clock of this thread (kernels may run on several). */
+    smp_clock *clock = smp_clock_create(o->self_profile || o->budget_s > 0);
+    if (!clock) {
+        wc_kreader_close(hold);
+        return wc_diag_set(d, WC_EINTERNAL, "", 0, 0, "out of memory");
+    }
 
     smp_plan p;
     memset(&p, 0, sizeof p);
@@ -894,8 +1084,11 @@ int smp_ctx_run(smp_ctx *c, wc_trace *t, size_t k, const wc_gpu *g,
     p.kernel = k;
     p.progress = o->progress;
     p.progress_ctx = o->progress_ctx;
-    p.clock = c->clock;
-    p.dm_cost_per_inst = smp_ctx_cost_per_inst(c, SMP_DETAILED, NULL, NULL);
+    p.clock = clock;
+    /* budget mode only (one thread, trace order): the cost so far */
+    p.dm_cost_per_inst = o->budget_s > 0 ? smp_ctx_cost_per_inst(
+                                               c, SMP_DETAILED, NULL, NULL)
+                                         : 0;
 
     p.two_phase_insts = g->smp_two_phase_insts > 0
                             ? (uint64_t)g->smp_two_phase_insts
@@ -905,6 +1098,7 @@ int smp_ctx_run(smp_ctx *c, wc_trace *t, size_t k, const wc_gpu *g,
     smp_engine e = {&b,        b.nregions, eng_whole, eng_proxy, eng_region,
                     eng_aux};
     rc = smp_estimate(&e, &p, r, d);
+    smp_clock_free(clock);
     wc_kreader_close(hold);
     free(b.z);
     free(b.ins);
@@ -915,6 +1109,9 @@ int smp_ctx_run(smp_ctx *c, wc_trace *t, size_t k, const wc_gpu *g,
     r->shared_data = b.shared;
     r->dram_whole = b.dram_whole;
     r->dram_slice = b.dram_slice;
+    r->slice_invalid = b.slice_bad;
+    memcpy(r->util_slice, b.util_slice, sizeof r->util_slice);
+    memcpy(r->util_full, b.util_full, sizeof r->util_full);
     r->reused_from = -1;
     if (b.whole_model >= 0) {
         r->counts = b.counts;
@@ -928,6 +1125,13 @@ int smp_ctx_run(smp_ctx *c, wc_trace *t, size_t k, const wc_gpu *g,
             r->counts.ctas_per_sm = (long)occ;
         r->counts_exact = 0;
     }
+    return 0;
+}
+
+void smp_ctx_commit(smp_ctx *c, size_t k, const smp_kernel_result *r)
+{
+    if (r->how == SMP_HOW_REUSED)
+        return;
     for (int m = 0; m < SMP_NMODELS; m++) {
         c->cost[m].seconds += r->host[m].seconds;
         c->cost[m].cycles += r->host[m].cycles;
@@ -935,10 +1139,31 @@ int smp_ctx_run(smp_ctx *c, wc_trace *t, size_t k, const wc_gpu *g,
         c->cost[m].warp_insts += r->host[m].warp_insts;
         c->cost[m].runs += r->host[m].runs;
     }
-    if (o->budget_s > 0)
+    if (c->o.budget_s > 0)
         c->budget_left -= r->host_seconds;
-    if (o->reuse)
-        return remember(c, t, k, hash, hashed, r, d);
+    reuse_ent *e = entry_of(c, k);
+    if (e) {
+        e->res = *r;
+        e->ready = 1;
+    }
+}
+
+int smp_ctx_run(smp_ctx *c, wc_trace *t, size_t k, const wc_gpu *g,
+                smp_kernel_result *r, wc_diag *d)
+{
+    double t0 = wc_now();
+    long from;
+    int rc = smp_ctx_plan(c, t, k, &from, d);
+    if (rc)
+        return rc;
+    if (from >= 0) {
+        rc = smp_ctx_reused(c, (size_t)from, r, d);
+        r->host_seconds = wc_now() - t0;
+        return rc;
+    }
+    if ((rc = smp_ctx_run_one(c, t, k, g, r, d)))
+        return rc;
+    smp_ctx_commit(c, k, r);
     return 0;
 }
 

@@ -17,6 +17,8 @@
 #include <sys/ioctl.h>
 #endif
 
+#include <pthread.h>
+
 #include "smp.h"
 
 struct smp_clock {
@@ -24,11 +26,17 @@ struct smp_clock {
 };
 
 #if defined(WC_HAVE_PFM)
+static int pfm_state; /* 1 ok, -1 failed (set once, pfm_once) */
+static pthread_once_t pfm_once = PTHREAD_ONCE_INIT;
+static void pfm_init_once(void)
+{
+    pfm_state = pfm_initialize() == PFM_SUCCESS ? 1 : -1;
+}
+
 static int open_cycles(void)
 {
-    static int pfm_state; /* 0 untried, 1 ok, -1 failed */
-    if (pfm_state == 0)
-        pfm_state = pfm_initialize() == PFM_SUCCESS ? 1 : -1;
+    /* a clock per thread (predict --jobs): libpfm4 initialised once */
+    pthread_once(&pfm_once, pfm_init_once);
     if (pfm_state < 0)
         return -1;
     struct perf_event_attr attr;

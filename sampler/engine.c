@@ -389,7 +389,12 @@ int smp_estimate(const smp_engine *e, const smp_plan *p, smp_kernel_result *r,
                 goto out;
             goto finish;
         }
-        if (A < (double)p->small_kernel_insts) {
+        /* Small, or so few regions that the sample (at least two) would
+         * hold half the kernel (a kernel that cannot be sliced, with too
+         * few waves for regions on all SMs): exact, and without the
+         * interval pass that would not be used. */
+        if (A < (double)p->small_kernel_insts ||
+            2.0 / (double)na >= SMP_FULL_FRACTION) {
             N = L.N = na;
             r->regions = N;
             r->warp_insts = (uint64_t)A;

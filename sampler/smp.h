@@ -99,6 +99,15 @@ enum {
 };
 const char *smp_how_name(int how);
 
+/* Why slicing a kernel is not valid (smp_kernel_result.slice_invalid). */
+enum {
+    SMP_SLICE_REUSE = 1,   /* more DRAM sectors per instruction on the slice:
+                              cross-CTA data reuse in the full L2           */
+    SMP_SLICE_BW = 2,      /* DRAM or L2 utilisation unlike the full GPU's  */
+    SMP_SLICE_COMPOSE = 4, /* cycles per instruction, composed, unlike it   */
+    SMP_SLICE_OVERLAP = 8  /* two-phase: regions read common sectors        */
+};
+
 /* Host cost of one model while simulating a kernel. */
 typedef struct smp_host_cost {
     double seconds;       /* thread CPU seconds (CLOCK_THREAD_CPUTIME_ID)     */
@@ -130,6 +139,13 @@ typedef struct smp_kernel_result {
     double dram_whole, dram_slice; /* DRAM sectors per warp instruction of
                                  the interval model: whole kernel, one
                                  region on its slice (0 when not measured)  */
+    int slice_invalid;        /* why regions on a slice of SMs were judged
+                                 unlike the full GPU (SMP_SLICE_* bits), 0:
+                                 valid or not tested                         */
+    double util_slice[2], util_full[2]; /* interval model's DRAM and L2
+                                 utilisation: the middle region on its slice,
+                                 the full GPU (all-SM window or whole
+                                 kernel); 0 when not measured               */
     double df;                /* degrees of freedom of the t quantile        */
     long reused_from;         /* kernel index the result was copied from, -1 */
     uint64_t detailed_warp_insts; /* warp instructions run in detail         */
@@ -163,6 +179,24 @@ void smp_ctx_free(smp_ctx *c); /* accepts NULL */
 /* Hybrid estimate of kernel k of t on g. */
 int smp_ctx_run(smp_ctx *c, wc_trace *t, size_t k, const wc_gpu *g,
                 smp_kernel_result *r, wc_diag *d);
+
+/* smp_ctx_run in three steps, so that kernels can run on several threads
+ * with the answers of one thread (cli predict --jobs):
+ * - smp_ctx_plan, in trace order, on one thread: *from = the earlier
+ *   identical launch kernel k reuses, or -1 (then k is entered in the reuse
+ *   table, to be filled by smp_ctx_commit);
+ * - smp_ctx_run_one, on any thread, for a kernel with from = -1: reads the
+ *   context (options; host cost and budget in budget mode, which therefore
+ *   needs trace order) and writes nothing in it;
+ * - smp_ctx_commit, in trace order: books r (reuse table, host cost,
+ *   budget).  A reused kernel's result is smp_ctx_reused, once `from` is
+ *   committed. */
+int smp_ctx_plan(smp_ctx *c, wc_trace *t, size_t k, long *from, wc_diag *d);
+int smp_ctx_run_one(const smp_ctx *c, wc_trace *t, size_t k, const wc_gpu *g,
+                    smp_kernel_result *r, wc_diag *d);
+void smp_ctx_commit(smp_ctx *c, size_t k, const smp_kernel_result *r);
+int smp_ctx_reused(const smp_ctx *c, size_t from, smp_kernel_result *r,
+                   wc_diag *d);
 
 /* One kernel with a throw-away context (no reuse across calls). */
 int smp_run_kernel(wc_trace *t, size_t k, const wc_gpu *g,

@@ -9,12 +9,21 @@
  *   bench_hybrid --seeds N       seeds per kernel for coverage (default 10)
  *   bench_hybrid --only KIND     one synthetic kind
  *   bench_hybrid TRACE...        these traces instead
+ *   bench_hybrid --app           only the many-kernel real application
+ *   bench_hybrid --no-app        without it
  *
  * Prints one markdown table row per kernel (docs/sampler.md holds the
- * reported run).  Not a pass/fail test: it reports.
+ * reported run): hybrid/detailed speed (wall, one thread each), error
+ * against full detailed, CI coverage over seeds; then a summary (kernels
+ * within 3%, coverage, the smallest speedup on kernels of 4M+ warp
+ * instructions, kernels where hybrid was slower) and the many-kernel real
+ * application (every kernel of the ../shared real traces: CPU seconds of
+ * both, their ratio, errors).  Not a pass/fail test: it reports.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -25,6 +34,8 @@
 typedef struct tally {
     int kernels, within3, covered, cis;
     double max_err;
+    int big, slower;       /* kernels of 4M+ warp insts; hybrid slower    */
+    double min_big_speedup; /* smallest speedup among the big ones        */
 } tally;
 
 static void diag_print(const wc_diag *d)
@@ -110,6 +121,13 @@ static int bench_trace(const char *label, const char *path, int seeds,
                     : 0,
                 r1.phase1);
         fflush(stdout);
+        double sp = hy_s > 0 ? dm_s / hy_s : 0;
+        if (insts >= 4000000) {
+            if (ty->big == 0 || sp < ty->min_big_speedup)
+                ty->min_big_speedup = sp;
+            ty->big++;
+        }
+        ty->slower += sp < 1;
         ty->kernels++;
         ty->within3 += err < 3 && err > -3;
         ty->covered += cover;
@@ -121,6 +139,103 @@ static int bench_trace(const char *label, const char *path, int seeds,
     }
     wc_trace_close(t);
     return 0;
+}
+
+/* CPU seconds of this process (both models run on this thread). */
+static double cpu_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/*
+ * The many-kernel real application: every kernel of the real traces under
+ * ../shared (data/traces and the H100 SXM set, each with its own config),
+ * run as one application: full detailed against hybrid (one sampler
+ * context per trace, as predict does), CPU seconds, one pass each.
+ */
+static void bench_app(void)
+{
+    static const char *const roots[] = {"../shared/data/traces",
+                                        "../shared/data/hw/h100-sxm/traces"};
+    double dm_s = 0, hy_s = 0, dm_cyc = 0, hy_cyc = 0, max_err = 0;
+    int nk = 0, ntr = 0;
+    for (size_t r = 0; r < 2; r++) {
+        char cmd[512];
+        snprintf(cmd, sizeof cmd, "ls -1 %s 2>/dev/null", roots[r]);
+        FILE *ls = popen(cmd, "r");
+        if (!ls)
+            continue;
+        char name[256];
+        while (fgets(name, sizeof name, ls)) {
+            name[strcspn(name, "\n")] = 0;
+            char path[600];
+            snprintf(path, sizeof path, "%s/%s", roots[r], name);
+            char kl[700];
+            snprintf(kl, sizeof kl, "%s/kernelslist.g", path);
+            if (access(kl, R_OK) != 0)
+                continue;
+            wc_diag d;
+            wc_trace *t = NULL;
+            wc_gpu g;
+            if (wc_trace_open(path, &t, &d) ||
+                (r == 1 ? wc_gpu_load("h100-sxm", &g, &d)
+                        : load_gpu(t, &g, &d))) {
+                diag_print(&d);
+                wc_trace_close(t);
+                continue;
+            }
+            ntr++;
+            smp_options o;
+            smp_options_default(&o);
+            smp_ctx *c = NULL;
+            if (smp_ctx_create(&o, &c, &d)) {
+                wc_trace_close(t);
+                continue;
+            }
+            for (size_t k = 0; k < wc_trace_nkernels(t); k++) {
+                dm_options dopt;
+                dm_options_default(&dopt);
+                dm_result dr;
+                memset(&dr, 0, sizeof dr);
+                double t0 = cpu_now();
+                int rc = dm_run_kernel(t, k, &g, &dopt, &dr, &d);
+                dm_s += cpu_now() - t0;
+                double truth = (double)dr.cycles;
+                dm_result_free(&dr);
+                smp_kernel_result hr;
+                t0 = cpu_now();
+                if (rc == 0)
+                    rc = smp_ctx_run(c, t, k, &g, &hr, &d);
+                hy_s += cpu_now() - t0;
+                if (rc) {
+                    diag_print(&d);
+                    break;
+                }
+                nk++;
+                dm_cyc += truth;
+                hy_cyc += hr.estimate;
+                double e = truth > 0 ? fabs(hr.estimate - truth) / truth : 0;
+                if (e > max_err)
+                    max_err = e;
+            }
+            smp_ctx_free(c);
+            wc_trace_close(t);
+        }
+        pclose(ls);
+    }
+    if (nk == 0) {
+        printf("\nmany-kernel real application: ../shared traces absent, "
+               "skipped\n");
+        return;
+    }
+    printf("\nmany-kernel real application (%d kernels of %d real traces): "
+           "detailed %.2fs CPU, hybrid %.2fs CPU, hybrid/detailed speed "
+           "%.2fx; total cycles %+.2f%%, max |error| per kernel %.2f%%\n",
+           nk, ntr, dm_s, hy_s, hy_s > 0 ? dm_s / hy_s : 0,
+           dm_cyc > 0 ? 100 * (hy_cyc - dm_cyc) / dm_cyc : 0,
+           100 * max_err);
 }
 
 typedef struct scase {
@@ -156,7 +271,7 @@ static int bench_synth(const scase *c, const char *dir, int seeds, tally *ty)
 
 int main(int argc, char **argv)
 {
-    int longk = 0, seeds = 10, ntraces = 0;
+    int longk = 0, seeds = 10, ntraces = 0, noapp = 0, app_only = 0;
     const char *only = NULL;
     const char *traces[64];
     for (int i = 1; i < argc; i++) {
@@ -164,6 +279,10 @@ int main(int argc, char **argv)
             longk = 1;
         else if (strcmp(argv[i], "--seeds") == 0 && i + 1 < argc)
             seeds = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--no-app") == 0)
+            noapp = 1;
+        else if (strcmp(argv[i], "--app") == 0)
+            app_only = 1;
         else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc)
             only = argv[++i];
         else if (ntraces < 64)
@@ -171,11 +290,15 @@ int main(int argc, char **argv)
     }
     if (seeds < 1)
         seeds = 1;
+    if (app_only) {
+        bench_app();
+        return 0;
+    }
     printf("| kernel | warp insts | sampled/regions | detailed cycles | "
            "hybrid cycles | error | 95%% CI (seed 1) | CI covers | detailed "
            "s | hybrid s | speedup | how |\n|---|---|---|---|---|---|---|---|"
            "---|---|---|---|\n");
-    tally ty = {0, 0, 0, 0, 0};
+    tally ty = {0, 0, 0, 0, 0, 0, 0, 0};
     int rc = 0;
     if (ntraces) {
         for (int i = 0; i < ntraces; i++)
@@ -213,7 +336,11 @@ int main(int argc, char **argv)
                 rc |= bench_synth(&big[i], dir, seeds < 3 ? seeds : 3, &ty);
     }
     printf("\nkernels %d, within 3%%: %d, max |error| %.2f%%, CI coverage "
-           "%d/%d\n",
-           ty.kernels, ty.within3, ty.max_err, ty.covered, ty.cis);
+           "%d/%d; kernels of 4M+ warp insts: %d, smallest speedup %.1fx; "
+           "hybrid slower than detailed: %d\n",
+           ty.kernels, ty.within3, ty.max_err, ty.covered, ty.cis, ty.big,
+           ty.min_big_speedup, ty.slower);
+    if (!ntraces && !only && !noapp)
+        bench_app();
     return rc;
 }

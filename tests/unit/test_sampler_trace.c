@@ -16,12 +16,13 @@
 
 static char dir[64];
 
-static int write_trace(const char *kind, unsigned ctas, unsigned iters)
+static int write_trace_t(const char *kind, unsigned ctas, unsigned threads,
+                         unsigned iters)
 {
     wc_synth_params p;
     wc_synth_defaults(&p, kind);
     p.ctas = ctas;
-    p.threads = 256;
+    p.threads = threads;
     p.iters = iters;
     wc_diag d;
     if (wc_synth_write(&p, dir, &d) != 0) {
@@ -29,6 +30,11 @@ static int write_trace(const char *kind, unsigned ctas, unsigned iters)
         return -1;
     }
     return 0;
+}
+
+static int write_trace(const char *kind, unsigned ctas, unsigned iters)
+{
+    return write_trace_t(kind, ctas, 256, iters);
 }
 
 /* kernelslist.g naming kernel-1.traceg twice: two identical launches. */
@@ -183,6 +189,60 @@ int main(void)
     CHECK_EQ_INT(r1.region_sms, g.num_sms);
     CHECK_EQ_INT(r1.how, SMP_HOW_FULL);
     CHECK_NEAR(r1.estimate, full_detailed(t, 0, &g), 0.5);
+    wc_trace_close(t);
+
+    /* A region's slice in the interval model: s/num_sms of the DRAM
+     * bandwidth, with the M/D/1 service time of one channel of the full
+     * GPU.  On this streaming kernel (bandwidth-bound on the whole GPU and
+     * on a 1-SM slice alike) the regions composed to the kernel give the
+     * whole-kernel interval run; the slice bandwidth divided a second time
+     * into the service time (3.6 -> 409.7 cycles) made them +22%. */
+    CHECK_EQ_INT(write_trace_t("memory", 912, 128, 2), 0);
+    CHECK_EQ_INT(wc_trace_open(dir, &t, &d), 0);
+    if (!t)
+        CHECK_DONE();
+    smp_options_default(&o);
+    o.small_kernel_insts = 1;
+    o.period = 1000;
+    CHECK_EQ_INT(smp_run_kernel(t, 0, &g, &o, &r1, &d), 0);
+    fprintf(stderr, "memory slice: interval whole %.0f composed %.0f\n",
+            r1.interval_cycles, r1.interval_composed);
+    CHECK_EQ_INT(r1.region_sms, 1);
+    CHECK(r1.interval_composed > 0);
+    CHECK(fabs(r1.interval_composed / r1.interval_cycles - 1) < 0.03);
+    wc_trace_close(t);
+
+    /* Slice validity decided before the whole-kernel pass.  Divergent
+     * gathers, four waves: a 1-SM region composes to cycles per
+     * instruction unlike an all-SM window of the same waves, so regions
+     * must span all SMs; there are too few of those to sample, and the
+     * kernel runs fully in detail, exactly, without the interval pass (it
+     * used to pay it first).  The same in two-phase mode, which had no
+     * slice test. */
+    CHECK_EQ_INT(write_trace_t("divergent", 3648, 256, 2), 0);
+    CHECK_EQ_INT(wc_trace_open(dir, &t, &d), 0);
+    if (!t)
+        CHECK_DONE();
+    double dv_full = full_detailed(t, 0, &g);
+    for (int two = 0; two < 2; two++) {
+        wc_gpu g2 = g;
+        if (two)
+            CHECK_EQ_INT(wc_gpu_set(&g2, "smp_two_phase_insts=1000", &d), 0);
+        smp_options_default(&o);
+        o.small_kernel_insts = 1;
+        CHECK_EQ_INT(smp_run_kernel(t, 0, &g2, &o, &r1, &d), 0);
+        fprintf(stderr, "divergent x4 waves%s: slice invalid %d, util "
+                "%.2f/%.2f slice %.2f/%.2f full, %s, interval runs %zu\n",
+                two ? " (two-phase)" : "", r1.slice_invalid,
+                r1.util_slice[0], r1.util_slice[1], r1.util_full[0],
+                r1.util_full[1], smp_how_name(r1.how),
+                r1.host[SMP_INTERVAL].runs);
+        CHECK(r1.slice_invalid != 0);
+        CHECK_EQ_INT(r1.shared_data, 1);
+        CHECK_EQ_INT(r1.how, SMP_HOW_FULL);
+        CHECK_EQ_INT(r1.host[SMP_INTERVAL].runs, 0);
+        CHECK_NEAR(r1.estimate, dv_full, 0.5);
+    }
     wc_trace_close(t);
 
     char cmd[128];
