@@ -211,6 +211,47 @@ static void fmt_bound(double v, char *buf, size_t n)
     snprintf(buf, n, "%.15g", v);
 }
 
+/* The enumeration keys: string keys whose value selects behaviour (name,
+ * arch and shmem_carveouts are information).  Each list is in the order of
+ * its uarch enum (ua_policy, ua_assign, ua_dep; test_check asserts it).
+ * parse_value checks them, so a bad value is reported where it was written:
+ * the .cfg line or the --set argument. */
+static const char *const enum_policy_[] = {"cggty", "gto", "lrr", "rba", NULL};
+static const char *const enum_assign_[] = {"rr", "srr", "shuffle", NULL};
+static const char *const enum_dep_[] = {"auto", "ctrl", "scoreboard", NULL};
+
+const char *const *wc_key_enum(const char *name)
+{
+    if (!name)
+        return NULL;
+    if (strcmp(name, "issue_policy") == 0)
+        return enum_policy_;
+    if (strcmp(name, "assign_policy") == 0)
+        return enum_assign_;
+    if (strcmp(name, "dep_mode") == 0)
+        return enum_dep_;
+    return NULL;
+}
+
+/* 0 when s[0..len) is one of the values of k (or k is no enumeration);
+ * else writes "KEY 'v': expected a, b or c" to err and returns -1. */
+static int check_enum(const wc_key_desc *k, const char *s, size_t len,
+                      char *err, size_t errn)
+{
+    const char *const *v = wc_key_enum(k->name);
+    if (!v)
+        return 0;
+    size_t n = 0;
+    for (; v[n]; n++)
+        if (strlen(v[n]) == len && memcmp(v[n], s, len) == 0)
+            return 0;
+    int o = snprintf(err, errn, "%s '%.*s': expected ", k->name, (int)len, s);
+    for (size_t i = 0; i < n && o >= 0 && (size_t)o < errn; i++)
+        o += snprintf(err + o, errn - (size_t)o, "%s%s",
+                      i == 0 ? "" : i == n - 1 ? " or " : ", ", v[i]);
+    return -1;
+}
+
 /* Parse s[0..len) as the value of k into g.  On error writes a message to
  * err and returns -1. */
 static int parse_value(const wc_key_desc *k, const char *s, size_t len,
@@ -229,6 +270,8 @@ static int parse_value(const wc_key_desc *k, const char *s, size_t len,
                          k->name);
                 return -1;
             }
+        if (check_enum(k, s, len, err, errn) != 0)
+            return -1;
         memcpy(field_s(g, k), s, len);
         field_s(g, k)[len] = '\0';
         return 0;

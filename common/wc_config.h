@@ -45,6 +45,9 @@ typedef struct wc_key_desc {
 
 const wc_key_desc *wc_keys(size_t *n);
 const wc_key_desc *wc_key_find(const char *name);
+/* Accepted values of an enumeration key (NULL-terminated), or NULL when
+ * name is not one (issue_policy, assign_policy, dep_mode). */
+const char *const *wc_key_enum(const char *name);
 
 /* Fill g with the table defaults. */
 void wc_gpu_defaults(wc_gpu *g);
