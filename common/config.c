@@ -64,6 +64,56 @@ static const wc_key_desc keys_[] = {
 
 #define NKEYS (sizeof keys_ / sizeof keys_[0])
 
+/* keys.def in order: a section marker (WC_KEY_GROUP: 0x100 | its modes),
+ * then 0 for each key of the section. */
+static const unsigned key_seq_[] = {
+#define WC_KEY_GROUP(modes) 0x100u | (unsigned)(modes),
+#define WC_KEY_I(nm, def, lo, hi, unit, help) 0u,
+#define WC_KEY_R(nm, def, lo, hi, unit, help) 0u,
+#define WC_KEY_S(nm, def, unit, help) 0u,
+#include "keys.def"
+#undef WC_KEY_I
+#undef WC_KEY_R
+#undef WC_KEY_S
+#undef WC_KEY_GROUP
+};
+
+/* Keys of the memory and core sections (read by both models otherwise)
+ * that only the detailed model reads: its front end, issue quirks, write
+ * ports, queues, constant caches and memory-unit internals.  The interval
+ * model reads none of them (model/, through uarch/ua_core's fields);
+ * test_check.c asserts that changing one leaves interval cycles alone. */
+static const char *const detailed_only_[] = {
+    "ibuffer_entries",  "inst_bytes",         "icache_l0_bytes",
+    "icache_l0_assoc",  "const_miss_switch",  "stall_quirk_above",
+    "stall_quirk_cycles", "exit_yield_stall", "rf_write_ports",
+    "vlat_queue",       "sb_max_consumers",   "watchdog_cycles",
+    "dm_shortcuts",     "cc_l0fl_size",       "cc_l0fl_assoc",
+    "cc_l0vl_size",     "cc_l0vl_assoc",      "cc_l1_size",
+    "cc_l1_assoc",      "mem_coalesce_cycles", "mem_prt_entries",
+};
+
+unsigned wc_key_modes(const wc_key_desc *k)
+{
+    if (!k || k < keys_ || k >= keys_ + NKEYS)
+        return WC_MODES_ALL;
+    size_t want = (size_t)(k - keys_), i = 0;
+    unsigned modes = WC_MODES_ALL;
+    for (size_t s = 0; s < sizeof key_seq_ / sizeof key_seq_[0]; s++) {
+        if (key_seq_[s] & 0x100u) {
+            modes = key_seq_[s] & WC_MODES_ALL;
+            continue;
+        }
+        if (i++ == want)
+            break;
+    }
+    for (size_t j = 0; j < sizeof detailed_only_ / sizeof detailed_only_[0];
+         j++)
+        if (strcmp(k->name, detailed_only_[j]) == 0)
+            return modes & (WC_MODE_DETAILED | WC_MODE_HYBRID);
+    return modes;
+}
+
 const wc_key_desc *wc_keys(size_t *n)
 {
     if (n)
