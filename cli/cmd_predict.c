@@ -434,7 +434,10 @@ int cmd_predict(int argc, char **argv)
         cli_fail(&d);
     }
     cli_load_gpu(&c, wc_trace_kernel(t, 0)->binary_version, NULL, g);
-    cli_note_unused_sets(&c, mode == MODE_INTERVAL ? WC_MODE_INTERVAL : mode == MODE_DETAILED ? WC_MODE_DETAILED : WC_MODE_HYBRID, mode_names[mode]);
+    cli_note_unused_sets(&c, mode == MODE_INTERVAL   ? WC_MODE_INTERVAL
+                             : mode == MODE_DETAILED ? WC_MODE_DETAILED
+                                                     : WC_MODE_HYBRID,
+                         mode_names[mode]);
 
     progress_ctx pc = {cli_progress_ok(&c), t0, 0, nk};
     smp_ctx *sctx = NULL;

@@ -266,9 +266,11 @@ void cli_note_unused_sets(const cli_common *c, unsigned mode,
         int again = 0; /* once per key */
         for (int j = 0; j < i && !again; j++)
             again = strncmp(c->sets[j], key, n) == 0 &&
-                    (c->sets[j][n] == '=' || isspace((unsigned char)c->sets[j][n]));
+                    (c->sets[j][n] == '=' ||
+                     isspace((unsigned char)c->sets[j][n]));
         if (k && !again && !(wc_key_modes(k) & mode))
-            fprintf(stderr, "warpcast: note: --set %s is not used by --mode %s\n",
+            fprintf(stderr,
+                    "warpcast: note: --set %s is not used by --mode %s\n",
                     k->name, mode_name);
     }
 }

@@ -617,7 +617,9 @@ int im_run_kernel(wc_trace *t, size_t k, const wc_gpu *g, const im_options *o,
         int whole = x.o.cta_first == 0 &&
                     (x.o.cta_count == 0 || x.o.cta_count >= ki->ctas);
         run_finish(&x, whole);
-        rc = WC_CHECK(wc_check_kernel("interval", ki, x.o.cta_first, x.o.cta_count, r->ctas, r->cycles, whole ? x.p.launch : 0, d));
+        rc = WC_CHECK(wc_check_kernel("interval", ki, x.o.cta_first,
+                                      x.o.cta_count, r->ctas, r->cycles,
+                                      whole ? x.p.launch : 0, d));
     }
 done:
     wc_kreader_close(kr);

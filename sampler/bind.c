@@ -407,7 +407,11 @@ static int eng_region(void *ctx, int m, size_t r, smp_eval *out, wc_diag *d)
     if (rc == 0 && WC_CHECKS_ON && b->ins) {
         char what[64];
         snprintf(what, sizeof what, "warp instructions of region %zu", r);
-        rc = wc_check_same(wc_trace_kernel(b->t, b->k), what, "whole-kernel pass", b->ins[r], m == SMP_DETAILED ? "detailed region run" : "interval region run", out->warp_insts, d);
+        rc = wc_check_same(wc_trace_kernel(b->t, b->k), what,
+                           "whole-kernel pass", b->ins[r],
+                           m == SMP_DETAILED ? "detailed region run"
+                                             : "interval region run",
+                           out->warp_insts, d);
     }
     return rc;
 }
@@ -927,7 +931,10 @@ int smp_ctx_run(smp_ctx *c, wc_trace *t, size_t k, const wc_gpu *g,
     free(b.z);
     free(b.ins);
     if (rc == 0)
-        rc = WC_CHECK(wc_check_hybrid(wc_trace_kernel(t, k), r->cycles, r->estimate, r->has_ci, r->ci95[0], r->ci95[1], r->warp_insts, r->detailed_warp_insts, r->how == SMP_HOW_FULL, d));
+        rc = WC_CHECK(wc_check_hybrid(
+            wc_trace_kernel(t, k), r->cycles, r->estimate, r->has_ci,
+            r->ci95[0], r->ci95[1], r->warp_insts, r->detailed_warp_insts,
+            r->how == SMP_HOW_FULL, d));
     if (rc)
         return rc;
     r->region_ctas = b.rctas;
