@@ -92,7 +92,7 @@ static void test_hybrid_invariants(void)
 /* ---- traces ------------------------------------------------------------- */
 
 static char root[] = "/tmp/wc-check-XXXXXX";
-static const char *const kinds[] = {"compute", "memory", "shared"};
+static const char *const kinds[] = {"compute", "memory", "shared", "mixed"};
 #define NK (sizeof kinds / sizeof kinds[0])
 static char dirs[NK][96];
 
@@ -203,6 +203,30 @@ static void test_watchdog_extremes(const wc_gpu *base)
             fprintf(stderr, "%s: %s\n", kinds[i], d.msg);
         CHECK_EQ_INT(rc, 0);
         CHECK(c > 1000000);
+    }
+}
+
+/* Allocate reads one register of a bank per cycle for an instruction: an
+ * instruction with more registers of a bank than rf_read_window cycles
+ * must get a longer window whatever rf_read_ports (it deadlocked with
+ * rf_read_ports > 1: fuzz_models, issue 12). */
+static void test_read_ports(const wc_gpu *base)
+{
+    for (long ports = 1; ports <= 16; ports *= 4) {
+        wc_gpu g = *base;
+        wc_diag d;
+        CHECK_EQ_INT(wc_gpu_set_num(&g, "rf_read_window", 1, &d), 0);
+        CHECK_EQ_INT(wc_gpu_set_num(&g, "rf_read_ports", (double)ports, &d),
+                     0);
+        for (size_t i = 0; i < NK; i++) {
+            int rc;
+            uint64_t c = cycles_of(dirs[i], WC_MODE_DETAILED, &g, &rc, &d);
+            if (rc)
+                fprintf(stderr, "rf_read_ports=%ld %s: %s\n", ports,
+                        kinds[i], d.msg);
+            CHECK_EQ_INT(rc, 0);
+            CHECK(c > 0);
+        }
     }
 }
 
@@ -327,6 +351,7 @@ int main(void)
     test_enums(&base);
     if (make_traces() == 0) {
         test_watchdog_extremes(&base);
+        test_read_ports(&base);
         test_key_modes(&base);
     } else {
         CHECK(0);
