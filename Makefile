@@ -14,7 +14,7 @@
 
 CC      ?= cc
 SAN     ?=
-BUILD   ?= build$(if $(SAN),-san)
+BUILD   ?= build$(if $(SAN),-san)$(if $(DEBUG),-debug)
 PKGS    := gsl libzstd
 DEB_PKGS := libgsl-dev libzstd-dev libpfm4-dev pkg-config zstd
 
@@ -29,6 +29,7 @@ CFLAGS_ALL := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(OPT) $(WARN
 PFM_LIB := $(if $(wildcard /usr/include/perfmon/pfmlib.h),-lpfm,)
 PFM_DEF := $(if $(wildcard /usr/include/perfmon/pfmlib.h),-DWC_HAVE_PFM=1,)
 CFLAGS_ALL += $(PFM_DEF) -pthread
+CFLAGS_ALL += $(if $(DEBUG)$(SAN),-DWC_CHECKS) # invariants of model results (common/wc_check.h)
 LDLIBS_ALL := $(shell pkg-config --libs $(PKGS) 2>/dev/null) $(PFM_LIB) -lpthread -lm $(LDLIBS)
 ifneq ($(SAN),)
 CFLAGS_ALL += -fsanitize=$(SAN) -fno-omit-frame-pointer -fno-sanitize-recover=all
@@ -191,7 +192,7 @@ fuzz-models:
 fuzz:
 	@mkdir -p $(BUILD)/fuzz
 	@for f in $(FUZZ_SRC); do n=$$(basename $$f .c); \
-	  clang -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined -Icommon -Iuarch -Imodel -Idetailed -Isampler -Icalib -Igen \
+	  clang -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -DWC_CHECKS -g -O1 -fsanitize=fuzzer,address,undefined -Icommon -Iuarch -Imodel -Idetailed -Isampler -Icalib -Igen \
 	    -DWC_DATA_DIR='"$(abspath data)"' $$(pkg-config --cflags $(PKGS)) $(PFM_DEF) \
 	    -o $(BUILD)/fuzz/$$n $$f $(LIB_SRC) $(GEN_SRC) $(LDLIBS_ALL) || exit 1; \
 	  echo "built $(BUILD)/fuzz/$$n (run: $(BUILD)/fuzz/$$n tests/fuzz/corpus/$${n#fuzz_})"; done

@@ -65,6 +65,10 @@ _Noreturn void cli_unknown_option(const char *cmd, const char *help,
 void cli_warn_unknown_ops(const cli_common *c, const wc_trace *t);
 /* Print the trace's warnings not printed yet (unless --quiet). */
 void cli_warn_trace(const cli_common *c, const wc_trace *t);
+/* Note once on stderr each --set key the mode (WC_MODE_*, named mode)
+ * ignores (wc_key_modes; unless --quiet). */
+void cli_note_unused_sets(const cli_common *c, unsigned mode,
+                          const char *mode_name);
 /* Whether progress may be printed on stderr. */
 int cli_progress_ok(const cli_common *c);
 /* Progress for one long library call without a callback (cli/ticker.c):

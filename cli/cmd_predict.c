@@ -704,6 +704,10 @@ int cmd_predict(int argc, char **argv)
      * order: one at a time. */
     if (timeline || budget > 0 || jobs < 1)
         jobs = 1;
+    cli_note_unused_sets(&c, mode == MODE_INTERVAL   ? WC_MODE_INTERVAL
+                             : mode == MODE_DETAILED ? WC_MODE_DETAILED
+                                                     : WC_MODE_HYBRID,
+                         mode_names[mode]);
 
     progress_ctx pc = {cli_progress_ok(&c), t0, 0, nk};
     prun P;

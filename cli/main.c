@@ -2,6 +2,7 @@
  * cli/main.c - the warpcast program: command dispatch, common options,
  * error reporting and exit statuses.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -249,6 +250,29 @@ void cli_load_gpu(const cli_common *c, int binary_version,
     for (int i = 0; i < c->nsets; i++)
         if (wc_gpu_set(g, c->sets[i], &d) != 0)
             cli_fail(&d);
+}
+
+void cli_note_unused_sets(const cli_common *c, unsigned mode,
+                          const char *mode_name)
+{
+    for (int i = 0; i < c->nsets && !c->quiet; i++) {
+        const char *eq = strchr(c->sets[i], '=');
+        size_t n = eq ? (size_t)(eq - c->sets[i]) : strlen(c->sets[i]);
+        while (n > 0 && isspace((unsigned char)c->sets[i][n - 1]))
+            n--;
+        char key[96];
+        snprintf(key, sizeof key, "%.*s", (int)n, c->sets[i]);
+        const wc_key_desc *k = wc_key_find(key);
+        int again = 0; /* once per key */
+        for (int j = 0; j < i && !again; j++)
+            again = strncmp(c->sets[j], key, n) == 0 &&
+                    (c->sets[j][n] == '=' ||
+                     isspace((unsigned char)c->sets[j][n]));
+        if (k && !again && !(wc_key_modes(k) & mode))
+            fprintf(stderr,
+                    "warpcast: note: --set %s is not used by --mode %s\n",
+                    k->name, mode_name);
+    }
 }
 
 FILE *cli_open_out(const cli_common *c)

@@ -64,6 +64,56 @@ static const wc_key_desc keys_[] = {
 
 #define NKEYS (sizeof keys_ / sizeof keys_[0])
 
+/* keys.def in order: a section marker (WC_KEY_GROUP: 0x100 | its modes),
+ * then 0 for each key of the section. */
+static const unsigned key_seq_[] = {
+#define WC_KEY_GROUP(modes) 0x100u | (unsigned)(modes),
+#define WC_KEY_I(nm, def, lo, hi, unit, help) 0u,
+#define WC_KEY_R(nm, def, lo, hi, unit, help) 0u,
+#define WC_KEY_S(nm, def, unit, help) 0u,
+#include "keys.def"
+#undef WC_KEY_I
+#undef WC_KEY_R
+#undef WC_KEY_S
+#undef WC_KEY_GROUP
+};
+
+/* Keys of the memory and core sections (read by both models otherwise)
+ * that only the detailed model reads: its front end, issue quirks, write
+ * ports, queues, constant caches and memory-unit internals.  The interval
+ * model reads none of them (model/, through uarch/ua_core's fields);
+ * test_check.c asserts that changing one leaves interval cycles alone. */
+static const char *const detailed_only_[] = {
+    "ibuffer_entries",  "inst_bytes",         "icache_l0_bytes",
+    "icache_l0_assoc",  "const_miss_switch",  "stall_quirk_above",
+    "stall_quirk_cycles", "exit_yield_stall", "rf_write_ports",
+    "vlat_queue",       "sb_max_consumers",   "watchdog_cycles",
+    "dm_shortcuts",     "cc_l0fl_size",       "cc_l0fl_assoc",
+    "cc_l0vl_size",     "cc_l0vl_assoc",      "cc_l1_size",
+    "cc_l1_assoc",      "mem_coalesce_cycles", "mem_prt_entries",
+};
+
+unsigned wc_key_modes(const wc_key_desc *k)
+{
+    if (!k || k < keys_ || k >= keys_ + NKEYS)
+        return WC_MODES_ALL;
+    size_t want = (size_t)(k - keys_), i = 0;
+    unsigned modes = WC_MODES_ALL;
+    for (size_t s = 0; s < sizeof key_seq_ / sizeof key_seq_[0]; s++) {
+        if (key_seq_[s] & 0x100u) {
+            modes = key_seq_[s] & WC_MODES_ALL;
+            continue;
+        }
+        if (i++ == want)
+            break;
+    }
+    for (size_t j = 0; j < sizeof detailed_only_ / sizeof detailed_only_[0];
+         j++)
+        if (strcmp(k->name, detailed_only_[j]) == 0)
+            return modes & (WC_MODE_DETAILED | WC_MODE_HYBRID);
+    return modes;
+}
+
 const wc_key_desc *wc_keys(size_t *n)
 {
     if (n)
@@ -211,6 +261,47 @@ static void fmt_bound(double v, char *buf, size_t n)
     snprintf(buf, n, "%.15g", v);
 }
 
+/* The enumeration keys: string keys whose value selects behaviour (name,
+ * arch and shmem_carveouts are information).  Each list is in the order of
+ * its uarch enum (ua_policy, ua_assign, ua_dep; test_check asserts it).
+ * parse_value checks them, so a bad value is reported where it was written:
+ * the .cfg line or the --set argument. */
+static const char *const enum_policy_[] = {"cggty", "gto", "lrr", "rba", NULL};
+static const char *const enum_assign_[] = {"rr", "srr", "shuffle", NULL};
+static const char *const enum_dep_[] = {"auto", "ctrl", "scoreboard", NULL};
+
+const char *const *wc_key_enum(const char *name)
+{
+    if (!name)
+        return NULL;
+    if (strcmp(name, "issue_policy") == 0)
+        return enum_policy_;
+    if (strcmp(name, "assign_policy") == 0)
+        return enum_assign_;
+    if (strcmp(name, "dep_mode") == 0)
+        return enum_dep_;
+    return NULL;
+}
+
+/* 0 when s[0..len) is one of the values of k (or k is no enumeration);
+ * else writes "KEY 'v': expected a, b or c" to err and returns -1. */
+static int check_enum(const wc_key_desc *k, const char *s, size_t len,
+                      char *err, size_t errn)
+{
+    const char *const *v = wc_key_enum(k->name);
+    if (!v)
+        return 0;
+    size_t n = 0;
+    for (; v[n]; n++)
+        if (strlen(v[n]) == len && memcmp(v[n], s, len) == 0)
+            return 0;
+    int o = snprintf(err, errn, "%s '%.*s': expected ", k->name, (int)len, s);
+    for (size_t i = 0; i < n && o >= 0 && (size_t)o < errn; i++)
+        o += snprintf(err + o, errn - (size_t)o, "%s%s",
+                      i == 0 ? "" : i == n - 1 ? " or " : ", ", v[i]);
+    return -1;
+}
+
 /* Parse s[0..len) as the value of k into g.  On error writes a message to
  * err and returns -1. */
 static int parse_value(const wc_key_desc *k, const char *s, size_t len,
@@ -229,6 +320,8 @@ static int parse_value(const wc_key_desc *k, const char *s, size_t len,
                          k->name);
                 return -1;
             }
+        if (check_enum(k, s, len, err, errn) != 0)
+            return -1;
         memcpy(field_s(g, k), s, len);
         field_s(g, k)[len] = '\0';
         return 0;

@@ -45,6 +45,15 @@ typedef struct wc_key_desc {
 
 const wc_key_desc *wc_keys(size_t *n);
 const wc_key_desc *wc_key_find(const char *name);
+/* The --mode values whose models read a key (bit set), derived from the
+ * key's section in keys.def (WC_KEY_GROUP) and config.c's list of keys only
+ * the detailed model reads.  A mode outside the set ignores the key. */
+enum { WC_MODE_INTERVAL = 1, WC_MODE_DETAILED = 2, WC_MODE_HYBRID = 4 };
+#define WC_MODES_ALL (WC_MODE_INTERVAL | WC_MODE_DETAILED | WC_MODE_HYBRID)
+unsigned wc_key_modes(const wc_key_desc *k);
+/* Accepted values of an enumeration key (NULL-terminated), or NULL when
+ * name is not one (issue_policy, assign_policy, dep_mode). */
+const char *const *wc_key_enum(const char *name);
 
 /* Fill g with the table defaults. */
 void wc_gpu_defaults(wc_gpu *g);

@@ -127,12 +127,14 @@ static void rfc_commit(const dm_params *p, dm_sub *s, unsigned warp,
 
 /* Cycles bank b has to read need registers: rf_read_window, or more for
  * an instruction that reads more registers of one bank than the window has
- * ports (HMMA.16816: 10 source registers on 2 banks); without this it would
- * wait in Allocate forever. */
+ * cycles (HMMA.16816: 10 source registers on 2 banks); without this it
+ * would wait in Allocate forever.  reserve takes one port of a bank per
+ * cycle for an instruction, so the window is need cycles, whatever
+ * rf_read_ports (need / rf_read_ports deadlocked with rf_read_ports > 1
+ * and need > rf_read_window: fuzz_models, issue 12). */
 static unsigned window_of(const dm_params *p, unsigned need)
 {
-    unsigned w = (need + p->read_ports - 1) / p->read_ports;
-    return w > p->read_window ? w : p->read_window;
+    return need > p->read_window ? need : p->read_window;
 }
 
 /* Reserve need[b] read slots of each bank in cycles c+1..c+window; all or

@@ -27,6 +27,34 @@ void dm_options_default(dm_options *o)
     memset(o, 0, sizeof *o);
 }
 
+/* The longest wait the configuration makes legitimate without any
+ * progress in between: every key in cycles (latencies, initiation
+ * intervals, miss penalties; they can chain: a constant-cache miss behind
+ * an icache miss) plus one warp request of l2 lines through the L2 and DRAM
+ * bandwidth servers.  The watchdog fires only after watchdog_cycles beyond
+ * it, so a legal config (ii_int = 100000, cc_l0_miss_latency = 37089) is
+ * never a false alarm (fuzz_models, issue 12) and a real deadlock still is. */
+static uint64_t longest_stall(const wc_gpu *g)
+{
+    size_t nk;
+    const wc_key_desc *k = wc_keys(&nk);
+    double s = 0;
+    for (size_t i = 0; i < nk; i++) {
+        double v;
+        if (strcmp(k[i].unit, "cycles") != 0 ||
+            strcmp(k[i].name, "watchdog_cycles") == 0 ||
+            wc_gpu_get_num(g, k[i].name, &v) != 0 || !(v > 0))
+            continue;
+        s += v;
+    }
+    double bytes = 32.0 * (double)g->l2_line_bytes;
+    if (g->l2_bw > 0)
+        s += bytes / g->l2_bw;
+    if (g->dram_bw > 0)
+        s += bytes / g->dram_bw;
+    return s < 1e15 ? (uint64_t)s + 1 : (uint64_t)1e15;
+}
+
 int dm_params_load(const wc_gpu *g, dm_params *p, wc_diag *d)
 {
     ua_core c;
@@ -74,7 +102,7 @@ int dm_params_load(const wc_gpu *g, dm_params *p, wc_diag *d)
     p->exit_yield_stall = c.exit_yield_stall;
     p->vq_entries = c.vq_entries;
     p->sb_consumers = c.sb_consumers;
-    p->watchdog = c.watchdog;
+    p->watchdog = c.watchdog + longest_stall(g);
     memcpy(p->lat, c.lat, sizeof p->lat);
     memcpy(p->ii, c.ii, sizeof p->ii);
     p->fp64_shared = c.fp64_shared;

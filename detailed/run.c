@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "wc_check.h"
 #include "dm_int.h"
 
 size_t dm_event_add(dm_gpu *gpu, uint64_t cycle, const dm_sm *sm,
@@ -327,6 +328,10 @@ int dm_run_kernel(wc_trace *t, size_t k, const wc_gpu *g, const dm_options *o,
     r->events = gpu.ev;
     r->nevents = gpu.nev;
     gpu.ev = NULL;
+    rc = WC_CHECK(wc_check_kernel(
+        "detailed", ki, first, opt.cta_count, r->ctas, r->cycles,
+        first == 0 && launched == ki->ctas ? (double)g->launch_overhead : 0,
+        d));
 out:
     wc_kreader_close(kr);
     gpu_fini(&gpu);

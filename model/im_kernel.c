@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "wc_check.h"
 #include "im_int.h"
 
 static const char *const im_cpi_names[] = {
@@ -618,6 +619,9 @@ int im_run_kernel(wc_trace *t, size_t k, const wc_gpu *g, const im_options *o,
         int whole = x.o.cta_first == 0 &&
                     (x.o.cta_count == 0 || x.o.cta_count >= ki->ctas);
         run_finish(&x, whole);
+        rc = WC_CHECK(wc_check_kernel("interval", ki, x.o.cta_first,
+                                      x.o.cta_count, r->ctas, r->cycles,
+                                      whole ? x.p.launch : 0, d));
     }
 done:
     wc_kreader_close(kr);

@@ -26,6 +26,7 @@
 #include "dm.h"
 #include "im.h"
 #include "smp.h"
+#include "wc_check.h"
 #include "ua.h"
 
 /* Cross-CTA reuse (check_sharing): a region on its slice reading more than
@@ -550,7 +551,28 @@ static int eng_proxy(void *ctx, size_t r, smp_eval *out, wc_diag *d)
     return 0;
 }
 
+static int eng_region_(void *ctx, int m, size_t r, smp_eval *out,
+                       wc_diag *d);
+
+/* A region in model m; its warp instructions must be those the whole-kernel
+ * pass gave it (debug builds: common/wc_check.h). */
 static int eng_region(void *ctx, int m, size_t r, smp_eval *out, wc_diag *d)
+{
+    kbind *b = ctx;
+    int rc = eng_region_(ctx, m, r, out, d);
+    if (rc == 0 && WC_CHECKS_ON && b->ins) {
+        char what[64];
+        snprintf(what, sizeof what, "warp instructions of region %zu", r);
+        rc = wc_check_same(wc_trace_kernel(b->t, b->k), what,
+                           "whole-kernel pass", b->ins[r],
+                           m == SMP_DETAILED ? "detailed region run"
+                                             : "interval region run",
+                           out->warp_insts, d);
+    }
+    return rc;
+}
+
+static int eng_region_(void *ctx, int m, size_t r, smp_eval *out, wc_diag *d)
 {
     kbind *b = ctx;
     uint64_t first, count;
@@ -1102,6 +1124,11 @@ int smp_ctx_run_one(const smp_ctx *c, wc_trace *t, size_t k, const wc_gpu *g,
     wc_kreader_close(hold);
     free(b.z);
     free(b.ins);
+    if (rc == 0)
+        rc = WC_CHECK(wc_check_hybrid(
+            wc_trace_kernel(t, k), r->cycles, r->estimate, r->has_ci,
+            r->ci95[0], r->ci95[1], r->warp_insts, r->detailed_warp_insts,
+            r->how == SMP_HOW_FULL, d));
     if (rc)
         return rc;
     r->region_ctas = b.rctas;
