@@ -72,7 +72,7 @@ $(BUILD)/cli/demangle.o: CFLAGS_ALL += $(if $(CXXRT),-DWC_HAVE_CXA_DEMANGLE=1)
 $(PROG): $(CLI_OBJ) $(GEN_OBJ) $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(GEN_OBJ) $(LIB) $(LDLIBS_ALL) $(CXXRT)
 
-$(BUILD)/tests/test_%: tests/unit/test_%.c $(GEN_OBJ) $(LIB) tests/unit/check.h
+$(BUILD)/tests/test_%: tests/unit/test_%.c $(GEN_OBJ) $(LIB) tests/unit/check.h tests/unit/synth_fixture.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -Itests/unit $(LDFLAGS) -o $@ $< $(GEN_OBJ) $(LIB) $(LDLIBS_ALL)
 

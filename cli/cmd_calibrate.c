@@ -107,19 +107,11 @@ static int run_kit(const cli_common *c, cal_options *o, const char *dir,
         cli_fail(&d);
     if (c->out && cal_kit_write_cfg(res, c->out, NULL, &d) != 0)
         cli_fail(&d);
-    FILE *f = stdout;
-    if (report && strcmp(report, "-") != 0) {
-        f = fopen(report, "w");
-        if (!f) {
-            fprintf(stderr, "warpcast calibrate: cannot write '%s'\n", report);
-            return WC_EUSAGE;
-        }
-    }
+    FILE *f = st_open_out("calibrate", report);
+    if (!f)
+        return WC_EUSAGE;
     cal_kit_report_text(res, f);
-    if (f != stdout)
-        fclose(f);
-    else
-        fflush(stdout);
+    st_close_out(f);
     cal_kit_result_free(res);
     free(res);
     return 0;
@@ -243,24 +235,16 @@ int cmd_calibrate(int argc, char **argv)
     cli_ticker_stop();
     if (rc != 0)
         cli_fail(&d);
-    FILE *f = stdout;
-    if (report && strcmp(report, "-") != 0) {
-        f = fopen(report, "w");
-        if (!f) {
-            fprintf(stderr, "warpcast calibrate: cannot write '%s'\n", report);
-            return WC_EUSAGE;
-        }
-    }
+    FILE *f = st_open_out("calibrate", report);
+    if (!f)
+        return WC_EUSAGE;
     if (c.format == CLI_FMT_JSON)
         cal_report_json(rep, f);
     else if (c.format == CLI_FMT_CSV)
         cli_calibrate_csv(rep, f); /* the measurement table */
     else
         cal_report_text(rep, f);
-    if (f != stdout)
-        fclose(f);
-    else
-        fflush(stdout);
+    st_close_out(f);
     cal_report_free(rep);
     free(rep);
     return 0;

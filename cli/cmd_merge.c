@@ -114,44 +114,29 @@ static int merge_file(const char *path, st_table *all, keyset *seen,
     return 0;
 }
 
+static void merge_check_format(const char *v)
+{
+    if (strcmp(v, "csv") && strcmp(v, "json"))
+        cli_usage_error("merge", "unknown format '%s' (csv or json: JSON lines)", v);
+}
+
 int cmd_merge(int argc, char **argv)
 {
-    const char *out = NULL;
-    int json = 0, quiet = 0;
+    int quiet = 0;
     const char **in = calloc((size_t)argc, sizeof *in);
     int nin = 0;
     if (!in)
         return WC_EINTERNAL;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            fputs(merge_help, stdout);
-            free(in);
-            return 0;
-        } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
-            quiet = 1;
-        } else if (!strcmp(a, "--out") || !strcmp(a, "--format")) {
-            if (i + 1 >= argc)
-                cli_usage_error("merge", "option '%s' needs a value", a);
-            const char *v = argv[++i];
-            if (a[2] == 'o')
-                out = v;
-            else if (!strcmp(v, "csv"))
-                json = 0;
-            else if (!strcmp(v, "json"))
-                json = 1;
-            else
-                cli_usage_error("merge", "unknown format '%s' (csv or json: JSON lines)", v);
-        } else if (a[0] == '-' && a[1]) {
-            static const char *const opts[] = {"--out", "--format", "--quiet", "--help"};
-            const char *sg = st_closest(a, opts, 4);
-            if (sg)
-                cli_usage_error("merge", "unknown option '%s'; did you mean '%s'?", a, sg);
-            cli_usage_error("merge", "unknown option '%s'", a);
-        } else {
-            in[nin++] = a;
-        }
+    static const char *const vnames[] = {"--out", "--format"};
+    static const st_value_check check[] = {NULL, merge_check_format};
+    const char *vals[2] = {NULL, NULL};
+    if (st_args("merge", merge_help, argc, argv, vnames, vals, check, 2, &quiet, in,
+                &nin)) {
+        free(in);
+        return 0;
     }
+    const char *out = vals[0];
+    int json = vals[1] && !strcmp(vals[1], "json");
     if (!nin)
         cli_usage_error("merge", "no input: give DIR or FILE arguments");
     st_table all;
@@ -204,14 +189,13 @@ int cmd_merge(int argc, char **argv)
     }
     if (!rc) {
         st_sort(&all);
-        FILE *f = out && strcmp(out, "-") ? fopen(out, "w") : stdout;
+        FILE *f = st_open_out("merge", out);
         if (!f) {
-            fprintf(stderr, "warpcast merge: cannot write '%s'\n", out);
             rc = WC_EUSAGE;
         } else {
             if (all.ncol)
                 st_write(f, &all, json);
-            if ((f == stdout ? fflush(f) : fclose(f)) != 0)
+            if (st_close_out(f) != 0)
                 rc = WC_EINTERNAL;
             if (!quiet && !rc)
                 fprintf(stderr, "merge: %zu rows of %zu points from %zu files\n",

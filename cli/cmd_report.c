@@ -114,6 +114,20 @@ static void ax_fit(axis *a, double lo, double hi, int zero)
     a->hi = ceil(hi / st) * st;
 }
 
+/* One tick of an axis at pixel P: its grid line and its text B. */
+static void ax_tick(FILE *f, int vertical, double p, double other0, double other1,
+                    const char *b)
+{
+    if (vertical)
+        fprintf(f, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
+                   "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
+                other0, p, other1, p, other0 - 4, p + 4, b);
+    else
+        fprintf(f, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
+                   "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n",
+                p, other0, p, other1, p, other0 + 16, b);
+}
+
 /* Draw ticks and grid of an axis; vertical = y axis. */
 static void ax_draw(FILE *f, const axis *a, int vertical, double other0,
                     double other1, const char *label)
@@ -121,30 +135,14 @@ static void ax_draw(FILE *f, const axis *a, int vertical, double other0,
     char b[32];
     if (a->log) {
         for (double v = a->lo; v <= a->hi * 1.0001; v *= 10) {
-            double p = ax_map(a, v);
             fmt_num(b, sizeof b, v);
-            if (vertical)
-                fprintf(f, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
-                           "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
-                        other0, p, other1, p, other0 - 4, p + 4, b);
-            else
-                fprintf(f, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
-                           "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n",
-                        p, other0, p, other1, p, other0 + 16, b);
+            ax_tick(f, vertical, ax_map(a, v), other0, other1, b);
         }
     } else {
         double st = nice_step(a->hi - a->lo);
         for (double v = a->lo; v <= a->hi + st * 1e-6; v += st) {
-            double p = ax_map(a, v);
             fmt_num(b, sizeof b, fabs(v) < st * 1e-9 ? 0 : v);
-            if (vertical)
-                fprintf(f, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
-                           "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
-                        other0, p, other1, p, other0 - 4, p + 4, b);
-            else
-                fprintf(f, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
-                           "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n",
-                        p, other0, p, other1, p, other0 + 16, b);
+            ax_tick(f, vertical, ax_map(a, v), other0, other1, b);
         }
     }
     if (vertical) {
@@ -200,6 +198,17 @@ static void legend(FILE *f, int i, const char *name, int w)
     fputs("</text>\n", f);
 }
 
+/* A tick of xy_chart's own x axis (categories, or nice values inside a
+ * padded range) at pixel P, labelled TEXT. */
+static void x_tick(FILE *f, double p, const char *text)
+{
+    fprintf(f, "<line class=\"grid\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>"
+               "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">",
+            p, CH_H - MB, p, MT, p, CH_H - MB + 16);
+    html_text(f, text);
+    fputs("</text>\n", f);
+}
+
 /* Line chart of series (markers, and lines unless scatter).  diag: draw y=x. */
 static void xy_chart(FILE *f, const char *title, const char *xlab, const char *ylab,
                      series *s, size_t ns, int logxy, int scatter, int diag,
@@ -234,29 +243,18 @@ static void xy_chart(FILE *f, const char *title, const char *xlab, const char *y
     ax_fit(&ay, ylo, yhi, !logxy && !diag);
     chart_begin(f, title, CH_W, CH_H, cls);
     ax_draw(f, &ay, 1, ML, CH_W - MR, ylab);
-    if (xcat) {
-        for (size_t c = 0; c < nxcat; c++) {
-            double p = ax_map(&ax, (double)c);
-            fprintf(f, "<line class=\"grid\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>"
-                       "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">",
-                    p, CH_H - MB, p, MT, p, CH_H - MB + 16);
-            html_text(f, xcat[c]);
-            fputs("</text>\n", f);
-        }
-        fprintf(f, "<text class=\"label\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">",
-                (ax.px0 + ax.px1) / 2, CH_H - MB + 36);
-        html_text(f, xlab);
-        fputs("</text>\n", f);
-    } else if (!logxy && ax.hi > ax.lo) {
-        /* ticks at nice values inside the padded range */
-        double st = nice_step(xhi > xlo ? xhi - xlo : 1);
-        for (double v = ceil(ax.lo / st) * st; v <= ax.hi; v += st) {
-            double p = ax_map(&ax, v);
-            char b[32];
-            fmt_num(b, sizeof b, fabs(v) < st * 1e-9 ? 0 : v);
-            fprintf(f, "<line class=\"grid\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>"
-                       "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>\n",
-                    p, CH_H - MB, p, MT, p, CH_H - MB + 16, b);
+    if (xcat || (!logxy && ax.hi > ax.lo)) {
+        if (xcat) {
+            for (size_t c = 0; c < nxcat; c++)
+                x_tick(f, ax_map(&ax, (double)c), xcat[c]);
+        } else {
+            /* ticks at nice values inside the padded range */
+            double st = nice_step(xhi > xlo ? xhi - xlo : 1);
+            for (double v = ceil(ax.lo / st) * st; v <= ax.hi; v += st) {
+                char b[32];
+                fmt_num(b, sizeof b, fabs(v) < st * 1e-9 ? 0 : v);
+                x_tick(f, ax_map(&ax, v), b);
+            }
         }
         fprintf(f, "<text class=\"label\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">",
                 (ax.px0 + ax.px1) / 2, CH_H - MB + 36);
@@ -303,6 +301,15 @@ static void short_name(char *b, size_t n, const char *name)
         memcpy(b + n - 4, "...", 4);
 }
 
+/* The kernel name left of a bar row at Y (the <text> left open). */
+static void row_label(FILE *f, const jv *kk, int lw, double y)
+{
+    char nm[48];
+    short_name(nm, sizeof nm, jv_str(jv_get(kk, "name"), "?"));
+    fprintf(f, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">", lw - 6, y + 14);
+    html_text(f, nm);
+}
+
 static void report_predict(FILE *f, const jv *o, const char *path)
 {
     const jv *ks = jv_get(o, "kernels");
@@ -333,11 +340,8 @@ static void report_predict(FILE *f, const jv *o, const char *path)
     for (size_t k = 0; k < nk; k++) {
         const jv *kk = &ks->items[k];
         double c = jv_num(jv_get(kk, "cycles"), 0), y = MT + (double)k * rowh;
-        char nm[48];
-        short_name(nm, sizeof nm, jv_str(jv_get(kk, "name"), "?"));
         fmt_num(b, sizeof b, c);
-        fprintf(f, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">", lw - 6, y + 14);
-        html_text(f, nm);
+        row_label(f, kk, lw, y);
         fprintf(f, "</text><rect class=\"bar\" x=\"%d\" y=\"%.1f\" width=\"%.1f\" "
                    "height=\"%d\" fill=\"%s\"><title>",
                 lw, y + 3, ax_map(&ax, c) - lw, rowh - 6, palette[0]);
@@ -390,10 +394,7 @@ static void report_predict(FILE *f, const jv *o, const char *path)
             double y = MT + (double)k * rowh, sum = 0, at = lw;
             for (size_t i = 0; st && i < st->n; i++)
                 sum += fmax(0, jv_num(&st->items[i], 0));
-            char nm[48];
-            short_name(nm, sizeof nm, jv_str(jv_get(kk, "name"), "?"));
-            fprintf(f, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">", lw - 6, y + 14);
-            html_text(f, nm);
+            row_label(f, kk, lw, y);
             fputs("</text>\n", f);
             for (size_t c = 0; c < ncat && sum > 0; c++) {
                 const jv *v = jv_get(st, cat[c]);
@@ -671,40 +672,19 @@ static int write_svgs(const char *page, const char *dir, int quiet)
 
 int cmd_report(int argc, char **argv)
 {
-    const char *out = NULL, *title = "warpcast report", *svg_dir = NULL;
     int quiet = 0;
     const char **in = calloc((size_t)argc + 1, sizeof *in);
     int nin = 0;
     if (!in)
         return WC_EINTERNAL;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            fputs(report_help, stdout);
-            free(in);
-            return 0;
-        } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
-            quiet = 1;
-        } else if (!strcmp(a, "--out") || !strcmp(a, "--title") || !strcmp(a, "--svg-dir")) {
-            if (i + 1 >= argc)
-                cli_usage_error("report", "option '%s' needs a value", a);
-            if (a[2] == 'o')
-                out = argv[++i];
-            else if (a[2] == 't')
-                title = argv[++i];
-            else
-                svg_dir = argv[++i];
-        } else if (a[0] == '-' && a[1]) {
-            static const char *const opts[] = {"--out", "--title", "--svg-dir", "--quiet",
-                                                "--help"};
-            const char *sg = st_closest(a, opts, 5);
-            if (sg)
-                cli_usage_error("report", "unknown option '%s'; did you mean '%s'?", a, sg);
-            cli_usage_error("report", "unknown option '%s'", a);
-        } else {
-            in[nin++] = a;
-        }
+    static const char *const names[] = {"--out", "--title", "--svg-dir"};
+    const char *vals[3] = {NULL, "warpcast report", NULL};
+    if (st_args("report", report_help, argc, argv, names, vals, NULL, 3, &quiet, in,
+                &nin)) {
+        free(in);
+        return 0;
     }
+    const char *out = vals[0], *title = vals[1], *svg_dir = vals[2];
     if (!nin)
         cli_usage_error("report", "no RESULT given (predict or calibrate JSON, sweep table)");
     /* read everything first: no half-written page on a bad input */
@@ -757,7 +737,7 @@ int cmd_report(int argc, char **argv)
     char *page = NULL;
     size_t page_len = 0;
     if (!rc) {
-        FILE *f = out && strcmp(out, "-") ? fopen(out, "w") : stdout;
+        FILE *f = st_open_out("report", out);
         FILE *html = f;
         if (f && svg_dir) {
             f = open_memstream(&page, &page_len); /* the page, split below */
@@ -765,7 +745,6 @@ int cmd_report(int argc, char **argv)
                 return WC_EINTERNAL;
         }
         if (!f) {
-            fprintf(stderr, "warpcast report: cannot write '%s'\n", out);
             rc = WC_EUSAGE;
         } else {
             fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
@@ -792,7 +771,7 @@ int cmd_report(int argc, char **argv)
                 if (!rc)
                     rc = write_svgs(page, svg_dir, quiet);
             }
-            if ((f == stdout ? fflush(f) : fclose(f)) != 0 && !rc)
+            if (st_close_out(f) != 0 && !rc)
                 rc = WC_EINTERNAL;
             if (!rc && !quiet && out)
                 fprintf(stderr, "report: %s (%d results)\n", out, nin);

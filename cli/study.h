@@ -74,6 +74,24 @@ const char *st_closest(const char *s, const char *const *cand, size_t n);
 const char *st_suggest_key(const char *s);
 const char *st_suggest_gpu(const char *s);
 
+/* ---- command lines and outputs of the study commands ---------------------- */
+/* The command line of merge and report: --help/-h (HELP on stdout; returns
+ * 1), --quiet/-q (*QUIET = 1), the value options NAMES[0..NOPT) (the value
+ * into VALS[k], the last one given wins, CHECK[k] when not NULL sees it
+ * first and exits on a bad one) and the rest, in order, into IN[*NIN]
+ * (room for argc).  A missing value or an unknown option ("did you mean"
+ * the closest of NAMES, --quiet, --help) exits 1.  Returns 0. */
+typedef void (*st_value_check)(const char *value);
+int st_args(const char *cmd, const char *help, int argc, char **argv,
+            const char *const *names, const char **vals,
+            const st_value_check *check, size_t nopt, int *quiet,
+            const char **in, int *nin);
+/* PATH for writing, or stdout when PATH is NULL or "-"; NULL after
+ * "warpcast CMD: cannot write 'PATH'" on stderr. */
+FILE *st_open_out(const char *cmd, const char *path);
+/* Closes what st_open_out() opened (flushes stdout); 0 or EOF. */
+int st_close_out(FILE *f);
+
 /* ---- kernels as people know them ------------------------------------------ */
 /* The demangled C++ name (malloc'd; a copy of name when not mangled). */
 char *cli_demangle(const char *name);

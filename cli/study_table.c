@@ -549,3 +549,59 @@ const char *st_suggest_gpu(const char *s)
     wc_free_names(names, n);
     return r ? keep : NULL;
 }
+
+/* ---- command lines and outputs of the study commands ----------------------- */
+int st_args(const char *cmd, const char *help, int argc, char **argv,
+            const char *const *names, const char **vals,
+            const st_value_check *check, size_t nopt, int *quiet,
+            const char **in, int *nin)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            fputs(help, stdout);
+            return 1;
+        }
+        if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
+            *quiet = 1;
+            continue;
+        }
+        size_t k = 0;
+        while (k < nopt && strcmp(a, names[k]))
+            k++;
+        if (k < nopt) {
+            if (i + 1 >= argc)
+                cli_usage_error(cmd, "option '%s' needs a value", a);
+            if (check && check[k])
+                check[k](argv[i + 1]);
+            vals[k] = argv[++i];
+        } else if (a[0] == '-' && a[1]) {
+            const char *opts[16];
+            size_t n = 0;
+            for (k = 0; k < nopt && n < 14; k++)
+                opts[n++] = names[k];
+            opts[n++] = "--quiet";
+            opts[n++] = "--help";
+            const char *sg = st_closest(a, opts, n);
+            if (sg)
+                cli_usage_error(cmd, "unknown option '%s'; did you mean '%s'?", a, sg);
+            cli_usage_error(cmd, "unknown option '%s'", a);
+        } else {
+            in[(*nin)++] = a;
+        }
+    }
+    return 0;
+}
+
+FILE *st_open_out(const char *cmd, const char *path)
+{
+    FILE *f = path && strcmp(path, "-") ? fopen(path, "w") : stdout;
+    if (!f)
+        fprintf(stderr, "warpcast %s: cannot write '%s'\n", cmd, path);
+    return f;
+}
+
+int st_close_out(FILE *f)
+{
+    return f == stdout ? fflush(f) : fclose(f);
+}

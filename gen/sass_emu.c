@@ -28,13 +28,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#if defined(__has_include)
-#if __has_include(<zstd.h>)
-#include <zstd.h>
-#define SE_HAVE_ZSTD 1
-#endif
-#endif
-
+#include "gen_out.h"
 #include "sass_emu_int.h"
 #include "wc_sassemu.h"
 
@@ -63,12 +57,6 @@ typedef struct se_warp {
     unsigned id;
 } se_warp;
 
-typedef struct se_buf {
-    char *s;
-    size_t n, cap;
-    int err;
-} se_buf;
-
 typedef struct se_ctx {
     const wc_tracegen_params *p;
     const se_kernel *k;
@@ -76,7 +64,7 @@ typedef struct se_ctx {
     uint8_t *cb;          /* constant bank 0 image, 64 KiB */
     size_t cur;           /* index of the instruction being run */
     struct se_args *args; /* operand roles per instruction */
-    se_buf line;          /* one warp's instruction lines */
+    gen_out line;         /* one warp's instruction lines */
     uint64_t insts, mem_insts;
     wc_diag *d;
 } se_ctx;
@@ -138,125 +126,6 @@ static uint8_t alu_of(const char *b)
         if (!strcmp(b, t[i].name))
             return t[i].alu;
     return A_NONE;
-}
-
-/* ---- growable text buffer --------------------------------------------- */
-
-static void buf_put(se_buf *b, const char *s, size_t n)
-{
-    if (b->err)
-        return;
-    if (b->n + n + 1 > b->cap) {
-        size_t nc = b->cap ? b->cap : 1 << 16;
-        while (nc < b->n + n + 1)
-            nc *= 2;
-        char *ns = realloc(b->s, nc);
-        if (!ns) {
-            b->err = 1;
-            return;
-        }
-        b->s = ns;
-        b->cap = nc;
-    }
-    memcpy(b->s + b->n, s, n);
-    b->n += n;
-}
-
-#if defined(__GNUC__)
-__attribute__((format(printf, 2, 3)))
-#endif
-static void buf_printf(se_buf *b, const char *fmt, ...)
-{
-    char tmp[256];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
-    va_end(ap);
-    if (n > 0)
-        buf_put(b, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
-}
-
-/* ---- output sink (plain or zstd) --------------------------------------- */
-
-typedef struct se_out {
-    FILE *f;
-    int zstd, err;
-#ifdef SE_HAVE_ZSTD
-    ZSTD_CCtx *cctx;
-    char *zbuf;
-    size_t zcap;
-#endif
-} se_out;
-
-static void out_write(se_out *o, const char *s, size_t n, int end)
-{
-    if (o->err)
-        return;
-#ifdef SE_HAVE_ZSTD
-    if (o->zstd) {
-        ZSTD_inBuffer in = {s, n, 0};
-        for (;;) {
-            ZSTD_outBuffer out = {o->zbuf, o->zcap, 0};
-            size_t rem = ZSTD_compressStream2(o->cctx, &out, &in,
-                                              end ? ZSTD_e_end : ZSTD_e_continue);
-            if (ZSTD_isError(rem)) {
-                o->err = 1;
-                return;
-            }
-            if (out.pos && fwrite(o->zbuf, 1, out.pos, o->f) != out.pos) {
-                o->err = 1;
-                return;
-            }
-            if (end ? rem == 0 : in.pos == in.size)
-                break;
-        }
-        return;
-    }
-#endif
-    (void)end;
-    if (n && fwrite(s, 1, n, o->f) != n)
-        o->err = 1;
-}
-
-static int out_open(se_out *o, const char *path, int zstd)
-{
-    memset(o, 0, sizeof *o);
-    o->f = fopen(path, "wb");
-    if (!o->f)
-        return -1;
-#ifdef SE_HAVE_ZSTD
-    if (zstd) {
-        o->zstd = 1;
-        o->cctx = ZSTD_createCCtx();
-        o->zcap = ZSTD_CStreamOutSize();
-        o->zbuf = malloc(o->zcap);
-        if (!o->cctx || !o->zbuf)
-            o->err = 1;
-        else
-            ZSTD_CCtx_setParameter(o->cctx, ZSTD_c_compressionLevel, 3);
-    }
-#else
-    (void)zstd;
-#endif
-    return o->err ? -1 : 0;
-}
-
-static int out_close(se_out *o)
-{
-    int err = o->err;
-    if (o->f) {
-        if (!err)
-            out_write(o, "", 0, 1);
-        err |= o->err;
-        if (fclose(o->f) != 0)
-            err = 1;
-    }
-#ifdef SE_HAVE_ZSTD
-    ZSTD_freeCCtx(o->cctx);
-    free(o->zbuf);
-#endif
-    memset(o, 0, sizeof *o);
-    return err ? -1 : 0;
 }
 
 /* ---- parameters -------------------------------------------------------- */
@@ -1184,14 +1053,14 @@ static size_t hexs(char *p, uint64_t v, int min)
 static void emit_line(se_ctx *c, const se_ins *in, uint32_t mask,
                       const uint64_t *addr)
 {
-    se_buf *b = &c->line;
+    gen_out *b = &c->line;
     char head[32];
     size_t n = hexs(head, in->pc, 4);
     head[n++] = ' ';
     n += hexs(head + n, mask, 8);
     head[n++] = ' ';
-    buf_put(b, head, n);
-    buf_put(b, in->pre, in->prelen);
+    gen_out_write(b, head, n);
+    gen_out_write(b, in->pre, in->prelen);
     if (!in->is_mem)
         return;
     /* base+stride when the active lanes are contiguous with one stride */
@@ -1227,7 +1096,7 @@ static void emit_line(se_ctx *c, const se_ins *in, uint32_t mask,
         memcpy(t, "1 0x", 4);
         m = 4 + hexs(t + 4, first >= 0 ? addr[first] : 0, 1);
         m += (size_t)snprintf(t + m, sizeof t - m, " %d ", (int)stride);
-        buf_put(b, t, m);
+        gen_out_write(b, t, m);
     } else {
         uint64_t last = 0;
         int any = 0;
@@ -1235,16 +1104,16 @@ static void emit_line(se_ctx *c, const se_ins *in, uint32_t mask,
             if (!((mask >> s) & 1u))
                 continue;
             if (!any)
-                buf_printf(b, "2 0x%llx ", (unsigned long long)addr[s]);
+                gen_out_printf(b, "2 0x%llx ", (unsigned long long)addr[s]);
             else
-                buf_printf(b, "%lld ", (long long)(addr[s] - last));
+                gen_out_printf(b, "%lld ", (long long)(addr[s] - last));
             any = 1;
             last = addr[s];
         }
         if (!any)
-            buf_put(b, "2 0x0 ", 6);
+            gen_out_write(b, "2 0x0 ", 6);
     }
-    buf_put(b, "0 \n", 3);
+    gen_out_write(b, "0 \n", 3);
 }
 
 
@@ -1284,24 +1153,24 @@ static int prepare(se_kernel *k, se_args *args)
         in->alu = alu_of(in->base);
         in->span = (uint8_t)dst_span(in);
         in->cbsz = (uint8_t)cb_size(in, 1);
-        se_buf b = {0};
+        gen_out b = {0};
         if (in->tdst >= 0)
-            buf_printf(&b, "1 R%d ", in->tdst);
+            gen_out_printf(&b, "1 R%d ", in->tdst);
         else
-            buf_put(&b, "0 ", 2);
-        buf_put(&b, in->opc, strlen(in->opc));
-        buf_printf(&b, " %u ", in->ntsrc);
+            gen_out_write(&b, "0 ", 2);
+        gen_out_write(&b, in->opc, strlen(in->opc));
+        gen_out_printf(&b, " %u ", in->ntsrc);
         for (unsigned j = 0; j < in->ntsrc; j++)
-            buf_printf(&b, "R%d ", in->tsrc[j]);
+            gen_out_printf(&b, "R%d ", in->tsrc[j]);
         if (in->is_mem)
-            buf_printf(&b, "%u ", in->width);
+            gen_out_printf(&b, "%u ", in->width);
         else
-            buf_put(&b, "0 0 \n", 5);
+            gen_out_write(&b, "0 0 \n", 5);
         if (b.err) {
-            free(b.s);
+            free(b.buf);
             return -1;
         }
-        in->pre = b.s;
+        in->pre = b.buf;
         in->prelen = b.n;
         roles(in, &args[i]);
     }
@@ -1651,11 +1520,9 @@ int wc_tracegen_write(const wc_tracegen_params *p, const char *outdir,
         return wc_diag_set(d, WC_EUSAGE, "", 0, 0,
                            "a block has at most 1024 threads (got %llu)",
                            (unsigned long long)threads);
-#ifndef SE_HAVE_ZSTD
-    if (p->zstd)
+    if (p->zstd && !gen_out_have_zstd())
         return wc_diag_set(d, WC_EUSAGE, "", 0, 0,
                            "built without libzstd: cannot write .zst");
-#endif
     char *text = NULL;
     size_t len = 0;
     if (wc_read_file(p->listing, &text, &len, d) != 0)
@@ -1685,7 +1552,7 @@ int wc_tracegen_write(const wc_tracegen_params *p, const char *outdir,
     c.cb = calloc(CB_SIZE, 1);
     se_warp *w = malloc(sizeof *w);
     int rc = WC_OK;
-    se_out out;
+    gen_out out;
     memset(&out, 0, sizeof out);
     char path[1200];
     if (!c.cb || !w) {
@@ -1710,42 +1577,42 @@ int wc_tracegen_write(const wc_tracegen_params *p, const char *outdir,
                  p->zstd ? "" : ".zst");
         remove(other);
     }
-    if (out_open(&out, path, p->zstd) != 0) {
+    if (gen_out_open(&out, path, p->zstd) != 0) {
         rc = wc_diag_set(d, WC_EUSAGE, path, 0, 0, "cannot write: %s",
                          strerror(errno));
         goto done;
     }
     {
-        se_buf h = {0};
-        buf_printf(&h, "-kernel name = %s\n-kernel id = 1\n", k.name);
-        buf_printf(&h, "-grid dim = (%u,%u,%u)\n-block dim = (%u,%u,%u)\n",
+        gen_out h = {0};
+        gen_out_printf(&h, "-kernel name = %s\n-kernel id = 1\n", k.name);
+        gen_out_printf(&h, "-grid dim = (%u,%u,%u)\n-block dim = (%u,%u,%u)\n",
                    grid[0], grid[1], grid[2], block[0], block[1], block[2]);
-        buf_printf(&h, "-shmem = %u\n-nregs = %d\n-binary version = %d\n",
+        gen_out_printf(&h, "-shmem = %u\n-nregs = %d\n-binary version = %d\n",
                    p->shmem, nregs, bv);
-        buf_printf(&h, "-cuda stream id = 0\n-shmem base_addr = 0x%016llx\n"
+        gen_out_printf(&h, "-cuda stream id = 0\n-shmem base_addr = 0x%016llx\n"
                        "-local mem base_addr = 0x%016llx\n",
                    (unsigned long long)p->shmem_base,
                    (unsigned long long)p->local_base);
-        buf_printf(&h, "-accelsim tracer version = 5\n-enable lineinfo = 0\n\n");
-        buf_printf(&h, "#traces format = [line_num] PC mask dest_num [reg_dests] "
+        gen_out_printf(&h, "-accelsim tracer version = 5\n-enable lineinfo = 0\n\n");
+        gen_out_printf(&h, "#traces format = [line_num] PC mask dest_num [reg_dests] "
                        "opcode src_num [reg_srcs] mem_width [adrrescompress?] "
                        "[mem_addresses] immediate\n\n");
         if (h.err) {
-            free(h.s);
+            free(h.buf);
             rc = wc_diag_set(d, WC_EINTERNAL, "", 0, 0, "out of memory");
             goto done;
         }
-        out_write(&out, h.s, h.n, 0);
-        free(h.s);
+        gen_out_write(&out, h.buf, h.n);
+        free(h.buf);
     }
     unsigned nwarps = (unsigned)((threads + 31) / 32);
     int top = k.max_reg + 4 < 255 ? k.max_reg + 4 : 255;
-    se_buf cta = {0};
+    gen_out cta = {0};
     for (unsigned z = 0; z < grid[2] && !rc; z++)
         for (unsigned y = 0; y < grid[1] && !rc; y++)
             for (unsigned x = 0; x < grid[0] && !rc; x++) {
                 cta.n = 0;
-                buf_printf(&cta, "#BEGIN_TB\n\nthread block = %u,%u,%u\n\n", x, y,
+                gen_out_printf(&cta, "#BEGIN_TB\n\nthread block = %u,%u,%u\n\n", x, y,
                            z);
                 for (unsigned wi = 0; wi < nwarps; wi++) {
                     memset(w->r, 0, sizeof w->r[0] * (size_t)top);
@@ -1778,20 +1645,26 @@ int wc_tracegen_write(const wc_tracegen_params *p, const char *outdir,
                         break;
                     }
                     c.insts += (uint64_t)n;
-                    buf_printf(&cta, "warp = %u\ninsts = %lld\n", wi, (long long)n);
-                    buf_put(&cta, c.line.s, c.line.n);
+                    gen_out_printf(&cta, "warp = %u\ninsts = %lld\n", wi, (long long)n);
+                    gen_out_write(&cta, c.line.buf, c.line.n);
                 }
-                buf_put(&cta, "#END_TB\n\n", 9);
+                gen_out_write(&cta, "#END_TB\n\n", 9);
                 if (cta.err || c.line.err) {
                     if (!rc)
                         rc = wc_diag_set(d, WC_EINTERNAL, "", 0, 0, "out of memory");
                     break;
                 }
-                if (!rc)
-                    out_write(&out, cta.s, cta.n, 0);
+                if (!rc) {
+                    /* a flush per CTA (the header goes with the first)
+                     * keeps the .zst byte-for-byte as it always was: left
+                     * buffered, a trace under 1 MiB would reach zstd as one
+                     * ZSTD_e_end call, which writes the content size */
+                    gen_out_write(&out, cta.buf, cta.n);
+                    gen_out_flush(&out);
+                }
             }
-    free(cta.s);
-    if (out_close(&out) != 0 && !rc)
+    free(cta.buf);
+    if (gen_out_close(&out) != 0 && !rc)
         rc = wc_diag_set(d, WC_EINTERNAL, path, 0, 0, "write error");
     if (rc) { /* leave no directory that looks complete */
         remove(path);
@@ -1807,8 +1680,8 @@ int wc_tracegen_write(const wc_tracegen_params *p, const char *outdir,
     snprintf(res->kernel, sizeof res->kernel, "%s", k.name);
 done:
     if (out.f)
-        out_close(&out);
-    free(c.line.s);
+        gen_out_close(&out);
+    free(c.line.buf);
     free(args);
     free(c.cb);
     free(w);

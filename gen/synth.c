@@ -31,14 +31,8 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
+#include "gen_out.h"
 #include "wc_synth.h"
-
-#if defined(__has_include)
-#if __has_include(<zstd.h>)
-#include <zstd.h>
-#define SY_HAVE_ZSTD 1
-#endif
-#endif
 
 /* ------------------------------------------------------------------------ */
 /* Static program                                                            */
@@ -900,152 +894,6 @@ static void sy_control_bits(sy_kernel *k, const wc_gpu *g)
 }
 
 /* ------------------------------------------------------------------------ */
-/* Output sinks (plain or zstd)                                              */
-/* ------------------------------------------------------------------------ */
-
-typedef struct sy_out {
-    FILE *f;
-    char *buf;
-    size_t n, cap;
-    int zstd;
-#ifdef SY_HAVE_ZSTD
-    ZSTD_CCtx *cctx;
-    char *zbuf;
-    size_t zcap;
-#endif
-    int err;
-} sy_out;
-
-static int sy_out_flush(sy_out *o, int end)
-{
-#ifdef SY_HAVE_ZSTD
-    if (o->zstd) {
-        ZSTD_inBuffer in = {o->buf, o->n, 0};
-        for (;;) {
-            ZSTD_outBuffer out = {o->zbuf, o->zcap, 0};
-            size_t rem = ZSTD_compressStream2(
-                o->cctx, &out, &in, end ? ZSTD_e_end : ZSTD_e_continue);
-            if (ZSTD_isError(rem))
-                return o->err = -1;
-            if (out.pos && fwrite(o->zbuf, 1, out.pos, o->f) != out.pos)
-                return o->err = -1;
-            if (end ? rem == 0 : in.pos == in.size)
-                break;
-        }
-        o->n = 0;
-        return 0;
-    }
-#endif
-    (void)end;
-    if (o->n && fwrite(o->buf, 1, o->n, o->f) != o->n)
-        o->err = -1;
-    o->n = 0;
-    return o->err;
-}
-
-static void sy_out_write(sy_out *o, const char *s, size_t n)
-{
-    if (o->err)
-        return;
-    if (!o->f && o->n + n > o->cap) { /* memory sink: grow */
-        size_t nc = o->cap ? o->cap : 4096;
-        while (nc < o->n + n)
-            nc *= 2;
-        char *nb = realloc(o->buf, nc);
-        if (!nb) {
-            o->err = -1;
-            return;
-        }
-        o->buf = nb;
-        o->cap = nc;
-    }
-    if (o->n + n > o->cap) {
-        sy_out_flush(o, 0);
-        if (n > o->cap) {
-            if (!o->zstd) {
-                if (fwrite(s, 1, n, o->f) != n)
-                    o->err = -1;
-                return;
-            }
-            while (n > 0 && !o->err) {
-                size_t c = n < o->cap ? n : o->cap;
-                memcpy(o->buf, s, c);
-                o->n = c;
-                sy_out_flush(o, 0);
-                s += c;
-                n -= c;
-            }
-            return;
-        }
-    }
-    memcpy(o->buf + o->n, s, n);
-    o->n += n;
-}
-
-#if defined(__GNUC__)
-__attribute__((format(printf, 2, 3)))
-#endif
-static void sy_printf(sy_out *o, const char *fmt, ...)
-{
-    char tmp[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
-    va_end(ap);
-    if (n < 0)
-        return;
-    sy_out_write(o, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
-}
-
-static int sy_out_open(sy_out *o, const char *path, int zstd)
-{
-    memset(o, 0, sizeof *o);
-    o->cap = 1u << 20;
-    o->buf = malloc(o->cap);
-    if (!o->buf)
-        return -1;
-    o->f = fopen(path, "wb");
-    if (!o->f) {
-        free(o->buf);
-        o->buf = NULL;
-        return -1;
-    }
-#ifdef SY_HAVE_ZSTD
-    if (zstd) {
-        o->zstd = 1;
-        o->cctx = ZSTD_createCCtx();
-        o->zcap = ZSTD_CStreamOutSize();
-        o->zbuf = malloc(o->zcap);
-        if (!o->cctx || !o->zbuf)
-            o->err = -1;
-        else
-            ZSTD_CCtx_setParameter(o->cctx, ZSTD_c_compressionLevel, 3);
-    }
-#else
-    (void)zstd;
-#endif
-    return o->err;
-}
-
-static int sy_out_close(sy_out *o)
-{
-    int err = o->err;
-    if (o->f) {
-        if (!err)
-            err = sy_out_flush(o, 1);
-        if (fclose(o->f) != 0)
-            err = -1;
-    }
-#ifdef SY_HAVE_ZSTD
-    ZSTD_freeCCtx(o->cctx);
-    free(o->zbuf);
-#endif
-    free(o->buf);
-    memset(o, 0, sizeof *o);
-    return err;
-}
-
-/* ------------------------------------------------------------------------ */
 /* Dynamic streams                                                           */
 /* ------------------------------------------------------------------------ */
 
@@ -1163,7 +1011,7 @@ static void sy_addrs(const sy_op *o, const sy_warp *wp, unsigned it,
 }
 
 /* One trace line, exactly as the tracer prints it. */
-static void sy_line(sy_out *out, const sy_op *o, const sy_warp *wp,
+static void sy_line(gen_out *out, const sy_op *o, const sy_warp *wp,
                     unsigned it, unsigned trips)
 {
     char line[2048];
@@ -1229,12 +1077,12 @@ static void sy_line(sy_out *out, const sy_op *o, const sy_warp *wp,
     }
     PUT("%lld \n", (long long)o->imm);
 #undef PUT
-    sy_out_write(out, line, n);
+    gen_out_write(out, line, n);
 }
 
 /* Dynamic stream of one warp into a growable memory sink (the count
  * precedes the lines in the file). */
-static int sy_write_warp(sy_out *out, sy_out *tmp, const sy_kernel *k,
+static int sy_write_warp(gen_out *out, gen_out *tmp, const sy_kernel *k,
                          sy_warp *wp)
 {
     unsigned trips = sy_trips(k, wp);
@@ -1273,10 +1121,10 @@ static int sy_write_warp(sy_out *out, sy_out *tmp, const sy_kernel *k,
     }
     if (tmp->err)
         return -1;
-    sy_printf(out, "warp = %u\ninsts = %llu\n", wp->w,
+    gen_out_printf(out, "warp = %u\ninsts = %llu\n", wp->w,
               (unsigned long long)count);
-    sy_out_write(out, tmp->buf, tmp->n);
-    sy_out_write(out, "\n", 1);
+    gen_out_write(out, tmp->buf, tmp->n);
+    gen_out_write(out, "\n", 1);
     return out->err;
 }
 
@@ -1284,14 +1132,14 @@ static int sy_write_kernel(const sy_kernel *k, int id,
                            const wc_synth_params *p, const char *path,
                            wc_diag *d)
 {
-    sy_out out;
-    if (sy_out_open(&out, path, p->zstd) != 0) {
-        sy_out_close(&out);
+    gen_out out;
+    if (gen_out_open(&out, path, p->zstd) != 0) {
+        gen_out_close(&out);
         return wc_diag_set(d, WC_EINTERNAL, path, 0, 0, "cannot write: %s",
                            strerror(errno));
     }
     /* the warp buffer: grows as needed (one warp at a time) */
-    sy_out tmp;
+    gen_out tmp;
     memset(&tmp, 0, sizeof tmp);
     int max_reg = 1;
     for (size_t i = 0; i < k->n; i++) {
@@ -1302,22 +1150,22 @@ static int sy_write_kernel(const sy_kernel *k, int id,
             if (o->src[s] < 255 && o->src[s] + o->srcn[s] - 1 > max_reg)
                 max_reg = o->src[s] + o->srcn[s] - 1;
     }
-    sy_printf(&out, "-kernel name = %s\n", k->name);
-    sy_printf(&out, "-kernel id = %d\n", id);
-    sy_printf(&out, "-grid dim = (%u,1,1)\n", k->ctas);
-    sy_printf(&out, "-block dim = (%u,1,1)\n", k->threads);
-    sy_printf(&out, "-shmem = %ld\n", k->shmem);
-    sy_printf(&out, "-nregs = %d\n", (max_reg + 3 + 1) & ~1);
-    sy_printf(&out, "-binary version = %d\n", p->binary_version);
-    sy_printf(&out, "-cuda stream id = 0\n");
-    sy_printf(&out, "-shmem base_addr = 0x%016llx\n",
+    gen_out_printf(&out, "-kernel name = %s\n", k->name);
+    gen_out_printf(&out, "-kernel id = %d\n", id);
+    gen_out_printf(&out, "-grid dim = (%u,1,1)\n", k->ctas);
+    gen_out_printf(&out, "-block dim = (%u,1,1)\n", k->threads);
+    gen_out_printf(&out, "-shmem = %ld\n", k->shmem);
+    gen_out_printf(&out, "-nregs = %d\n", (max_reg + 3 + 1) & ~1);
+    gen_out_printf(&out, "-binary version = %d\n", p->binary_version);
+    gen_out_printf(&out, "-cuda stream id = 0\n");
+    gen_out_printf(&out, "-shmem base_addr = 0x%016llx\n",
               (unsigned long long)SY_SHMEM_BASE);
-    sy_printf(&out, "-local mem base_addr = 0x%016llx\n",
+    gen_out_printf(&out, "-local mem base_addr = 0x%016llx\n",
               (unsigned long long)SY_LOCAL_BASE);
-    sy_printf(&out, "-nvbit version = 1.7.4\n");
-    sy_printf(&out, "-accelsim tracer version = 5\n");
-    sy_printf(&out, "-enable lineinfo = 0\n\n");
-    sy_printf(&out, "#traces format = [line_num] PC mask dest_num "
+    gen_out_printf(&out, "-nvbit version = 1.7.4\n");
+    gen_out_printf(&out, "-accelsim tracer version = 5\n");
+    gen_out_printf(&out, "-enable lineinfo = 0\n\n");
+    gen_out_printf(&out, "#traces format = [line_num] PC mask dest_num "
                     "[reg_dests] opcode src_num [reg_srcs] mem_width "
                     "[adrrescompress?] [mem_addresses] immediate\n\n\n\n");
     unsigned nw = (k->threads + 31) / 32;
@@ -1328,7 +1176,7 @@ static int sy_write_kernel(const sy_kernel *k, int id,
     if (!tmp.buf)
         rc = -1;
     for (unsigned c = 0; c < k->ctas && rc == 0; c++) {
-        sy_printf(&out, "#BEGIN_TB\n\nthread block = %u,0,0\n\n", c);
+        gen_out_printf(&out, "#BEGIN_TB\n\nthread block = %u,0,0\n\n", c);
         for (unsigned w = 0; w < nw && rc == 0; w++) {
             sy_warp wp;
             memset(&wp, 0, sizeof wp);
@@ -1341,10 +1189,10 @@ static int sy_write_kernel(const sy_kernel *k, int id,
             wp.live = lanes >= 32 ? 0xffffffffu : ((1u << lanes) - 1u);
             rc = sy_write_warp(&out, &tmp, k, &wp);
         }
-        sy_printf(&out, "#END_TB\n%s", c + 1 < k->ctas ? "\n" : "");
+        gen_out_printf(&out, "#END_TB\n%s", c + 1 < k->ctas ? "\n" : "");
     }
     free(tmp.buf);
-    if (sy_out_close(&out) != 0 || rc != 0)
+    if (gen_out_close(&out) != 0 || rc != 0)
         return wc_diag_set(d, WC_EINTERNAL, path, 0, 0,
                            "write failed (out of memory or disk full)");
     return WC_OK;
@@ -1366,21 +1214,21 @@ static uint64_t sy_ctrl_word(const wc_ctrl *c)
     return v << 41;
 }
 
-static void sy_sass_inst(sy_out *o, uint64_t pc, const char *pred,
+static void sy_sass_inst(gen_out *o, uint64_t pc, const char *pred,
                          const char *text, uint64_t lo, uint64_t hi)
 {
     char ins[176], pf[16];
     snprintf(ins, sizeof ins, "%s ;", text);
     snprintf(pf, sizeof pf, "%s%s", pred, pred[0] ? " " : "");
-    sy_printf(o, "        /*%04llx*/%19s%-56s/* 0x%016llx */\n",
+    gen_out_printf(o, "        /*%04llx*/%19s%-56s/* 0x%016llx */\n",
               (unsigned long long)pc, pf, ins, (unsigned long long)lo);
-    sy_printf(o, "%91s/* 0x%016llx */\n", "", (unsigned long long)hi);
+    gen_out_printf(o, "%91s/* 0x%016llx */\n", "", (unsigned long long)hi);
 }
 
-static void sy_write_sass_kernel(sy_out *o, const sy_kernel *k, int sm)
+static void sy_write_sass_kernel(gen_out *o, const sy_kernel *k, int sm)
 {
-    sy_printf(o, "\t\tFunction : %s\n", k->name);
-    sy_printf(o,
+    gen_out_printf(o, "\t\tFunction : %s\n", k->name);
+    gen_out_printf(o,
               "\t.headerflags\t@\"EF_CUDA_TEXMODE_UNIFIED "
               "EF_CUDA_64BIT_ADDRESS EF_CUDA_SM%d "
               "EF_CUDA_VIRTUAL_SM(EF_CUDA_SM%d)\"\n",
@@ -1420,7 +1268,7 @@ static void sy_write_sass_kernel(sy_out *o, const sy_kernel *k, int sm)
         sy_sass_inst(o, pc + (uint64_t)i * 16, "", "NOP",
                      0x0000000000007918ull, sy_ctrl_word(&c));
     }
-    sy_printf(o, "\t\t..........\n\n\n");
+    gen_out_printf(o, "\t\t..........\n\n\n");
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1472,11 +1320,9 @@ int wc_synth_write(const wc_synth_params *p, const char *outdir, wc_diag *d)
     if (p->ctas == 0 || p->threads == 0 || p->threads > 1024)
         return wc_diag_set(d, WC_EUSAGE, "", 0, 0,
                            "synth: need ctas >= 1 and 1 <= threads <= 1024");
-#ifndef SY_HAVE_ZSTD
-    if (p->zstd)
+    if (p->zstd && !gen_out_have_zstd())
         return wc_diag_set(d, WC_EUSAGE, "", 0, 0,
                            "synth: built without libzstd");
-#endif
     int rc = sy_mkdir(outdir, d);
     if (rc)
         return rc;
@@ -1497,20 +1343,20 @@ int wc_synth_write(const wc_synth_params *p, const char *outdir, wc_diag *d)
     uint64_t bytes = (uint64_t)p->ctas * p->threads * 16;
     fprintf(kl, "MemcpyHtoD,0x%016llx,%llu\n", (unsigned long long)SY_HEAP,
             (unsigned long long)bytes);
-    sy_out sass;
+    gen_out sass;
     int have_sass = 0;
     if (p->with_sass) {
         char sp[1200];
         snprintf(sp, sizeof sp, "%s/kernels.sass", outdir);
-        if (sy_out_open(&sass, sp, 0) != 0) {
-            sy_out_close(&sass);
+        if (gen_out_open(&sass, sp, 0) != 0) {
+            gen_out_close(&sass);
             fclose(kl);
             return wc_diag_set(d, WC_EINPUT, sp, 0, 0, "cannot write: %s",
                                strerror(errno));
         }
         have_sass = 1;
         int sm = p->binary_version;
-        sy_printf(&sass, "\nFatbin elf code:\n================\narch = sm_%d\n"
+        gen_out_printf(&sass, "\nFatbin elf code:\n================\narch = sm_%d\n"
                          "code version = [1,7]\nhost = linux\n"
                          "compile_size = 64bit\n\n\tcode for sm_%d\n",
                   sm, sm);
@@ -1544,7 +1390,7 @@ int wc_synth_write(const wc_synth_params *p, const char *outdir, wc_diag *d)
     if (fclose(kl) != 0 && rc == 0)
         rc = wc_diag_set(d, WC_EINTERNAL, outdir, 0, 0,
                          "cannot write kernelslist.g");
-    if (have_sass && sy_out_close(&sass) != 0 && rc == 0)
+    if (have_sass && gen_out_close(&sass) != 0 && rc == 0)
         rc = wc_diag_set(d, WC_EINTERNAL, outdir, 0, 0,
                          "cannot write kernels.sass");
     return rc;

@@ -5,7 +5,6 @@
  * interval model's, and a fit of lat_fp32 against hybrid "measurements"
  * made at a known value recovers it.
  */
-#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,76 +12,64 @@
 #include "check.h"
 #include "im.h"
 #include "smp.h"
-#include "wc_synth.h"
+#include "synth_fixture.h"
 
-static void rm_tree(const char *dir)
+/* Cycles of kernel 0 of DIR on G by the hybrid sampler (seed 7) or the
+ * interval model; -1 on error. */
+static double model_cycles(const char *dir, const wc_gpu *g, int hybrid)
 {
-    DIR *dp = opendir(dir);
-    if (dp) {
-        struct dirent *e;
-        char p[1024];
-        while ((e = readdir(dp)) != NULL) {
-            if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-                continue;
-            snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
-            unlink(p);
-        }
-        closedir(dp);
+    wc_diag d;
+    wc_trace *t = NULL;
+    memset(&d, 0, sizeof d);
+    if (wc_trace_open(dir, &t, &d) != 0)
+        return -1;
+    double c;
+    if (hybrid) {
+        smp_options o;
+        smp_kernel_result r;
+        smp_options_default(&o);
+        o.seed = 7;
+        int rc = smp_run_kernel(t, 0, g, &o, &r, &d);
+        c = rc ? -1 : (double)r.cycles;
+    } else {
+        im_options o;
+        im_result r;
+        memset(&r, 0, sizeof r);
+        im_options_default(&o);
+        int rc = im_run_kernel(t, 0, g, &o, &r, &d);
+        c = rc ? -1 : (double)r.cycles;
+        im_result_free(&r);
     }
-    rmdir(dir);
+    wc_trace_close(t);
+    return c;
 }
 
 static double hybrid_cycles(const char *dir, const wc_gpu *g)
 {
-    wc_diag d;
-    wc_trace *t = NULL;
-    smp_options o;
-    smp_kernel_result r;
-    memset(&d, 0, sizeof d);
-    smp_options_default(&o);
-    o.seed = 7;
-    if (wc_trace_open(dir, &t, &d) != 0)
-        return -1;
-    int rc = smp_run_kernel(t, 0, g, &o, &r, &d);
-    wc_trace_close(t);
-    return rc ? -1 : (double)r.cycles;
+    return model_cycles(dir, g, 1);
 }
 
 static double interval_cycles(const char *dir, const wc_gpu *g)
 {
-    wc_diag d;
-    wc_trace *t = NULL;
-    im_options o;
-    im_result r;
-    memset(&d, 0, sizeof d);
-    memset(&r, 0, sizeof r);
-    im_options_default(&o);
-    if (wc_trace_open(dir, &t, &d) != 0)
-        return -1;
-    int rc = im_run_kernel(t, 0, g, &o, &r, &d);
-    double c = (double)r.cycles;
-    im_result_free(&r);
-    wc_trace_close(t);
-    return rc ? -1 : c;
+    return model_cycles(dir, g, 0);
 }
 
 int main(void)
 {
-    char dir[] = "/tmp/wc-calhy-XXXXXX";
-    if (!mkdtemp(dir)) {
-        CHECK(0);
-        CHECK_DONE();
-    }
     wc_synth_params sp;
-    wc_diag d;
-    wc_gpu g, g2;
-    memset(&d, 0, sizeof d);
     wc_synth_defaults(&sp, "latency");
     sp.ctas = 8;
     sp.iters = 4;
     sp.with_sass = 0;
-    CHECK_EQ_INT(wc_synth_write(&sp, dir, &d), 0);
-    CHECK_EQ_INT(wc_gpu_load("rtx-2070s", &g, &d), 0);
+    synth_fixture fx;
+    if (synth_fixture_open(&fx, "calhy", &sp, "rtx-2070s", 0) != 0) {
+        CHECK(0);
+        CHECK_DONE();
+    }
+    const char *dir = fx.dir;
+    wc_gpu g = fx.g, g2;
+    wc_diag d;
+    memset(&d, 0, sizeof d);
 
     /* the builtin evaluator for --model hybrid runs the sampler */
     cal_meas m;
@@ -145,6 +132,6 @@ int main(void)
     }
     cal_report_free(rep);
     free(rep);
-    rm_tree(dir);
+    synth_fixture_close(&fx);
     CHECK_DONE();
 }

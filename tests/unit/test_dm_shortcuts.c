@@ -14,31 +14,7 @@
 
 #include "check.h"
 #include "dm.h"
-#include "wc_synth.h"
-
-static void rm_tree(const char *dir)
-{
-    DIR *dp = opendir(dir);
-    if (dp) {
-        struct dirent *e;
-        char p[1024];
-        while ((e = readdir(dp)) != NULL) {
-            if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-                continue;
-            snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
-            unlink(p);
-        }
-        closedir(dp);
-    }
-    rmdir(dir);
-}
-
-static void show(const wc_diag *d)
-{
-    char buf[2048];
-    wc_diag_format(d, buf, sizeof buf);
-    fprintf(stderr, "%s\n", buf);
-}
+#include "synth_fixture.h"
 
 /* Kernel k of path on gpu with dm_shortcuts = on; rc of dm_run_kernel. */
 static int run1(wc_trace *t, size_t k, const wc_gpu *g0, int on,
@@ -59,7 +35,7 @@ static void compare(const char *label, const char *path, const char *gpu,
     wc_gpu g;
     memset(&d, 0, sizeof d);
     if (wc_gpu_load(gpu, &g, &d) != 0 || wc_trace_open(path, &t, &d) != 0) {
-        show(&d);
+        fixture_show(&d);
         CHECK(0);
         return;
     }
@@ -76,7 +52,7 @@ static void compare(const char *label, const char *path, const char *gpu,
         int rb = ra ? -1 : run1(t, k, &g, 0, &o, &b, &d);
         double t2 = wc_now();
         if (ra || rb) {
-            show(&d);
+            fixture_show(&d);
             CHECK(0);
         } else {
             int same_stalls = 1;
@@ -112,30 +88,23 @@ static void test_synth_kinds(void)
     const char *const *kinds = wc_synth_kinds();
     for (size_t i = 0; kinds[i]; i++) {
         for (int sass = 0; sass < 2; sass++) {
-            char dir[] = "/tmp/wc-dmsc-XXXXXX";
-            if (!mkdtemp(dir)) {
-                CHECK(0);
-                return;
-            }
             wc_synth_params sp;
-            wc_diag d;
-            memset(&d, 0, sizeof d);
             wc_synth_defaults(&sp, kinds[i]);
             sp.ctas = 24;
             if (sp.threads > 256)
                 sp.threads = 256;
             sp.iters = 3;
             sp.with_sass = sass;
-            if (wc_synth_write(&sp, dir, &d) != 0) {
-                show(&d);
+            synth_fixture fx;
+            if (synth_fixture_open(&fx, "dmsc", &sp, NULL, 0) != 0) {
                 CHECK(0);
-            } else {
-                char label[96];
-                snprintf(label, sizeof label, "synth %s%s", kinds[i],
-                         sass ? "+sass" : "");
-                compare(label, dir, gpus[(i + (size_t)sass) % 4], 0);
+                continue;
             }
-            rm_tree(dir);
+            char label[96];
+            snprintf(label, sizeof label, "synth %s%s", kinds[i],
+                     sass ? "+sass" : "");
+            compare(label, fx.dir, gpus[(i + (size_t)sass) % 4], 0);
+            synth_fixture_close(&fx);
         }
     }
 }
@@ -183,26 +152,19 @@ static void test_real_traces(void)
  * WC_EINTERNAL (it used to drop the instruction's record silently). */
 static void test_fl_exhaustion(void)
 {
-    char dir[] = "/tmp/wc-dmsc-XXXXXX";
-    if (!mkdtemp(dir)) {
-        CHECK(0);
-        return;
-    }
     wc_synth_params sp;
-    wc_diag d;
-    memset(&d, 0, sizeof d);
     wc_synth_defaults(&sp, "memory");
     sp.ctas = 4;
     sp.iters = 2;
-    wc_trace *t = NULL;
-    wc_gpu g;
-    if (wc_synth_write(&sp, dir, &d) != 0 || wc_gpu_load("a100", &g, &d) != 0 ||
-        wc_trace_open(dir, &t, &d) != 0) {
-        show(&d);
+    synth_fixture fx;
+    if (synth_fixture_open(&fx, "dmsc", &sp, "a100", 1) != 0) {
         CHECK(0);
-        rm_tree(dir);
         return;
     }
+    wc_trace *t = fx.t;
+    wc_gpu g = fx.g;
+    wc_diag d;
+    memset(&d, 0, sizeof d);
     dm_options o;
     dm_result r, big;
     dm_options_default(&o);
@@ -219,8 +181,7 @@ static void test_fl_exhaustion(void)
     fprintf(stderr, "fl_max 3: %s\n", d.msg);
     dm_result_free(&r);
     dm_result_free(&big);
-    wc_trace_close(t);
-    rm_tree(dir);
+    synth_fixture_close(&fx);
 }
 
 int main(void)

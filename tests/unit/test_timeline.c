@@ -7,14 +7,13 @@
  * and nothing kept in memory (the results hold no events).
  */
 #include <ctype.h>
-#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
 #include "dm.h"
 #include "wc_json.h"
-#include "wc_synth.h"
+#include "synth_fixture.h"
 
 /* ---- a strict JSON validator (RFC 8259 grammar, no semantics) ---------- */
 static const char *ws(const char *p)
@@ -195,46 +194,27 @@ static void test_writer(void)
     fclose(f);
 }
 
-static void rm_tree(const char *dir)
-{
-    DIR *dp = opendir(dir);
-    if (dp) {
-        struct dirent *e;
-        char p[1024];
-        while ((e = readdir(dp)) != NULL) {
-            if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-                continue;
-            snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
-            unlink(p);
-        }
-        closedir(dp);
-    }
-    rmdir(dir);
-}
-
 static void test_two_kernels(void)
 {
-    char dir[] = "/tmp/wc-tl-XXXXXX";
-    if (!mkdtemp(dir)) {
-        CHECK(0);
-        return;
-    }
     wc_synth_params sp;
-    wc_diag d;
-    wc_gpu g;
-    wc_trace *t = NULL;
-    memset(&d, 0, sizeof d);
     wc_synth_defaults(&sp, "mixed"); /* several kernels: the first two */
     sp.ctas = 6;
     sp.iters = 2;
+    synth_fixture fx;
+    if (synth_fixture_open(&fx, "tl", &sp, "a100", 1) != 0) {
+        CHECK(0);
+        return;
+    }
+    wc_trace *t = fx.t;
+    wc_gpu g = fx.g;
+    wc_diag d;
+    memset(&d, 0, sizeof d);
     FILE *f = tmpfile();
-    if (!f || wc_synth_write(&sp, dir, &d) != 0 ||
-        wc_gpu_load("a100", &g, &d) != 0 || wc_trace_open(dir, &t, &d) != 0 ||
-        wc_trace_nkernels(t) < 2) {
+    if (!f || wc_trace_nkernels(t) < 2) {
         CHECK(0);
         if (f)
             fclose(f);
-        rm_tree(dir);
+        synth_fixture_close(&fx);
         return;
     }
     dm_chrome ch;
@@ -279,8 +259,7 @@ static void test_two_kernels(void)
     }
     free(s);
     fclose(f);
-    wc_trace_close(t);
-    rm_tree(dir);
+    synth_fixture_close(&fx);
 }
 
 typedef struct collect {
@@ -306,26 +285,20 @@ static int collect_ev(void *ctx, const dm_event *e)
 /* Streamed events are the in-memory events, complete and in order. */
 static void test_stream_equals_memory(void)
 {
-    char dir[] = "/tmp/wc-tl-XXXXXX";
-    if (!mkdtemp(dir)) {
-        CHECK(0);
-        return;
-    }
     wc_synth_params sp;
-    wc_diag d;
-    wc_gpu g;
-    wc_trace *t = NULL;
-    memset(&d, 0, sizeof d);
     wc_synth_defaults(&sp, "mixed");
     sp.ctas = 40;
     sp.iters = 3;
     sp.with_sass = 1;
-    if (wc_synth_write(&sp, dir, &d) != 0 || wc_gpu_load("rtx-2070s", &g, &d) != 0 ||
-        wc_trace_open(dir, &t, &d) != 0) {
+    synth_fixture fx;
+    if (synth_fixture_open(&fx, "tl", &sp, "rtx-2070s", 1) != 0) {
         CHECK(0);
-        rm_tree(dir);
         return;
     }
+    wc_trace *t = fx.t;
+    wc_gpu g = fx.g;
+    wc_diag d;
+    memset(&d, 0, sizeof d);
     for (size_t k = 0; k < wc_trace_nkernels(t); k++) {
         dm_options o;
         dm_result a, b;
@@ -347,8 +320,7 @@ static void test_stream_equals_memory(void)
         dm_result_free(&a);
         dm_result_free(&b);
     }
-    wc_trace_close(t);
-    rm_tree(dir);
+    synth_fixture_close(&fx);
 }
 
 int main(void)
