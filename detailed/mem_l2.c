@@ -171,7 +171,10 @@ uint64_t dm_l2_atomic(dm_l2 *l2, const ua_line *lines, unsigned nlines,
         }
         l2->atom_addr[h] = a + 1;
         l2->atom_free[h] = start + (double)n * l2->atom_op;
-        uint64_t e = ceil_cycles(l2->atom_free[h] - (double)now);
+        /* the first op is performed at the L2 latency, the last n - 1 op
+         * times later */
+        uint64_t e = ceil_cycles(start + (double)(n - 1) * l2->atom_op -
+                                 (double)now);
         if (e > worst)
             worst = e;
     }

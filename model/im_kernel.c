@@ -550,7 +550,7 @@ static void run_finish(im_run *x, int whole)
         end = x->atom_end;
     }
     if (x->acc.atom_max > 1 && p->atom_op > 0) {
-        double f = p->l2_lat + (double)x->acc.atom_max * p->atom_op;
+        double f = p->l2_lat + (double)(x->acc.atom_max - 1) * p->atom_op;
         if (f > end) {
             stack[IM_CPI_MEM_L2] += f - end;
             end = f;
