@@ -378,11 +378,11 @@ static const unit_op unit_ops[] = {
     {"lop3", "LOP3", "lat_int", "ii_int", KIT_CHAIN},
     {"dfma", "DFMA", "lat_fp64", "ii_fp64", KIT_CHAIN},
     {"dadd", "DADD", "lat_fp64", "ii_fp64", KIT_CHAIN},
-    {"mufu_ex2", "MUFU", "lat_sfu", "ii_sfu", KIT_CHAIN},
-    {"mufu_rsq", "MUFU", "lat_sfu", "ii_sfu", KIT_CHAIN},
-    {"mufu_sin", "MUFU", "lat_sfu", "ii_sfu", KIT_CHAIN},
-    {"mufu_lg2", "MUFU", "lat_sfu", "ii_sfu", KIT_CHAIN},
-    {"mufu_rcp", "MUFU", "lat_sfu", "ii_sfu", KIT_CHAIN},
+    {"mufu_ex2", "MUFU", "lat_mufu_ex2", "ii_sfu", KIT_CHAIN},
+    {"mufu_rsq", "MUFU", "lat_mufu_rsq", "ii_sfu", KIT_CHAIN},
+    {"mufu_sin", "MUFU", "lat_mufu_sin", "ii_sfu", KIT_CHAIN},
+    {"mufu_lg2", "MUFU", "lat_mufu_lg2", "ii_sfu", KIT_CHAIN},
+    {"mufu_rcp", "MUFU", "lat_mufu_rcp", "ii_sfu", KIT_CHAIN},
     {"mma_f16", "HMMA", "lat_tensor_k16", "ii_tensor", 64},
 };
 
@@ -650,6 +650,15 @@ static int group_units(kit_ctx *k, cal_kit_result *res, const cal_options *o,
              * (the hardware's fetch cost stays in the residual) */
             if (!rc && !tput)
                 rc = wc_gpu_set(sb, "icache_perfect=1", d);
+            /* lat_mufu_* = 0 means "use lat_sfu": the fit starts there */
+            for (size_t i = 0; !rc && i < sizeof unit_ops / sizeof *unit_ops;
+                 i++) {
+                double kv = 0;
+                if (!strncmp(unit_ops[i].lat, "lat_mufu_", 9) &&
+                    !wc_gpu_get_num(sb, unit_ops[i].lat, &kv) && kv == 0)
+                    rc = wc_gpu_set_num(sb, unit_ops[i].lat,
+                                        (double)sb->lat_sfu, d);
+            }
         }
     }
     if (!rc && s.n)
@@ -1143,7 +1152,8 @@ int cal_kit_run(const cal_options *o, const char *dir, cal_kit_result *res,
         static const char *const all[] = {
             "lat_fp32", "ii_fp32", "lat_fp16", "ii_fp16", "lat_int",
             "ii_int", "lat_imad", "ii_imad", "lat_fp64", "ii_fp64",
-            "lat_sfu", "ii_sfu", "lat_tensor", "ii_tensor",
+            "lat_mufu_ex2", "lat_mufu_sin", "lat_mufu_rcp", "lat_mufu_rsq",
+            "lat_mufu_lg2", "ii_sfu", "lat_tensor", "ii_tensor",
             "launch_overhead", "cta_dispatch",
             "cta_overhead", "cta_warp_overhead", "l1_latency", "l2_latency",
             "dram_latency", "mem_raw_lds32_r", "shmem_wavefront_cycles",

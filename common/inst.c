@@ -313,6 +313,24 @@ void wc_inst_finish(wc_inst *in)
         in->mflags |= WC_MF_MMA_FP64;
     if (has_mod(in->opcode, "16816"))
         in->mflags |= WC_MF_MMA_K16;
+    if (!strcmp(base, "MUFU")) {
+        unsigned f = WC_MUFU_NONE;
+        if (has_mod(in->opcode, "EX2"))
+            f = WC_MUFU_EX2;
+        else if (has_mod(in->opcode, "SIN") || has_mod(in->opcode, "COS"))
+            f = WC_MUFU_SIN;
+        else if (has_mod(in->opcode, "RCP") || has_mod(in->opcode, "RCP64H"))
+            f = WC_MUFU_RCP;
+        else if (has_mod(in->opcode, "RSQ") || has_mod(in->opcode, "RSQ64H"))
+            f = WC_MUFU_RSQ;
+        else if (has_mod(in->opcode, "LG2"))
+            f = WC_MUFU_LG2;
+        else if (has_mod(in->opcode, "SQRT"))
+            f = WC_MUFU_SQRT;
+        else if (has_mod(in->opcode, "TANH"))
+            f = WC_MUFU_TANH;
+        in->mflags |= (uint16_t)(f << WC_MF_MUFU_SHIFT);
+    }
 
     int is_mem = (oi->flags & (WC_OPF_LOAD | WC_OPF_STORE | WC_OPF_ATOMIC)) != 0;
     if (is_mem && in->width == 0) {

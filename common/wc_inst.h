@@ -197,7 +197,16 @@ enum {
     WC_MF_MMA_K16 = 1u << 5,   /* MMA shape with K = 16 (HMMA.16816)         */
     WC_MF_MMA_INT = 1u << 6,   /* integer / binary MMA (IMMA, BMMA)          */
     WC_MF_MMA_FP64 = 1u << 7,  /* FP64 MMA (DMMA)                            */
+    /* bits 8..10: the MUFU function (WC_MUFU_*), 0 when not a MUFU */
+    WC_MF_MUFU_SHIFT = 8,
+    WC_MF_MUFU_MASK = 7u << 8,
 };
+
+/* MUFU functions with their own latency (keys lat_mufu_*, issue 11: the kit
+ * measures EX2 17, SIN 23, RSQ/LG2 39, RCP 41 cycles per chain step on an
+ * H100 SXM); the value is (in->mflags & WC_MF_MUFU_MASK) >> WC_MF_MUFU_SHIFT. */
+enum { WC_MUFU_NONE, WC_MUFU_EX2, WC_MUFU_SIN, WC_MUFU_RCP, WC_MUFU_RSQ,
+       WC_MUFU_LG2, WC_MUFU_SQRT, WC_MUFU_TANH };
 
 typedef struct wc_inst {
     uint64_t pc;                 /* byte offset in the kernel's code         */

@@ -77,6 +77,14 @@ void dm_l2_free(dm_l2 *l2); /* accepts NULL */
  * exact for throughput and approximate for latency under load. */
 uint64_t dm_l2_access(dm_l2 *l2, uint64_t line_addr, uint32_t sectors,
                       int is_write, uint64_t now);
+/* An atomic / reduction of one warp instruction performed at the L2
+ * (issue 11): lanes in mask at addr[], requested at cycle now.  Every line
+ * is written at the L2 and performed after the L2 round trip (no DRAM
+ * wait on a miss, see mem_l2.c); ops to one address serialize, each
+ * holding it l2_atomic_same_addr_ns (distinct addresses in parallel).
+ * Returns the extra cycles over an L1 hit until the last op is performed. */
+uint64_t dm_l2_atomic(dm_l2 *l2, const ua_line *lines, unsigned nlines,
+                      const uint64_t *addr, uint32_t mask, uint64_t now);
 void dm_l2_stats_get(const dm_l2 *l2, dm_l2_stats *st);
 /* Add the L2 read hit sectors and the DRAM bytes (read + written) to c. */
 void dm_l2_counts_add(const dm_l2 *l2, ua_counts *c);

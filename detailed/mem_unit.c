@@ -23,6 +23,16 @@
  * mem_shared_ii cycles (longer for requests with several lines or
  * wavefronts), round robin over sub-cores whose head is ready, and stops
  * while the PRT (requests granted, RAW not yet polled) is full.
+ *
+ * Constant-path requests (LDC, the L0 VL constant cache) go through that
+ * arbiter too when mem_const_ii = 0 (seed 000 section 5.4 puts the VL
+ * constant cache among the SM-shared structures).  With mem_const_ii > 0
+ * they have their own port, one request per mem_const_ii cycles, and leave
+ * the L1 / shared-memory port to global and shared requests: issue 11, an
+ * H100 SXM vector add (vadd-4096x256, 8 CTAs/SM, 5 LDC per warp against 3
+ * LDG/STG) measured 9879 cycles where the shared arbiter gave +18% and
+ * the interval model, which has no such contention, +4% (docs/model-
+ * detailed.md, "Constant port").  Both ports grant in the same cycle.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,6 +56,8 @@ typedef struct mreq {
     uint8_t has_addr;    /* the instruction had per-lane addresses         */
     unsigned sub_lines;  /* lines the sub-core coalescer walks (global)    */
     unsigned units;      /* lines (global, const) or wavefronts (shared)   */
+    uint32_t amask;      /* atomics: lanes of aaddr (0: no addresses)     */
+    uint64_t aaddr[WC_WARP_SIZE]; /* atomics: per-lane addresses, copied  */
     ua_line *lines;      /* global / const: the lines, coalesced once at
                             push (owned by the ring entry, reused)         */
     unsigned caplines;
@@ -70,11 +82,13 @@ struct dm_mem {
     uint64_t dispatch, sub_after;  /* sub_after = sub_latency - dispatch */
     long sub_latency;
     uint64_t ii_regular, ii_uniform, coalesce_cycles, shared_ii;
+    uint64_t const_ii;   /* 0: constant requests use the shared port      */
     uint64_t l1_line_cycles, wf_cycles;
     unsigned l1_line, sector, l2_line, banks, bank_bytes, cc_line;
     /* state */
     msub *sub;
     uint64_t shared_free;
+    uint64_t const_free; /* own constant port (const_ii > 0)               */
     unsigned rr;
     unsigned prt_used;
     size_t pending;
@@ -167,6 +181,7 @@ dm_mem *dm_mem_create(const wc_gpu *g, dm_l2 *l2)
     m->ii_uniform = nonneg(g->mem_sub_ii_uniform);
     m->coalesce_cycles = nonneg(g->mem_coalesce_cycles);
     m->shared_ii = nonneg(g->mem_shared_ii);
+    m->const_ii = nonneg(g->mem_const_ii);
     m->l1_line_cycles = nonneg(g->l1_line_cycles);
     m->wf_cycles = nonneg(g->shmem_wavefront_cycles);
     m->l1_line = (unsigned)g->l1_line_bytes;
@@ -300,6 +315,11 @@ int dm_mem_push_cl(dm_mem *m, unsigned sc, const wc_inst *in,
     }
     if (q->cl.atomic && in->mask)
         m->cnt.atomics++;
+    q->amask = 0;
+    if (q->cl.atomic && q->has_addr) {
+        q->amask = in->mask;
+        memcpy(q->aaddr, in->addr, sizeof q->aaddr);
+    }
     q->tag = tag;
     q->warp = warp;
     q->issue = issue_cycle;
@@ -381,7 +401,14 @@ static uint64_t global_access(dm_mem *m, const mreq *q, unsigned n,
     for (unsigned i = 0; i < n; i++) {
         const ua_line *l = &q->lines[i];
         uint64_t pen = 0;
-        if (q->cl.l2_only) {
+        if (q->cl.atomic && q->cl.l2_only) {
+            /* performed at the L2, read-modify-write, same-address ops
+             * serialized (issue 11): all lines at once */
+            if (i == 0)
+                pen = dm_l2_atomic(m->l2, q->lines, n,
+                                   q->amask ? q->aaddr : NULL, q->amask,
+                                   now);
+        } else if (q->cl.l2_only) {
             pen = to_l2(m, l->addr, l->sectors, store, now);
         } else {
             ua_cache_res r;
@@ -457,9 +484,15 @@ static void grant(dm_mem *m, unsigned sc, uint64_t now)
     }
     uint64_t extra = units > nom ? (units - nom) * unit_cycles : 0;
     uint64_t occ = units * unit_cycles;
-    if (occ < m->shared_ii)
-        occ = m->shared_ii;
-    m->shared_free = now + occ;
+    if (q->path == PATH_CONST && m->const_ii) {
+        if (occ < m->const_ii)
+            occ = m->const_ii;
+        m->const_free = now + occ; /* own port: the shared one stays free */
+    } else {
+        if (occ < m->shared_ii)
+            occ = m->shared_ii;
+        m->shared_free = now + occ;
+    }
     m->st.grants++;
     m->st.arb_wait_cycles += now - q->leave;
 
@@ -493,6 +526,13 @@ static void grant(dm_mem *m, unsigned sc, uint64_t now)
 
 /* ---- tick / poll ------------------------------------------------------- */
 
+/* The cycle the port of request q is free from. */
+static uint64_t port_free(const dm_mem *m, const mreq *q)
+{
+    return q->path == PATH_CONST && m->const_ii ? m->const_free
+                                                : m->shared_free;
+}
+
 /* The earliest cycle a start or a grant may happen with the state as it
  * is (UINT64_MAX: none; a full PRT waits for a RAW event). */
 static uint64_t next_action(const dm_mem *m)
@@ -500,8 +540,14 @@ static uint64_t next_action(const dm_mem *m)
     uint64_t t = UINT64_MAX, leave = UINT64_MAX;
     for (unsigned sc = 0; sc < m->nsub; sc++) {
         const msub *s = &m->sub[sc];
-        if (s->nstarted && s->ring[s->head].leave < leave)
-            leave = s->ring[s->head].leave; /* grant: see dm_mem_tick */
+        if (s->nstarted) { /* grant: see dm_mem_tick */
+            const mreq *h = &s->ring[s->head];
+            uint64_t g = h->leave, pf = port_free(m, h);
+            if (pf > g)
+                g = pf;
+            if (g < leave)
+                leave = g;
+        }
         if (s->nstarted < s->n) {           /* start: see dm_mem_tick */
             uint64_t st =
                 s->ring[(s->head + s->nstarted) % m->cap].issue + m->dispatch;
@@ -511,12 +557,8 @@ static uint64_t next_action(const dm_mem *m)
                 t = st;
         }
     }
-    if (leave != UINT64_MAX && m->prt_used < m->prt_cap) {
-        if (m->shared_free > leave)
-            leave = m->shared_free;
-        if (leave < t)
-            t = leave;
-    }
+    if (leave != UINT64_MAX && m->prt_used < m->prt_cap && leave < t)
+        t = leave;
     return t;
 }
 
@@ -525,14 +567,21 @@ void dm_mem_tick(dm_mem *m, uint64_t now)
     int acted = 0;
     if (now < m->tick_idle)
         return; /* nothing can start or be granted yet */
-    if (now >= m->shared_free && m->prt_used < m->prt_cap) {
-        for (unsigned k = 0, sc = m->rr; k < m->nsub; k++) {
+    if ((now >= m->shared_free || (m->const_ii && now >= m->const_free)) &&
+        m->prt_used < m->prt_cap) {
+        /* round robin; a grant makes its port busy (occupancy >= 1 cycle),
+         * so at most one grant per port and cycle */
+        unsigned first = m->rr;
+        for (unsigned k = 0, sc = first; k < m->nsub; k++) {
             msub *s = &m->sub[sc];
-            if (s->nstarted && s->ring[s->head].leave <= now) {
+            if (s->nstarted && s->ring[s->head].leave <= now &&
+                now >= port_free(m, &s->ring[s->head]) &&
+                m->prt_used < m->prt_cap) {
                 grant(m, sc, now);
                 acted = 1;
                 m->rr = sc + 1 == m->nsub ? 0 : sc + 1;
-                break;
+                if (!m->const_ii)
+                    break; /* one port: one grant */
             }
             if (++sc == m->nsub)
                 sc = 0;
@@ -606,9 +655,10 @@ void dm_mem_dump(const dm_mem *m, char *buf, size_t n)
 {
     int k = snprintf(buf, n,
                      "mem: pending %zu prt %u/%u events %zu shared_free %llu "
-                     "slots",
+                     "const_free %llu slots",
                      m->pending, m->prt_used, m->prt_cap, m->nheap,
-                     (unsigned long long)m->shared_free);
+                     (unsigned long long)m->shared_free,
+                     (unsigned long long)m->const_free);
     for (unsigned s = 0; s < m->nsub && k > 0 && (size_t)k < n; s++)
         k += snprintf(buf + k, n - (size_t)k, " %u:%u/%u(started %u)", s,
                       m->sub[s].n, m->cap, m->sub[s].nstarted);

@@ -75,6 +75,12 @@ int dm_params_load(const wc_gpu *g, dm_params *p, wc_diag *d)
             return wc_diag_set(d, WC_EINPUT, g->source, 0, 0,
                                "lat_%s = %ld: the detailed model needs < %d",
                                wc_latclass_name(k), c.lat[k], DM_CAL - 8);
+    for (int k = 0; k < 8; k++)
+        if (c.mufu[k] >= DM_CAL - 8)
+            return wc_diag_set(d, WC_EINPUT, g->source, 0, 0,
+                               "lat_mufu_* / lat_sfu = %ld: the detailed "
+                               "model needs < %d",
+                               c.mufu[k], DM_CAL - 8);
     p->core = c;
     p->policy = (int)c.policy;
     p->assign = (int)c.assign;

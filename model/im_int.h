@@ -57,6 +57,7 @@ typedef struct im_par {
     double lat[WC_LAT_COUNT], ii[WC_LAT_COUNT];
     ua_mem_rows rows;         /* seed 000 Table 2 (uarch)                 */
     double l1_lat, l2_lat, dram_lat;
+    double atom_op; /* cycles one op holds its address at the L2 (issue 11) */
     double shared_ii, l1_line_cycles, wavefront_cycles;
     double sub_ii_r, sub_ii_u, dispatch, sub_latency;
     int memq;                 /* queue + latch entries per sub-core      */
@@ -133,6 +134,8 @@ double im_lines_fetch(im_icode *c, uint64_t line, double now, double cost);
 
 /* ---- im_warp.c ----------------------------------------------------------- */
 
+#define IM_ATOM_TAB 4096
+
 /* Per-CTA accumulation, filled warp by warp. */
 typedef struct im_cta_acc {
     size_t nphases, cap;
@@ -146,6 +149,14 @@ typedef struct im_cta_acc {
     /* first L2 / DRAM access of the CTA (cycles after its start) and the
      * least time from the last one's data to the end of its warp */
     double first_l2, first_dram, post_l2, post_dram;
+    /* atomics (issue 11): the longest time from a warp's end to its last
+     * atomic performed at the L2 (the kernel waits for it), and, over the
+     * whole kernel (not reset per CTA), the ops per address (direct-mapped
+     * table, IM_ATOM_TAB) and their maximum */
+    double atom_tail;
+    uint64_t *atom_addr;
+    uint32_t *atom_cnt;
+    uint32_t atom_max;
     uint64_t insts, intervals;
     uint64_t l1_hits, l2_hits, dram_sectors;
     ua_counts cnt;      /* order-independent counts of the CTA (uarch)     */

@@ -30,6 +30,7 @@ void im_cta_reset(im_cta_acc *a)
     a->warp_total_max = 0;
     a->l2_bytes = a->dram_bytes = 0;
     a->first_l2 = a->first_dram = a->post_l2 = a->post_dram = 1e300;
+    a->atom_tail = 0;
     a->insts = a->intervals = 0;
     a->l1_hits = a->l2_hits = a->dram_sectors = 0;
     memset(&a->cnt, 0, sizeof a->cnt);
@@ -41,7 +42,46 @@ void im_cta_free(im_cta_acc *a)
     free(a->crit);
     free(a->dem);
     free(a->edge);
+    free(a->atom_addr);
+    free(a->atom_cnt);
     memset(a, 0, sizeof *a);
+}
+
+/* Count the ops of atomic in per address over the kernel (issue 11:
+ * same-address atomics serialize at the L2; run_finish turns the most ops
+ * on one address into a floor).  A direct-mapped table: an address whose
+ * slot holds another keeps its own count only if it takes the slot over
+ * with more ops; deterministic. */
+static void atom_count(const im_par *p, im_cta_acc *a, const wc_inst *in)
+{
+    if (p->atom_op <= 0 || !(in->iflags & WC_IF_HAS_ADDR))
+        return;
+    if (!a->atom_addr) {
+        a->atom_addr = calloc(IM_ATOM_TAB, sizeof *a->atom_addr);
+        a->atom_cnt = calloc(IM_ATOM_TAB, sizeof *a->atom_cnt);
+        if (!a->atom_addr || !a->atom_cnt) {
+            free(a->atom_addr);
+            free(a->atom_cnt);
+            a->atom_addr = NULL;
+            a->atom_cnt = NULL;
+            return; /* out of memory: no serialization floor */
+        }
+    }
+    for (unsigned l = 0; l < WC_WARP_SIZE; l++) {
+        if (!(in->mask & (1u << l)))
+            continue;
+        uint64_t ad = in->addr[l];
+        size_t h = (size_t)((ad >> 2) * 0x9E3779B97F4A7C15ull >> 52) %
+                   IM_ATOM_TAB;
+        if (a->atom_addr[h] != ad + 1) {
+            if (a->atom_cnt[h] > 1)
+                continue; /* slot taken by a contended address */
+            a->atom_addr[h] = ad + 1;
+            a->atom_cnt[h] = 0;
+        }
+        if (++a->atom_cnt[h] > a->atom_max)
+            a->atom_max = a->atom_cnt[h];
+    }
 }
 
 /* Make phase p exist (zeroed). */
@@ -222,6 +262,7 @@ int im_warp_run(im_walker *w, int sub, im_next_fn next, void *ctx,
     const wc_inst *in = NULL;
     uint64_t cur_line = UINT64_MAX;
     double last_l2 = -1, last_dram = -1; /* data time of the last access */
+    double last_atom = -1; /* last atomic performed at the L2 */
     int rc;
     while ((rc = next(ctx, &in, d)) == 1) {
         const wc_opinfo *oi = wc_inst_info(in);
@@ -337,7 +378,10 @@ int im_warp_run(im_walker *w, int sub, im_next_fn next, void *ctx,
                 dem_add(w, D, IM_R_BANK + sub * UA_MAX_BANKS + b, reads[b],
                         t, t0);
             }
-        double lat = p->lat[lc], war = 0;
+        /* MUFU by function (lat_mufu_*, issue 11), as the detailed model */
+        double lat = lc == WC_LAT_sfu ? (double)ua_inst_lat(&p->core, in, lc)
+                                      : p->lat[lc],
+               war = 0;
         int lcause = IM_CPI_DEP;
         if (!mk) {
             if (lc == WC_LAT_fp64 && p->fp64_shared)
@@ -381,10 +425,14 @@ int im_warp_run(im_walker *w, int sub, im_next_fn next, void *ctx,
                 lat += (lines - 1) * p->l1_line_cycles;
                 if (at && a.level < 2)
                     a.level = 2;
+                if (at && in->mask)
+                    atom_count(p, acc, in);
                 if (a.level == 2)
                     lat += p->l2_lat - p->l1_lat;
                 else if (a.level == 3)
                     lat += p->dram_lat - p->l1_lat;
+                if (at && in->mask && t + lat > last_atom)
+                    last_atom = t + lat;
                 if (a.l2_bytes > 0 && !st) {
                     if (t - w->base < acc->first_l2)
                         acc->first_l2 = t - w->base;
@@ -496,6 +544,8 @@ int im_warp_run(im_walker *w, int sub, im_next_fn next, void *ctx,
     double end = prev + 1;
     if (last_l2 >= 0 && end - last_l2 < acc->post_l2)
         acc->post_l2 = end - last_l2 > 0 ? end - last_l2 : 0;
+    if (last_atom > end && last_atom - end > acc->atom_tail)
+        acc->atom_tail = last_atom - end;
     if (last_dram >= 0 && end - last_dram < acc->post_dram)
         acc->post_dram = end - last_dram > 0 ? end - last_dram : 0;
     acc->insts += n;

@@ -170,6 +170,13 @@ int ua_core_decode(const wc_gpu *g, ua_core *c, wc_diag *d)
     c->tensor_k16 = g->lat_tensor_k16;
     c->tensor_int = g->lat_tensor_int;
     c->tensor_fp64 = g->lat_tensor_fp64;
+    {
+        const long f[8] = {0, g->lat_mufu_ex2, g->lat_mufu_sin,
+                           g->lat_mufu_rcp, g->lat_mufu_rsq, g->lat_mufu_lg2,
+                           g->lat_mufu_sqrt, g->lat_mufu_tanh};
+        for (int k = 0; k < 8; k++)
+            c->mufu[k] = f[k] > 0 ? f[k] : c->lat[WC_LAT_sfu];
+    }
     c->fp64_shared = (int)g->fp64_shared;
     /* occupancy */
     ua_occ_limits *o = &c->occ;

@@ -83,6 +83,9 @@ typedef struct ua_core {
      * (0 = lat_tensor), one FP64 unit per SM */
     long lat[WC_LAT_COUNT], ii[WC_LAT_COUNT];
     long tensor_k16, tensor_int, tensor_fp64;
+    /* MUFU by function (WC_MUFU_*; lat_mufu_* keys, 0 there = lat_sfu):
+     * resolved here, so mufu[WC_MUFU_NONE] = lat_sfu */
+    long mufu[8];
     int fp64_shared;
     ua_occ_limits occ;
     /* launch model (keys_launch.def) */
@@ -96,7 +99,8 @@ typedef struct ua_core {
 int ua_core_decode(const wc_gpu *g, ua_core *c, wc_diag *d);
 
 /* Latency of in (class lc): tensor instructions by type and shape (seed 000
- * section 6, the opcode's WC_MF_MMA_* facts), everything else by class. */
+ * section 6, the opcode's WC_MF_MMA_* facts), MUFU by function (the kit's
+ * lat_mufu_* chains on an H100 SXM, issue 11), everything else by class. */
 static inline long ua_inst_lat(const ua_core *c, const wc_inst *in, int lc)
 {
     if (lc == WC_LAT_tensor) {
@@ -109,6 +113,8 @@ static inline long ua_inst_lat(const ua_core *c, const wc_inst *in, int lc)
             v = c->tensor_k16;
         if (v > 0)
             return v;
+    } else if (lc == WC_LAT_sfu) {
+        return c->mufu[(in->mflags & WC_MF_MUFU_MASK) >> WC_MF_MUFU_SHIFT];
     }
     return c->lat[lc];
 }

@@ -139,11 +139,12 @@ int main(void)
 
     /* regression bounds (percent): MAPE and largest |error|, [mode][clock]
      * -- what this branch reaches, docs/validation.md "H100 SXM" */
-    static const double mape_max[3][2] = {{3.0, 3.3}, {4.2, 3.5}, {4.2, 3.5}};
-    /* detailed/hybrid max is vadd-4096x256 (+18.3% locked): LDC shares the
-     * SM-shared memory port in detailed/mem_unit.c (fidelity analysis 4.6),
-     * not fixed yet; the issue's target is 15% */
-    static const double err_max[3][2] = {{7, 8}, {19, 11.5}, {19, 11.5}};
+    static const double mape_max[3][2] = {{2.3, 2.6}, {2.9, 2.6}, {2.9, 2.6}};
+    /* largest: vadd-4096x256 in detailed/hybrid (+12.6% locked, +10.0%
+     * unlocked: LDC has its own port now, mem_const_ii; what is left is
+     * not explained yet), ffma_ilp128 / vadd in interval; the issue's
+     * target is 15% */
+    static const double err_max[3][2] = {{4.5, 7.6}, {13, 10.5}, {13, 10.5}};
     static const char *mname[3] = {"interval", "detailed", "hybrid"};
     for (int m = 0; m < 3; m++)
         for (int c = 0; c < 2; c++) {
