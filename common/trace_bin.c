@@ -36,6 +36,8 @@
 #define TB_VERSION 1u
 #define CHUNK_MAX (32u << 10)      /* decoded bytes per chunk at most */
 #define INST_ENC_MAX (1 + 5 + 4 + 32 * 10) /* longest encoded instruction */
+#define INLINE_MAX (48u << 10)     /* inline warp streams per CTA frame */
+#define FRAME_MAX (20u + MAX_CTA_WARPS * 20u + INLINE_MAX)
 #define REC_SIZE 124u              /* serialized static record */
 #define TAB_MAX (1u << 24)         /* static records per kernel at most */
 #define FOOT_MAX (256u << 20)      /* footer bytes at most */
@@ -707,6 +709,31 @@ out:
     return rc;
 }
 
+/* Read and decompress n compressed bytes at off into c->cbuf, then into
+ * *dst (capacity cap, malloc'd when NULL); the result must be ds bytes. */
+static int unzip_at(wc_cta *c, uint64_t off, uint32_t cs, uint32_t ds,
+                    unsigned char **dst, size_t cap, wc_diag *d)
+{
+    const char *path = c->k->info.path;
+    if (c->ccap < cs) {
+        unsigned char *nb = realloc(c->cbuf, cs);
+        if (!nb)
+            return noomem(d);
+        c->cbuf = nb;
+        c->ccap = cs;
+    }
+    if (!*dst && !(*dst = malloc(cap ? cap : 1)))
+        return noomem(d);
+    if (!c->zdc && !(c->zdc = ZSTD_createDCtx()))
+        return noomem(d);
+    if (rd(c->src->fd, c->cbuf, cs, off) != 0)
+        return berr(d, path, off, "truncated block", NULL);
+    size_t g = ZSTD_decompressDCtx(c->zdc, *dst, cap, c->cbuf, cs);
+    if (ZSTD_isError(g) || g != ds)
+        return berr(d, path, off, "corrupt block", NULL);
+    return 0;
+}
+
 /* CTA r->cta into c: 1, 0 at the end of the kernel, or -code. */
 int wctb_cta(wc_kreader *r, wc_cta *c, wc_diag *d)
 {
@@ -716,68 +743,74 @@ int wctb_cta(wc_kreader *r, wc_cta *c, wc_diag *d)
     if (r->cta >= ix->n)
         return 0;
     uint64_t off = ix->off[r->cta], end = ix->off[r->cta + 1];
-    unsigned char h[16];
-    int fd = r->src->fd;
-    if (end - off < 16 || rd(fd, h, 16, off) != 0)
+    unsigned char h[8];
+    c->src = r->src; /* for unzip_at; the caller takes the reference */
+    if (end - off < 8 || rd(r->src->fd, h, 8, off) != 0)
         return -berr(d, ki->path, off, "truncated thread block", NULL);
-    uint32_t nw = get32(h + 12);
+    uint32_t cs = get32(h), ds = get32(h + 4);
+    if (cs > end - off - 8 || ds < 20 || ds > FRAME_MAX)
+        return -berr(d, ki->path, off, "bad thread block header", NULL);
+    int rc = unzip_at(c, off + 8, cs, ds, &c->frame, ds, d);
+    if (rc)
+        return -rc;
+    const unsigned char *f = c->frame;
+    uint32_t nw = get32(f + 12), chunked = get32(f + 16);
     for (unsigned j = 0; j < 3; j++)
-        c->idx[j] = get32(h + 4 * j);
-    if (nw != ki->warps_per_cta || nw > MAX_CTA_WARPS ||
-        (end - off - 16) / 20 < nw)
+        c->idx[j] = get32(f + 4 * j);
+    if (nw != ki->warps_per_cta || nw > MAX_CTA_WARPS || chunked > 1 ||
+        (ds - 20) / 20 < nw)
         return -berr(d, ki->path, off, "bad warp count in thread block",
                      NULL);
     if (c->idx[0] >= ki->grid[0] || c->idx[1] >= ki->grid[1] ||
         c->idx[2] >= ki->grid[2])
         return -berr(d, ki->path, off, "thread block outside the grid", NULL);
-    unsigned char *wh = malloc((size_t)nw * 20 + 1);
-    c->w = calloc(nw ? nw : 1, sizeof *c->w);
-    if (!wh || !c->w) {
-        free(wh);
-        free(c->w);
-        c->w = NULL;
+    if (!(c->w = calloc(nw ? nw : 1, sizeof *c->w)))
         return -noomem(d);
-    }
-    int rc = 0;
-    if (rd(fd, wh, (size_t)nw * 20, off + 16) != 0) {
-        rc = berr(d, ki->path, off, "truncated thread block", NULL);
-        goto out;
-    }
     uint64_t seen[MAX_CTA_WARPS / 64] = {0};
-    uint64_t pos = off + 16 + (uint64_t)nw * 20, tot = 0;
+    /* inline streams follow the warp records in the frame; chunk lists
+     * follow the frame in the file */
+    uint64_t ipos = 20 + (uint64_t)nw * 20, fpos = off + 8 + cs, tot = 0;
     for (uint32_t w = 0; w < nw; w++) {
         wstream *s = &c->w[w];
-        uint32_t id = get32(wh + 20 * w);
+        const unsigned char *wr = f + 20 + 20 * w;
+        uint32_t id = get32(wr);
         s->id = id;
-        s->n = get64(wh + 20 * w + 4);
-        uint64_t len = get64(wh + 20 * w + 12);
-        if (id >= nw || (seen[id / 64] >> (id % 64) & 1) || len > end - pos ||
+        s->n = get64(wr + 4);
+        uint64_t len = get64(wr + 12);
+        uint64_t room = chunked ? end - fpos : ds - ipos;
+        if (id >= nw || (seen[id / 64] >> (id % 64) & 1) || len > room ||
             (s->n && !len) || s->n > len * CHUNK_MAX) {
             rc = berr(d, ki->path, off, "bad warp record in thread block",
                       NULL);
-            goto out;
+            goto fail;
         }
         seen[id / 64] |= 1ull << (id % 64);
-        s->off0 = s->pos = pos;
-        s->end = pos + len;
-        pos += len;
+        if (chunked) {
+            s->off0 = s->pos = fpos;
+            s->end = fpos + len;
+            fpos += len;
+        } else {
+            s->inl = 1;
+            s->off0 = ipos;
+            s->end = ipos + len;
+            ipos += len;
+            wctb_rewind(s);
+        }
         tot += s->n;
     }
-    if (pos != end || tot != ix->insts[r->cta]) {
+    if ((chunked ? fpos != end : ipos != ds || off + 8 + cs != end) ||
+        tot != ix->insts[r->cta]) {
         rc = berr(d, ki->path, off,
                   "thread block size disagrees with the CTA index", NULL);
-        goto out;
+        goto fail;
     }
     c->nwarps = nw;
     r->cta++;
-out:
-    free(wh);
-    if (rc) {
-        free(c->w);
-        c->w = NULL;
-        return -rc;
-    }
     return 1;
+fail:
+    free(c->w);
+    c->w = NULL;
+    return -rc;
 }
 
 int wctb_next(wc_cta *c, wstream *s, wc_inst *in, wc_diag *d)
@@ -785,7 +818,7 @@ int wctb_next(wc_cta *c, wstream *s, wc_inst *in, wc_diag *d)
     const char *path = c->k->info.path;
     const struct wctb_kern *b = c->k->bin;
     if (s->cleft == 0) {
-        if (s->dpos != s->dlen)
+        if (s->dpos != s->dlen || s->inl)
             return -berr(d, path, s->pos, "bytes left after a chunk", NULL);
         unsigned char h[12];
         if (s->end - s->pos < 12 || rd(c->src->fd, h, 12, s->pos) != 0)
@@ -794,25 +827,10 @@ int wctb_next(wc_cta *c, wstream *s, wc_inst *in, wc_diag *d)
         if (ds == 0 || ds > CHUNK_MAX || ni == 0 || ni > s->n - s->done ||
             cs > s->end - s->pos - 12 || cs > ZSTD_compressBound(CHUNK_MAX))
             return -berr(d, path, s->pos, "bad chunk header", NULL);
-        if (c->ccap < cs) {
-            unsigned char *nb = realloc(c->cbuf, cs);
-            if (!nb)
-                return -noomem(d);
-            c->cbuf = nb;
-            c->ccap = cs;
-        }
-        if (!s->dec) {
-            if (!(s->dec = malloc(CHUNK_MAX)))
-                return -noomem(d);
-            s->dcap = CHUNK_MAX;
-        }
-        if (!c->zdc && !(c->zdc = ZSTD_createDCtx()))
-            return -noomem(d);
-        if (rd(c->src->fd, c->cbuf, cs, s->pos + 12) != 0)
-            return -berr(d, path, s->pos, "truncated chunk", NULL);
-        size_t g = ZSTD_decompressDCtx(c->zdc, s->dec, s->dcap, c->cbuf, cs);
-        if (ZSTD_isError(g) || g != ds)
-            return -berr(d, path, s->pos, "corrupt chunk", NULL);
+        int rc = unzip_at(c, s->pos + 12, cs, ds, &s->dec, CHUNK_MAX, d);
+        if (rc)
+            return -rc;
+        s->dcap = CHUNK_MAX;
         s->pos += 12 + cs;
         s->dlen = ds;
         s->dpos = 0;
@@ -823,10 +841,13 @@ int wctb_next(wc_cta *c, wstream *s, wc_inst *in, wc_diag *d)
     }
     dstate st = {s->pid, s->pmask, s->pbase};
     const char *why = NULL;
-    uint64_t at = s->pos; /* for diagnostics: the next chunk */
-    if (dec_inst(s->dec, s->dlen, &s->dpos, &st, b->tab, b->tab_n, in,
-                 &why) != 0)
-        return -berr(d, path, at, "in the chunk before: ", why);
+    const unsigned char *src = s->inl ? c->frame : s->dec;
+    if (dec_inst(src, s->dlen, &s->dpos, &st, b->tab, b->tab_n, in, &why) !=
+        0)
+        return -berr(d, path, s->inl ? c->k->ix->off[0] : s->pos,
+                     s->inl ? "in a thread block: "
+                            : "in the chunk before: ",
+                     why);
     s->pid = st.pid;
     s->pmask = st.pmask;
     s->pbase = st.pbase;
@@ -837,6 +858,15 @@ int wctb_next(wc_cta *c, wstream *s, wc_inst *in, wc_diag *d)
 
 void wctb_rewind(wstream *s)
 {
+    s->pid = UINT32_MAX;
+    s->pmask = UINT32_MAX;
+    s->pbase = 0;
+    if (s->inl) { /* the stream is frame[off0..end) */
+        s->dpos = (size_t)s->off0;
+        s->dlen = (size_t)s->end;
+        s->cleft = s->n;
+        return;
+    }
     s->pos = s->off0;
     s->dlen = s->dpos = 0;
     s->cleft = 0;
@@ -845,9 +875,12 @@ void wctb_rewind(wstream *s)
 void wctb_cta_free(wc_cta *c)
 {
     for (unsigned w = 0; w < c->nwarps; w++) {
-        free(c->w[w].dec);
+        if (!c->w[w].inl)
+            free(c->w[w].dec);
         c->w[w].dec = NULL;
     }
+    free(c->frame);
+    c->frame = NULL;
     ZSTD_freeDCtx(c->zdc);
     c->zdc = NULL;
     free(c->cbuf);
@@ -1045,6 +1078,158 @@ static int same_inst(const wc_inst *a, const wc_inst *b)
            memcmp(a->addr, b->addr, sizeof a->addr) == 0;
 }
 
+/* Scratch of the kernel being written. */
+typedef struct wk {
+    writer *w;
+    wtab tab;
+    wc_inst *in, *chk;
+} wk;
+
+/* Append in to out (state es), checking that it decodes back to in. */
+static int w_inst(wk *x, wbuf *out, dstate *es, const wc_inst *in)
+{
+    wc_diag *d = x->w->d;
+    uint32_t id;
+    int e = wtab_id(&x->tab, in, &id);
+    if (e == -1)
+        return noomem(d);
+    if (e == -2)
+        return wc_diag_set(d, WC_EINTERNAL, "", 0, 0,
+                           "instruction at PC 0x%llx cannot be stored in "
+                           "the binary form",
+                           (unsigned long long)in->pc);
+    if (wb_grow(out, INST_ENC_MAX) != 0)
+        return noomem(d);
+    dstate ds = *es;
+    size_t at = out->n;
+    out->n += enc_inst(out->p + out->n, es, id, in);
+    const char *why = NULL;
+    if (dec_inst(out->p, out->n, &at, &ds, x->tab.dec, x->tab.n, x->chk,
+                 &why) ||
+        at != out->n || !same_inst(in, x->chk))
+        return wc_diag_set(d, WC_EINTERNAL, "", 0, 0,
+                           "binary form does not reproduce the instruction "
+                           "at PC 0x%llx (%s)",
+                           (unsigned long long)in->pc, why ? why : "differs");
+    return 0;
+}
+
+/* Warp wi of c as a chunk list into out; *n its instructions. */
+static int w_chunked(wk *x, wc_cta *c, unsigned wi, wbuf *out, wbuf *raw,
+                     uint64_t *n)
+{
+    wc_diag *d = x->w->d;
+    dstate es;
+    dstate_reset(&es);
+    uint32_t ni = 0;
+    int g, rc;
+    raw->n = 0;
+    *n = 0;
+    while ((g = wc_cta_next(c, wi, x->in, d)) == 1) {
+        if (raw->n > CHUNK_MAX - INST_ENC_MAX) {
+            if ((rc = w_chunk(x->w, out, raw->p, raw->n, ni)) != 0)
+                return rc;
+            raw->n = 0;
+            ni = 0;
+            dstate_reset(&es);
+        }
+        if ((rc = w_inst(x, raw, &es, x->in)) != 0)
+            return rc;
+        ni++;
+        (*n)++;
+    }
+    if (g < 0)
+        return -g;
+    return ni ? w_chunk(x->w, out, raw->p, raw->n, ni) : 0;
+}
+
+/* One CTA: a frame with every warp's stream inline when they fit in
+ * INLINE_MAX bytes, else a frame of warp records and per warp a chunk
+ * list.  *ninst = its warp instructions. */
+static int w_cta(wk *x, wc_cta *c, uint64_t *ninst)
+{
+    writer *w = x->w;
+    wc_diag *d = w->d;
+    unsigned nw = wc_cta_nwarps(c);
+    wbuf fr = {0}, inl = {0}, raw = {0};
+    wbuf *wb = NULL;
+    uint64_t *wn = calloc(nw ? nw : 1, sizeof *wn),
+             *wl = calloc(nw ? nw : 1, sizeof *wl);
+    int rc = 0, fits = 1, g = 0;
+    if (!wn || !wl)
+        goto oom;
+    for (unsigned wi = 0; wi < nw && fits; wi++) {
+        dstate es;
+        dstate_reset(&es);
+        size_t n0 = inl.n;
+        while ((g = wc_cta_next(c, wi, x->in, d)) == 1) {
+            if ((rc = w_inst(x, &inl, &es, x->in)) != 0)
+                goto out;
+            wn[wi]++;
+            if (inl.n > INLINE_MAX) {
+                fits = 0;
+                break;
+            }
+        }
+        if (g < 0) {
+            rc = -g;
+            goto out;
+        }
+        wl[wi] = inl.n - n0;
+    }
+    if (!fits) {
+        if (!(wb = calloc(nw, sizeof *wb)))
+            goto oom;
+        for (unsigned wi = 0; wi < nw; wi++) {
+            if ((rc = wc_cta_rewind(c, wi, d)) != 0 ||
+                (rc = w_chunked(x, c, wi, &wb[wi], &raw, &wn[wi])) != 0)
+                goto out;
+            wl[wi] = wb[wi].n;
+        }
+    }
+    unsigned xyz[3];
+    wc_cta_index(c, xyz);
+    int e = 0;
+    for (unsigned j = 0; j < 3; j++)
+        e |= wb_32(&fr, xyz[j]);
+    e |= wb_32(&fr, nw);
+    e |= wb_32(&fr, !fits);
+    *ninst = 0;
+    for (unsigned wi = 0; wi < nw; wi++) {
+        e |= wb_32(&fr, wc_cta_warp_id(c, wi));
+        e |= wb_64(&fr, wn[wi]);
+        e |= wb_64(&fr, wl[wi]);
+        *ninst += wn[wi];
+    }
+    if (fits && inl.n)
+        e |= wb_put(&fr, inl.p, inl.n);
+    if (e)
+        goto oom;
+    if ((rc = w_zip(w, fr.p, fr.n)) != 0)
+        goto out;
+    unsigned char h[8];
+    put32(h, (uint32_t)w->z.n);
+    put32(h + 4, (uint32_t)fr.n);
+    if ((rc = w_put(w, h, 8)) || (rc = w_put(w, w->z.p, w->z.n)))
+        goto out;
+    for (unsigned wi = 0; !fits && wi < nw; wi++)
+        if ((rc = w_put(w, wb[wi].p, wb[wi].n)) != 0)
+            goto out;
+    goto out;
+oom:
+    rc = noomem(d);
+out:
+    for (unsigned wi = 0; wb && wi < nw; wi++)
+        free(wb[wi].p);
+    free(wb);
+    free(wn);
+    free(wl);
+    free(fr.p);
+    free(inl.p);
+    free(raw.p);
+    return rc;
+}
+
 /* One kernel: its CTAs, static table and index; *meta gets its footer
  * entry. */
 static int w_kernel(writer *w, wc_trace *t, size_t k, wbuf *meta,
@@ -1053,17 +1238,13 @@ static int w_kernel(writer *w, wc_trace *t, size_t k, wbuf *meta,
     wc_diag *d = w->d;
     wc_kreader *r = NULL;
     wc_cta *c = NULL;
-    wtab tab = {0};
-    wbuf hdr = {0}, ixo = {0}, ixi = {0};
-    wbuf *wb = NULL;
-    unsigned char *dec = malloc(CHUNK_MAX);
-    wc_inst *in = malloc(sizeof *in), *chk = malloc(sizeof *chk);
+    wk x = {w, {{0}, 0, 0, 0, 0, 0}, malloc(sizeof(wc_inst)),
+            malloc(sizeof(wc_inst))};
+    wbuf ixo = {0}, ixi = {0};
     uint64_t nctas = 0;
     int rc = 0;
-    if (!dec || !in || !chk) {
-        rc = noomem(d);
-        goto out;
-    }
+    if (!x.in || !x.chk)
+        goto oom;
     if ((rc = wc_kreader_open(t, k, &r, d)) != 0)
         goto out;
     if (r->src)
@@ -1073,85 +1254,13 @@ static int w_kernel(writer *w, wc_trace *t, size_t k, wbuf *meta,
             goto out;
         if (!c)
             break;
-        unsigned nw = wc_cta_nwarps(c);
-        wb = calloc(nw ? nw : 1, sizeof *wb);
-        if (!wb) {
-            rc = noomem(d);
-            goto out;
-        }
         uint64_t ninst = 0;
-        hdr.n = 0;
-        unsigned xyz[3];
-        wc_cta_index(c, xyz);
-        for (unsigned j = 0; j < 3; j++)
-            if (wb_32(&hdr, xyz[j]))
-                goto oom;
-        if (wb_32(&hdr, nw))
+        if (wb_64(&ixo, w->pos))
             goto oom;
-        for (unsigned wi = 0; wi < nw; wi++) {
-            dstate es, ds;
-            dstate_reset(&es);
-            size_t dn = 0;
-            uint32_t ni = 0;
-            uint64_t wn = 0;
-            int g;
-            while ((g = wc_cta_next(c, wi, in, d)) == 1) {
-                uint32_t id;
-                int e = wtab_id(&tab, in, &id);
-                if (e == -1)
-                    goto oom;
-                if (e == -2) {
-                    rc = wc_diag_set(d, WC_EINTERNAL, "", 0, 0,
-                                     "instruction at PC 0x%llx cannot be "
-                                     "stored in the binary form",
-                                     (unsigned long long)in->pc);
-                    goto out;
-                }
-                if (dn > CHUNK_MAX - INST_ENC_MAX) {
-                    if ((rc = w_chunk(w, &wb[wi], dec, dn, ni)) != 0)
-                        goto out;
-                    dn = 0;
-                    ni = 0;
-                    dstate_reset(&es);
-                }
-                ds = es;
-                size_t at = dn;
-                dn += enc_inst(dec + dn, &es, id, in);
-                const char *why = NULL;
-                if (dec_inst(dec, dn, &at, &ds, tab.dec, tab.n, chk, &why) ||
-                    at != dn || !same_inst(in, chk)) {
-                    rc = wc_diag_set(d, WC_EINTERNAL, "", 0, 0,
-                                     "binary form does not reproduce the "
-                                     "instruction at PC 0x%llx (%s)",
-                                     (unsigned long long)in->pc,
-                                     why ? why : "differs");
-                    goto out;
-                }
-                ni++;
-                wn++;
-            }
-            if (g < 0) {
-                rc = -g;
-                goto out;
-            }
-            if (ni && (rc = w_chunk(w, &wb[wi], dec, dn, ni)) != 0)
-                goto out;
-            if (wb_32(&hdr, wc_cta_warp_id(c, wi)) || wb_64(&hdr, wn) ||
-                wb_64(&hdr, wb[wi].n))
-                goto oom;
-            ninst += wn;
-        }
-        if (wb_64(&ixo, w->pos) || wb_64(&ixi, ninst))
-            goto oom;
-        if ((rc = w_put(w, hdr.p, hdr.n)) != 0)
+        if ((rc = w_cta(&x, c, &ninst)) != 0)
             goto out;
-        for (unsigned wi = 0; wi < nw; wi++) {
-            if ((rc = w_put(w, wb[wi].p, wb[wi].n)) != 0)
-                goto out;
-            free(wb[wi].p);
-        }
-        free(wb);
-        wb = NULL;
+        if (wb_64(&ixi, ninst))
+            goto oom;
         wc_cta_free(c);
         c = NULL;
         nctas++;
@@ -1168,14 +1277,15 @@ static int w_kernel(writer *w, wc_trace *t, size_t k, wbuf *meta,
     if (wb_64(&ixo, w->pos))
         goto oom;
     uint64_t tab_off = w->pos;
-    if ((rc = w_zip(w, tab.rec.p ? tab.rec.p : (unsigned char *)"", tab.rec.n)) ||
+    if ((rc = w_zip(w, x.tab.rec.p ? x.tab.rec.p : (unsigned char *)"",
+                    x.tab.rec.n)) ||
         (rc = w_put(w, w->z.p, w->z.n)))
         goto out;
     uint64_t tab_cs = w->z.n, ix_off = w->pos;
     if ((rc = w_put(w, ixo.p, ixo.n)) || (rc = w_put(w, ixi.p, ixi.n)))
         goto out;
     st->ctas += nctas;
-    st->records += tab.n;
+    st->records += x.tab.n;
     /* the footer entry (after the reader ran: has_ctrl is final) */
     int e = wb_32(meta, (uint32_t)ki->id);
     for (unsigned j = 0; j < 3; j++)
@@ -1193,7 +1303,7 @@ static int w_kernel(writer *w, wc_trace *t, size_t k, wbuf *meta,
     e |= wb_64(meta, ki->ctas);
     e |= wb_64(meta, tab_off);
     e |= wb_64(meta, tab_cs);
-    e |= wb_32(meta, tab.n);
+    e |= wb_32(meta, x.tab.n);
     e |= wb_64(meta, ix_off);
     size_t nl = strlen(ki->name);
     e |= wb_32(meta, (uint32_t)nl);
@@ -1212,20 +1322,13 @@ static int w_kernel(writer *w, wc_trace *t, size_t k, wbuf *meta,
 oom:
     rc = noomem(d);
 out:
-    if (wb) {
-        for (unsigned wi = 0; c && wi < wc_cta_nwarps(c); wi++)
-            free(wb[wi].p);
-        free(wb);
-    }
     wc_cta_free(c);
     wc_kreader_close(r);
-    wtab_free(&tab);
-    free(hdr.p);
+    wtab_free(&x.tab);
     free(ixo.p);
     free(ixi.p);
-    free(dec);
-    free(in);
-    free(chk);
+    free(x.in);
+    free(x.chk);
     return rc;
 }
 

@@ -116,6 +116,7 @@ typedef struct wstream {
     unsigned char *dec;
     size_t dcap, dlen, dpos;
     uint64_t cleft;     /* instructions left in the current chunk */
+    int inl;            /* stream held in the CTA frame (dec not owned) */
     uint32_t pid, pmask;
     uint64_t pbase;
 } wstream;
@@ -130,6 +131,7 @@ struct wc_cta {
     void *zdc;          /* KIND_BIN: ZSTD_DCtx, created on first use      */
     unsigned char *cbuf; /* KIND_BIN: compressed chunk buffer             */
     size_t ccap;
+    unsigned char *frame; /* KIND_BIN: the decoded CTA frame              */
 };
 
 struct wc_kreader {
