@@ -47,7 +47,7 @@ enum { T_ID = 1, T_MASK = 2, T_AMODE = 12 };
 enum { A_STRIDE = 0, A_ACTIVE = 4, A_ALL = 8 };
 
 struct wctb_kern {
-    uint64_t tab_off, tab_csize, ix_off;
+    uint64_t tab_off, tab_csize, ix_off, ix_csize;
     uint32_t tab_n;
     wc_inst *tab; /* static records, once loaded (immutable) */
 };
@@ -115,6 +115,14 @@ static uint64_t zz(uint64_t d) /* zigzag of a wrapping difference */
 static uint64_t unzz(uint64_t z)
 {
     return (z >> 1) ^ (uint64_t)-(int64_t)(z & 1);
+}
+
+static uint64_t fnv64(const unsigned char *p, size_t n)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ p[i]) * 0x100000001b3ull;
+    return h;
 }
 
 /* ---- static records ----------------------------------------------------- */
@@ -436,8 +444,8 @@ static int berr(wc_diag *d, const char *path, uint64_t off, const char *fmt,
                 const char *what)
 {
     return wc_diag_set(d, WC_EINPUT, path, off ? (long)off : 1, 0,
-                       "binary trace, byte offset %llu: %s%s",
-                       (unsigned long long)off, fmt, what ? what : "");
+                       "binary trace (position is a byte offset): %s%s", fmt,
+                       what ? what : "");
 }
 
 static int noomem(wc_diag *d)
@@ -508,15 +516,19 @@ int wctb_open(wc_trace *t, const char *path, wc_diag *d)
         return wc_diag_set(d, WC_EINPUT, path, 0, 0, "cannot open: %s",
                            strerror(errno));
     struct stat st;
-    unsigned char hdr[16], tail[16];
+    unsigned char hdr[16], tail[24];
     unsigned char *foot = NULL;
     int rc = 0;
-    if (fstat(fd, &st) != 0 || st.st_size < 32 || rd(fd, hdr, 16, 0) != 0 ||
-        rd(fd, tail, 16, (uint64_t)st.st_size - 16) != 0) {
+    if (fstat(fd, &st) != 0 || st.st_size < 40 || rd(fd, hdr, 16, 0) != 0 ||
+        rd(fd, tail, 24, (uint64_t)st.st_size - 24) != 0) {
         rc = berr(d, path, 0, "file too short (truncated?)", NULL);
         goto out;
     }
     uint64_t size = (uint64_t)st.st_size;
+    if (memcmp(hdr, TB_MAGIC, 8) != 0 || get32(hdr + 12) != 0) {
+        rc = berr(d, path, 0, "bad file header", NULL);
+        goto out;
+    }
     if (get32(hdr + 8) != TB_VERSION) {
         rc = wc_diag_set(d, WC_EINPUT, path, 0, 0,
                          "binary trace version %u; this warpcast reads "
@@ -524,16 +536,16 @@ int wctb_open(wc_trace *t, const char *path, wc_diag *d)
                          get32(hdr + 8), TB_VERSION);
         goto out;
     }
-    if (memcmp(tail + 8, TB_TAIL, 8) != 0) {
+    if (memcmp(tail + 16, TB_TAIL, 8) != 0) {
         rc = berr(d, path, size - 8, "no end marker (truncated?)", NULL);
         goto out;
     }
     uint64_t foff = get64(tail);
-    if (foff < 16 || foff > size - 16 || size - 16 - foff > FOOT_MAX) {
-        rc = berr(d, path, size - 16, "bad footer offset", NULL);
+    if (foff < 16 || foff > size - 24 || size - 24 - foff > FOOT_MAX) {
+        rc = berr(d, path, size - 24, "bad footer offset", NULL);
         goto out;
     }
-    size_t fl = (size_t)(size - 16 - foff);
+    size_t fl = (size_t)(size - 24 - foff);
     foot = malloc(fl ? fl : 1);
     if (!foot) {
         rc = noomem(d);
@@ -541,6 +553,11 @@ int wctb_open(wc_trace *t, const char *path, wc_diag *d)
     }
     if (rd(fd, foot, fl, foff) != 0) {
         rc = berr(d, path, foff, "cannot read the footer", NULL);
+        goto out;
+    }
+    if (fnv64(foot, fl) != get64(tail + 8)) {
+        rc = berr(d, path, foff, "footer checksum mismatch (corrupt file)",
+                  NULL);
         goto out;
     }
     fcur c = {foot, fl, 0, 0};
@@ -588,6 +605,7 @@ int wctb_open(wc_trace *t, const char *path, wc_diag *d)
         b->tab_csize = f64(&c);
         b->tab_n = f32(&c);
         b->ix_off = f64(&c);
+        b->ix_csize = f64(&c);
         ki->name = fstr(&c, t, &oomf);
         uint32_t hasnote = f32(&c);
         ki->ctrl_note = hasnote ? fstr(&c, t, &oomf) : NULL;
@@ -605,10 +623,9 @@ int wctb_open(wc_trace *t, const char *path, wc_diag *d)
         if (bad || ki->ctas != (uint64_t)ki->grid[0] * ki->grid[1] *
                                    ki->grid[2] ||
             ki->tracer_version < 3 || ki->tracer_version > 6 ||
-            ki->ctas > size / 16 || b->tab_n > TAB_MAX ||
+            ki->ctas > size / 8 || b->tab_n > TAB_MAX ||
             b->tab_off > foff || b->tab_csize > foff - b->tab_off ||
-            b->ix_off > foff ||
-            (2 * ki->ctas + 1) * 8 > foff - b->ix_off) {
+            b->ix_off > foff || b->ix_csize > foff - b->ix_off) {
             rc = berr(d, path, at, "bad kernel description", NULL);
             goto out;
         }
@@ -671,8 +688,21 @@ int wctb_load(wc_trace *t, kent *k, wc_diag *d)
             goto out;
         }
     }
-    if (rd(fd, ixb, (size_t)(2 * n + 1) * 8, b->ix_off) != 0) {
+    unsigned char *ixz = malloc(b->ix_csize ? (size_t)b->ix_csize : 1);
+    if (!ixz) {
+        rc = noomem(d);
+        goto out;
+    }
+    if (rd(fd, ixz, (size_t)b->ix_csize, b->ix_off) != 0) {
+        free(ixz);
         rc = berr(d, path, b->ix_off, "cannot read the CTA index", NULL);
+        goto out;
+    }
+    g = ZSTD_decompress(ixb, (size_t)(2 * n + 1) * 8, ixz,
+                        (size_t)b->ix_csize);
+    free(ixz);
+    if (ZSTD_isError(g) || g != (size_t)(2 * n + 1) * 8) {
+        rc = berr(d, path, b->ix_off, "corrupt CTA index", NULL);
         goto out;
     }
     ix->n = n;
@@ -1046,7 +1076,7 @@ static int w_zip(writer *w, const void *src, size_t n)
     w->z.n = 0;
     if (wb_grow(&w->z, bound) != 0)
         return noomem(w->d);
-    size_t g = ZSTD_compressCCtx(w->cc, w->z.p, bound, src, n, ZLEVEL);
+    size_t g = ZSTD_compress2(w->cc, w->z.p, bound, src, n);
     if (ZSTD_isError(g))
         return wc_diag_set(w->d, WC_EINTERNAL, "", 0, 0, "zstd: %s",
                            ZSTD_getErrorName(g));
@@ -1282,8 +1312,11 @@ static int w_kernel(writer *w, wc_trace *t, size_t k, wbuf *meta,
         (rc = w_put(w, w->z.p, w->z.n)))
         goto out;
     uint64_t tab_cs = w->z.n, ix_off = w->pos;
-    if ((rc = w_put(w, ixo.p, ixo.n)) || (rc = w_put(w, ixi.p, ixi.n)))
+    if (wb_put(&ixo, ixi.p ? ixi.p : (unsigned char *)"", ixi.n))
+        goto oom;
+    if ((rc = w_zip(w, ixo.p, ixo.n)) || (rc = w_put(w, w->z.p, w->z.n)))
         goto out;
+    uint64_t ix_cs = w->z.n;
     st->ctas += nctas;
     st->records += x.tab.n;
     /* the footer entry (after the reader ran: has_ctrl is final) */
@@ -1305,6 +1338,7 @@ static int w_kernel(writer *w, wc_trace *t, size_t k, wbuf *meta,
     e |= wb_64(meta, tab_cs);
     e |= wb_32(meta, x.tab.n);
     e |= wb_64(meta, ix_off);
+    e |= wb_64(meta, ix_cs);
     size_t nl = strlen(ki->name);
     e |= wb_32(meta, (uint32_t)nl);
     e |= wb_put(meta, ki->name, nl);
@@ -1356,7 +1390,10 @@ int wc_trace_convert(wc_trace *t, const char *out, wc_convert_stats *st,
     w.d = d;
     wbuf meta = {0};
     int rc = 0;
-    if (!(w.cc = ZSTD_createCCtx())) {
+    if (!(w.cc = ZSTD_createCCtx()) ||
+        ZSTD_isError(ZSTD_CCtx_setParameter(w.cc, ZSTD_c_compressionLevel,
+                                            ZLEVEL)) ||
+        ZSTD_isError(ZSTD_CCtx_setParameter(w.cc, ZSTD_c_checksumFlag, 1))) {
         rc = noomem(d);
         goto out;
     }
@@ -1380,9 +1417,11 @@ int wc_trace_convert(wc_trace *t, const char *out, wc_convert_stats *st,
         if ((rc = w_kernel(&w, t, k, &meta, st)) != 0)
             goto out;
     uint64_t foff = w.pos;
-    put64(h, foff);
-    memcpy(h + 8, TB_TAIL, 8);
-    if ((rc = w_put(&w, meta.p, meta.n)) || (rc = w_put(&w, h, 16)))
+    unsigned char tl[24];
+    put64(tl, foff);
+    put64(tl + 8, fnv64(meta.p, meta.n));
+    memcpy(tl + 16, TB_TAIL, 8);
+    if ((rc = w_put(&w, meta.p, meta.n)) || (rc = w_put(&w, tl, 24)))
         goto out;
     st->kernels = t->nk;
     st->out_bytes = w.pos;
