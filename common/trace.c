@@ -1649,6 +1649,7 @@ int wc_kreader_next(wc_kreader *r, wc_cta **cta, wc_diag *d)
     if (r->k->kind == KIND_BIN) {
         int g = wctb_cta(r, c, d);
         if (g <= 0) {
+            wctb_cta_free(c); /* the frame and decoder of a failed read */
             free(c);
             return -g;
         }
