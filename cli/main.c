@@ -17,6 +17,8 @@
 #define WC_VERSION "0.1.0"
 #endif
 
+int cmd_convert(int argc, char **argv); /* cli/cmd_convert.c */
+
 static const char usage_text[] =
     "usage: warpcast COMMAND [OPTIONS] ...\n"
     "\n"
@@ -30,12 +32,13 @@ static const char usage_text[] =
     "  gpus    [--keys]              list bundled GPU configs (or every config key)\n"
     "  synth   [OPTIONS] --out DIR   write a synthetic Accel-Sim trace (examples, tests)\n"
     "  tracegen LISTING --out DIR    build a kernel's trace from its cuobjdump listing\n"
+    "  convert TRACE -o OUT          write TRACE in the compact binary form (faster reads)\n"
     "  sweep   [OPTIONS] TRACE...    what-if study over config points, in parallel\n"
     "  merge   --out FILE DIR|FILE...  join the partial tables of sweep --emit-jobs\n"
     "  report  --out FILE.html RESULT...  HTML report with plots (predict, sweep, calibrate)\n"
     "\n"
     "TRACE is a directory holding kernelslist.g, a kernelslist.g file, or one kernel\n"
-    "trace (.traceg or .traceg.zst).\n"
+    "trace (.traceg or .traceg.zst), or a binary trace made by convert.\n"
     "\n"
     "common options:\n"
     "  --gpu NAME|FILE     GPU config (default: from the trace's -binary version)\n"
@@ -354,7 +357,7 @@ int main(int argc, char **argv)
         {"gpus", cmd_gpus},       {"synth", cmd_synth},
         {"tracegen", cmd_tracegen},
         {"sweep", cmd_sweep},     {"merge", cmd_merge},
-        {"report", cmd_report},
+        {"report", cmd_report},   {"convert", cmd_convert},
     };
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
         if (!strcmp(cmd, cmds[i].name))

@@ -48,109 +48,8 @@
 #define SCAN_BUF (1u << 20)           /* kreader scan buffer              */
 #define WARP_BUF (8u << 10)           /* per warp stream buffer           */
 #define LINE_MAX_BYTES (16u << 20)    /* longest accepted line            */
-#define MAX_CTA_WARPS 1024u
-#define SRC_IDLE 2u                   /* zstd texts kept with no reader   */
 #define WARN_MAX 64u                  /* warnings kept (then one "more")  */
 #define CTRL_CHECK_INSTS 4096u        /* listing check: first CTA's insts */
-
-/* ---- types ------------------------------------------------------------ */
-
-typedef struct tsrc { /* an open kernel text, shared by readers and CTAs */
-    int fd;
-    uint64_t size;
-    unsigned refs;
-} tsrc;
-
-typedef struct ctaix { /* the CTA index of one kernel */
-    uint64_t n;       /* CTAs                                              */
-    uint64_t *off;    /* [n + 1] scan position before CTA i; [n]: the end */
-    int64_t *line;    /* [n + 1] line number at off[i]                     */
-    uint64_t *insts;  /* [n] warp instructions of CTA i                   */
-} ctaix;
-
-typedef struct kent {
-    wc_kernel_info info;
-    int kind;          /* WCT_PLAIN, WCT_ZSTD, or KIND_UBENCH              */
-    uint64_t data_off; /* first byte after the header                      */
-    long data_line;    /* line number of that byte                         */
-    tsrc *src;         /* open while a reader or CTA of it is alive, and
-                          for zstd while among the SRC_IDLE last used     */
-    ctaix *ix;         /* CTA index once built (immutable), or NULL        */
-    int ctrl_chk;      /* listing vs trace: 0 unchecked, 1 checking, 2 done */
-    int ctrl_bad;      /* a mismatch was reported for this kernel          */
-    long grid_line, grid_col;   /* where the header gives grid dim / block  */
-    long block_line, block_col; /* dim (value column), for diagnostics      */
-} kent;
-
-#define KIND_UBENCH 100
-
-struct wc_trace {
-    kent *k;
-    size_t nk, capk;
-    wc_sass *sass;   /* merged cuobjdump listings of the directory, or NULL */
-    wc_ubench *ub;   /* for a .sass microbenchmark                          */
-    uint64_t ncopy, copy_bytes;
-    char **unk_name;
-    uint64_t *unk_count;
-    size_t nunk, capunk;
-    char **pool;           /* interned kernel names and paths (hash set,
-                              pool_cap a power of two)                    */
-    size_t npool, pool_cap;
-    char **notes;          /* distinct notes and warnings (interned)      */
-    size_t nnotes, capnotes;
-    const char **warn;     /* warnings, in order, each once (WARN_MAX)    */
-    size_t nwarn;
-    size_t idle[SRC_IDLE]; /* kernels whose zstd text is kept idle, LRU */
-    unsigned nidle;
-    pthread_mutex_t mu;    /* sources, indexes, unknown-opcode counts */
-    pthread_mutex_t ctrl_mu; /* held while a listing is checked (threads
-                                opening that kernel wait for the answer) */
-};
-
-typedef struct lbuf { /* line reader over [off, limit) of an fd */
-    char *buf;
-    size_t cap, beg, end;
-    uint64_t off;   /* file offset of buf[0]       */
-    uint64_t limit; /* read nothing at or past it  */
-    int eof;
-} lbuf;
-
-typedef struct wstream {
-    unsigned id;
-    uint64_t n, done;
-    uint64_t off0, end; /* byte range of the instruction lines */
-    long line0, line;   /* line number of off0 / of the next line */
-    lbuf b;
-} wstream;
-
-struct wc_cta {
-    wc_trace *t;
-    kent *k;
-    tsrc *src;
-    unsigned idx[3];
-    unsigned nwarps;
-    wstream *w;
-};
-
-struct wc_kreader {
-    wc_trace *t;
-    kent *k;
-    tsrc *src;
-    lbuf b;
-    long line;       /* line number of the next line the scan reads */
-    int ub_done;     /* ubench: the one CTA was handed out          */
-    wstream *scratch; /* warp records of the CTA being scanned      */
-    unsigned cap_scratch;
-    uint64_t cta;    /* number of the CTA the next scan meets       */
-    ctaix bld;       /* index being built (bld.n CTAs so far)       */
-    uint64_t bld_cap;
-    int bld_on;      /* still building: no gap, no error, no OOM    */
-    int chk_on;      /* has met every CTA from the first: checks the
-                        CTA count and duplicate block ids           */
-    int chk_dup;     /* the duplicate-id bitmap is usable           */
-    unsigned char *seen; /* [ctas / 8] block ids met (chk_dup)      */
-    long idx_line, idx_col; /* 'thread block =' value of the last CTA  */
-};
 
 /* ---- small helpers ------------------------------------------------------ */
 
@@ -428,7 +327,9 @@ static int src_get(wc_trace *t, kent *k, tsrc **out, wc_diag *d)
             rc = oom(d);
             goto out;
         }
-        rc = wct_open(k->info.path, k->kind, &s->fd, &s->size, d);
+        rc = wct_open(k->info.path,
+                      k->kind == KIND_BIN ? WCT_PLAIN : k->kind, &s->fd,
+                      &s->size, d);
         if (rc != 0) {
             free(s);
             goto out;
@@ -478,7 +379,7 @@ static uint64_t str_hash(const char *s, size_t n)
 /* The trace's one copy of s[0..n) (kernel names and paths repeat across
  * launches: memory per launch stays small); NULL when out of memory.
  * Only while the kernel list is built (single-threaded). */
-static const char *intern(wc_trace *t, const char *s, size_t n)
+const char *wct_intern(wc_trace *t, const char *s, size_t n)
 {
     if ((t->npool + 1) * 2 > t->pool_cap) {
         size_t nc = t->pool_cap ? t->pool_cap * 2 : 64;
@@ -545,7 +446,7 @@ static int header_line(wc_trace *t, kent *k, const char *l, size_t n,
     if (KEY("kernel name")) {
         if (vn > WC_KERNEL_NAME_MAX)
             return hdr_err(path, line, l, val, d, "kernel name too long");
-        if (!(ki->name = intern(t, val, vn)))
+        if (!(ki->name = wct_intern(t, val, vn)))
             return oom(d);
         *seen |= 1;
     } else if (KEY("kernel id")) {
@@ -691,7 +592,7 @@ out:
 
 /* ---- building the kernel list ------------------------------------------------- */
 
-static kent *add_kernel(wc_trace *t, wc_diag *d)
+kent *wct_add_kernel(wc_trace *t, wc_diag *d)
 {
     if (t->nk == t->capk) {
         size_t nc = t->capk ? t->capk * 2 : 8;
@@ -766,12 +667,12 @@ static int add_kernel_file(wc_trace *t, const char *path, const char *kl,
         return wc_diag_set(d, WC_EINPUT, kl ? kl : p, line, kl ? 1 : 0,
                            "xz-compressed traces are not supported; "
                            "decompress with unxz");
-    kent *k = add_kernel(t, d);
+    kent *k = wct_add_kernel(t, d);
     if (!k)
         return WC_EINTERNAL;
     k->kind = kind;
     k->info.name = "";
-    if (!(k->info.path = intern(t, p, strlen(p)))) {
+    if (!(k->info.path = wct_intern(t, p, strlen(p)))) {
         t->nk--;
         return oom(d);
     }
@@ -1006,7 +907,7 @@ static int open_ubench(wc_trace *t, const char *path, wc_diag *d)
     int rc = wc_ubench_load(path, &t->ub, d);
     if (rc != 0)
         return rc;
-    kent *k = add_kernel(t, d);
+    kent *k = wct_add_kernel(t, d);
     if (!k)
         return WC_EINTERNAL;
     k->kind = KIND_UBENCH;
@@ -1016,8 +917,8 @@ static int open_ubench(wc_trace *t, const char *path, wc_diag *d)
     size_t bl = strlen(base);
     if (ends(base, ".sass"))
         bl -= 5;
-    ki->name = intern(t, base, bl);
-    ki->path = intern(t, path, strlen(path));
+    ki->name = wct_intern(t, base, bl);
+    ki->path = wct_intern(t, path, strlen(path));
     if (!ki->name || !ki->path)
         return oom(d);
     ki->id = 1;
@@ -1089,6 +990,13 @@ int wc_trace_open(const char *path, wc_trace **out, wc_diag *d)
             snprintf(dir, sizeof dir, ".");
         if (sl == path)
             snprintf(dir, sizeof dir, "/");
+        if (exists(path) && wctb_sniff(path) == 1) {
+            if ((rc = wctb_open(t, path, d)) != 0)
+                goto fail;
+            *out = t; /* no listings: control bits were joined when the
+                         binary form was made */
+            return 0;
+        }
         if (ends(path, ".sass")) {
             rc = open_ubench(t, path, d);
             if (rc == 0)
@@ -1130,6 +1038,7 @@ void wc_trace_close(wc_trace *t)
             src_close(t->k[k].src);
         ix_free(t->k[k].ix);
         free(t->k[k].ix);
+        wctb_kern_free(&t->k[k]);
     }
     free(t->k);
     wc_sass_free(t->sass);
@@ -1177,7 +1086,7 @@ size_t wc_trace_unknown_ops(const wc_trace *t, const char *const **names,
     return t ? t->nunk : 0;
 }
 
-static void count_unknown(wc_trace *t, const char *opcode)
+void wct_count_unknown(wc_trace *t, const char *opcode)
 {
     size_t n = strcspn(opcode, ".");
     pthread_mutex_lock(&t->mu);
@@ -1237,7 +1146,15 @@ static int kreader_open(wc_trace *t, size_t k, wc_kreader **out,
         return oom(d);
     r->t = t;
     r->k = &t->k[k];
-    if (r->k->kind != KIND_UBENCH) {
+    if (r->k->kind == KIND_BIN) {
+        int rc = wctb_load(t, r->k, d);
+        if (rc == 0)
+            rc = src_get(t, r->k, &r->src, d);
+        if (rc != 0) {
+            free(r);
+            return rc;
+        }
+    } else if (r->k->kind != KIND_UBENCH) {
         int rc = src_get(t, r->k, &r->src, d);
         if (rc != 0) {
             free(r);
@@ -1729,6 +1646,20 @@ int wc_kreader_next(wc_kreader *r, wc_cta **cta, wc_diag *d)
         *cta = c;
         return 0;
     }
+    if (r->k->kind == KIND_BIN) {
+        int g = wctb_cta(r, c, d);
+        if (g <= 0) {
+            wctb_cta_free(c); /* the frame and decoder of a failed read */
+            free(c);
+            return -g;
+        }
+        c->src = r->src;
+        pthread_mutex_lock(&r->t->mu);
+        r->src->refs++;
+        pthread_mutex_unlock(&r->t->mu);
+        *cta = c;
+        return 0;
+    }
     unsigned nw;
     int got;
     int rc = scan_next(r, 1, c->idx, &nw, &got, d);
@@ -1772,6 +1703,11 @@ int wc_kreader_skip(wc_kreader *r, uint64_t n, wc_diag *d)
             r->ub_done = 1;
         return 0;
     }
+    if (r->k->kind == KIND_BIN) {
+        uint64_t left = r->k->info.ctas - r->cta;
+        r->cta += n < left ? n : left;
+        return 0;
+    }
     if (get_ix(r->t, r->k))
         return wc_kreader_seek(r, n > UINT64_MAX - r->cta ? UINT64_MAX
                                                          : r->cta + n,
@@ -1792,6 +1728,10 @@ int wc_kreader_seek(wc_kreader *r, uint64_t cta, wc_diag *d)
 {
     if (r->k->kind == KIND_UBENCH) {
         r->ub_done = cta > 0;
+        return 0;
+    }
+    if (r->k->kind == KIND_BIN) {
+        r->cta = cta < r->k->info.ctas ? cta : r->k->info.ctas;
         return 0;
     }
     ctaix *ix = get_ix(r->t, r->k);
@@ -1846,6 +1786,11 @@ int wc_trace_cta_insts(wc_trace *t, size_t k, const uint64_t **insts,
         pthread_mutex_unlock(&t->mu);
         ix_free(u);
         free(u);
+    } else if (!ix && ke->kind == KIND_BIN) {
+        int rc = wctb_load(t, ke, d);
+        if (rc != 0)
+            return rc;
+        ix = get_ix(t, ke);
     } else if (!ix) {
         /* one scan over the kernel builds and publishes the index */
         wc_kreader *r;
@@ -1871,6 +1816,7 @@ void wc_cta_free(wc_cta *c)
         return;
     for (unsigned w = 0; w < c->nwarps; w++)
         lb_free(&c->w[w].b);
+    wctb_cta_free(c);
     free(c->w);
     src_put(c->t, c->k, c->src);
     free(c);
@@ -1978,7 +1924,7 @@ int wc_trace_check_ctrl(wc_trace *t, size_t k, wc_diag *d)
     pthread_mutex_lock(&t->ctrl_mu);
     pthread_mutex_lock(&t->mu);
     int todo = ke->ctrl_chk == 0 && ke->info.has_ctrl &&
-               ke->kind != KIND_UBENCH;
+               ke->kind != KIND_UBENCH && ke->kind != KIND_BIN;
     ke->ctrl_chk = todo ? 1 : 2;
     pthread_mutex_unlock(&t->mu);
     if (!todo) {
@@ -2021,13 +1967,22 @@ int wc_cta_next(wc_cta *c, unsigned w, wc_inst *in, wc_diag *d)
     wstream *s = &c->w[w];
     if (s->done >= s->n) {
         lb_free(&s->b); /* keep memory to the live streams */
+        free(s->dec);
+        s->dec = NULL;
+        s->dcap = 0;
         return 0;
     }
     if (c->k->kind == KIND_UBENCH) {
         *in = c->t->ub->code[w][s->done++];
         if (in->op == WC_OP_UNKNOWN)
-            count_unknown(c->t, in->opcode);
+            wct_count_unknown(c->t, in->opcode);
         return 1;
+    }
+    if (c->k->kind == KIND_BIN) {
+        int g = wctb_next(c, s, in, d);
+        if (g == 1 && in->op == WC_OP_UNKNOWN)
+            wct_count_unknown(c->t, in->opcode);
+        return g;
     }
     const char *path = c->k->info.path;
     for (;;) {
@@ -2063,7 +2018,7 @@ int wc_cta_next(wc_cta *c, unsigned w, wc_inst *in, wc_diag *d)
     if (c->k->info.has_ctrl)
         join_ctrl(c->t, c->k, in);
     if (in->op == WC_OP_UNKNOWN)
-        count_unknown(c->t, in->opcode);
+        wct_count_unknown(c->t, in->opcode);
     return 1;
 }
 
@@ -2074,6 +2029,10 @@ int wc_cta_rewind(wc_cta *c, unsigned w, wc_diag *d)
                            w);
     wstream *s = &c->w[w];
     s->done = 0;
+    if (c->k->kind == KIND_BIN) {
+        wctb_rewind(s);
+        return 0;
+    }
     s->line = s->line0;
     lb_init(&s->b, s->off0, s->end);
     return 0;

@@ -102,6 +102,29 @@ int wc_cta_next(wc_cta *c, unsigned w, wc_inst *in, wc_diag *d);
 int wc_cta_rewind(wc_cta *c, unsigned w, wc_diag *d);
 
 /* ------------------------------------------------------------------------ */
+/* Binary traces (docs/formats.md)                                           */
+/* ------------------------------------------------------------------------ */
+
+/* wc_trace_open recognises a binary trace by its magic number; every
+ * function above then reads it, with records identical to those of the
+ * text it was made from (wc_inst.line is 0: there are no lines). */
+typedef struct wc_convert_stats {
+    uint64_t in_bytes;   /* trace files as stored (plain or zstd)        */
+    uint64_t text_bytes; /* their text, decompressed                     */
+    uint64_t out_bytes;  /* the binary trace                             */
+    uint64_t kernels, ctas, insts;
+    uint64_t records;    /* static records over all kernels              */
+} wc_convert_stats;
+
+/* Write every kernel of t to out in the binary form (streaming: memory is
+ * bounded by one CTA and the kernel's static table and CTA index).  The
+ * file appears under its name only when complete. */
+int wc_trace_convert(wc_trace *t, const char *out, wc_convert_stats *st,
+                     wc_diag *d);
+/* 1 when t was opened from a binary trace. */
+int wc_trace_is_binary(const wc_trace *t);
+
+/* ------------------------------------------------------------------------ */
 /* Hand-written SASS microbenchmarks and cuobjdump listings                  */
 /* ------------------------------------------------------------------------ */
 

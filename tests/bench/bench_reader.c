@@ -402,6 +402,41 @@ int main(int argc, char **argv)
                (double)rss0 / 1024);
         rc = bench_index(plain, bytes, nctas);
     }
+    if (rc == 0) { /* 4. the binary form of the same trace */
+        char bin[600];
+        snprintf(bin, sizeof bin, "%s/kernel-1.wct", dir);
+        wc_diag d;
+        wc_trace *t = NULL;
+        wc_convert_stats cs;
+        double c0 = cpu_seconds();
+        rc = wc_trace_open(plain, &t, &d);
+        if (rc == 0)
+            rc = wc_trace_convert(t, bin, &cs, &d);
+        wc_trace_close(t);
+        double cconv = cpu_seconds() - c0;
+        uint64_t n3 = 0;
+        double s3 = 0, c3 = 0;
+        if (rc == 0)
+            rc = read_all(bin, &n3, &s3, &c3);
+        if (rc == 0) {
+            printf("binary form (warpcast convert: %.1f MB, %.2f bytes per "
+                   "warp instruction, converted in %.2f cpu-s)\n",
+                   (double)cs.out_bytes / 1e6,
+                   (double)cs.out_bytes / (double)(n3 ? n3 : 1), cconv);
+            printf("%-6s %8s %8s %16s\n", "input", "wall s", "cpu s",
+                   "M warp insts/cpu-s");
+            printf("%-6s %8.2f %8.2f %16.1f\n", "text", s1, c1,
+                   (double)n1 / c1 / 1e6);
+            printf("%-6s %8.2f %8.2f %16.1f\n", "binary", s3, c3,
+                   (double)n3 / c3 / 1e6);
+            printf("binary / text read rate: %.1fx\n\n", c1 / c3);
+            if (n3 != n1)
+                rc = 1;
+        } else {
+            fail(&d);
+        }
+        unlink(bin);
+    }
     if (!getenv("WC_KEEP"))
         unlink(plain);
     unlink(zst);

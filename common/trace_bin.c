@@ -1,0 +1,1447 @@
+/*
+ * common/trace_bin.c - the binary trace form (docs/formats.md, "Binary
+ * traces"): the writer (wc_trace_convert) and the reader behind the
+ * ordinary trace API (trace.c dispatches kernels of kind KIND_BIN here).
+ *
+ *   "WCTRACEB" u32 version u32 0        file header, 16 bytes
+ *   per kernel: CTA blocks, static table (zstd), CTA index
+ *   footer: trace and kernel descriptions
+ *   u64 footer offset, "WCTBEND\0"      tail, 16 bytes
+ *
+ * A CTA block holds per warp a list of chunks, each one zstd frame of at
+ * most CHUNK_MAX decoded bytes, so a warp stream is decoded chunk by chunk
+ * and memory stays bounded by the live CTAs' warps (one chunk each), as
+ * with text.  A dynamic instruction is a tag byte, optionally the id of its
+ * static record (else the previous id + 1), its mask (else the previous
+ * one) and its addresses as base + stride or raw deltas.  All integers are
+ * little-endian.  The writer decodes every instruction it encodes and
+ * compares it with the record it read, so the binary form reproduces the
+ * text reader's records exactly or is not written.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <zstd.h>
+
+#include "trace_int.h"
+
+#define TB_MAGIC "WCTRACEB"
+#define TB_TAIL "WCTBEND"          /* 8 bytes with its NUL */
+#define TB_VERSION 1u
+#define CHUNK_MAX (32u << 10)      /* decoded bytes per chunk at most */
+#define INST_ENC_MAX (1 + 5 + 4 + 32 * 10) /* longest encoded instruction */
+#define INLINE_MAX (48u << 10)     /* inline warp streams per CTA frame */
+#define FRAME_MAX (20u + MAX_CTA_WARPS * 20u + INLINE_MAX)
+#define REC_SIZE 124u              /* serialized static record */
+#define TAB_MAX (1u << 24)         /* static records per kernel at most */
+#define FOOT_MAX (256u << 20)      /* footer bytes at most */
+#define ZLEVEL 5
+
+enum { T_ID = 1, T_MASK = 2, T_AMODE = 12 };
+enum { A_STRIDE = 0, A_ACTIVE = 4, A_ALL = 8 };
+
+struct wctb_kern {
+    uint64_t tab_off, tab_csize, ix_off, ix_csize;
+    uint32_t tab_n;
+    wc_inst *tab; /* static records, once loaded (immutable) */
+};
+
+/* ---- little-endian bytes and varints --------------------------------- */
+
+static void put32(unsigned char *p, uint32_t v)
+{
+    for (unsigned i = 0; i < 4; i++)
+        p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static void put64(unsigned char *p, uint64_t v)
+{
+    for (unsigned i = 0; i < 8; i++)
+        p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static uint32_t get32(const unsigned char *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+           (uint32_t)p[3] << 24;
+}
+
+static uint64_t get64(const unsigned char *p)
+{
+    return (uint64_t)get32(p) | (uint64_t)get32(p + 4) << 32;
+}
+
+static size_t put_var(unsigned char *p, uint64_t v)
+{
+    size_t n = 0;
+    while (v >= 0x80) {
+        p[n++] = (unsigned char)(v | 0x80);
+        v >>= 7;
+    }
+    p[n++] = (unsigned char)v;
+    return n;
+}
+
+/* 0 and *v, or -1 (truncated or longer than 64 bits). */
+static int get_var(const unsigned char *p, size_t n, size_t *at, uint64_t *v)
+{
+    uint64_t x = 0;
+    for (unsigned i = 0; i < 10; i++) {
+        if (*at >= n)
+            return -1;
+        unsigned char b = p[(*at)++];
+        if (i == 9 && b > 1)
+            return -1;
+        x |= (uint64_t)(b & 0x7f) << (7 * i);
+        if (!(b & 0x80)) {
+            *v = x;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+static uint64_t zz(uint64_t d) /* zigzag of a wrapping difference */
+{
+    return (d << 1) ^ (uint64_t)-(int64_t)(d >> 63);
+}
+
+static uint64_t unzz(uint64_t z)
+{
+    return (z >> 1) ^ (uint64_t)-(int64_t)(z & 1);
+}
+
+static uint64_t fnv64(const unsigned char *p, size_t n)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ p[i]) * 0x100000001b3ull;
+    return h;
+}
+
+/* ---- static records ----------------------------------------------------- */
+
+/* Everything of a wc_inst but mask, line and addr[]. */
+static void rec_put(unsigned char *p, const wc_inst *in)
+{
+    memset(p, 0, REC_SIZE);
+    put64(p, in->pc);
+    p[8] = (unsigned char)in->op;
+    p[9] = (unsigned char)(in->op >> 8);
+    p[10] = in->unit;
+    p[11] = in->space;
+    p[12] = in->width;
+    p[13] = in->ndst;
+    p[14] = in->nsrc;
+    p[15] = in->iflags;
+    p[16] = (unsigned char)in->mflags;
+    p[17] = (unsigned char)(in->mflags >> 8);
+    size_t o = 18;
+    for (unsigned i = 0; i < WC_MAX_DST; i++, o += 2)
+        p[o] = (unsigned char)in->dst[i],
+        p[o + 1] = (unsigned char)(in->dst[i] >> 8);
+    for (unsigned i = 0; i < WC_MAX_SRC; i++, o += 2)
+        p[o] = (unsigned char)in->src[i],
+        p[o + 1] = (unsigned char)(in->src[i] >> 8);
+    memcpy(p + o, in->dst_nregs, WC_MAX_DST);
+    o += WC_MAX_DST;
+    memcpy(p + o, in->src_nregs, WC_MAX_SRC);
+    o += WC_MAX_SRC; /* 54 */
+    p[o++] = in->ctrl.valid;
+    p[o++] = in->ctrl.stall;
+    p[o++] = in->ctrl.yield;
+    p[o++] = (unsigned char)in->ctrl.wbar;
+    p[o++] = (unsigned char)in->ctrl.rbar;
+    p[o++] = in->ctrl.wait;
+    p[o++] = in->ctrl.reuse;
+    p[o++] = (unsigned char)in->depbar_sb;
+    p[o++] = in->depbar_le;
+    p[o++] = in->depbar_ids; /* 64 */
+    put32(p + o, in->const_addr);
+    o += 4;
+    put64(p + o, (uint64_t)in->imm);
+    o += 8; /* 76 */
+    size_t ol = strnlen(in->opcode, WC_OPCODE_LEN - 1);
+    memcpy(p + o, in->opcode, ol);
+}
+
+static int reg_ok(wc_reg r)
+{
+    return r == WC_REG_NONE || r <= WC_RZ || WC_REG_IS_UR(r) ||
+           WC_REG_IS_P(r) || WC_REG_IS_UP(r);
+}
+
+/* Decode and check one record: a record the text reader could have made
+ * (valid registers and counters; the fields wc_inst_finish derives agree
+ * with it).  0, or -1 with *why set. */
+static int rec_get(const unsigned char *p, wc_inst *in, const char **why)
+{
+    static const wc_inst blank = {.depbar_sb = -1};
+    *in = blank;
+    in->pc = get64(p);
+    in->op = (uint16_t)(p[8] | p[9] << 8);
+    in->unit = p[10];
+    in->space = p[11];
+    in->width = p[12];
+    in->ndst = p[13];
+    in->nsrc = p[14];
+    in->iflags = p[15];
+    in->mflags = (uint16_t)(p[16] | p[17] << 8);
+    size_t o = 18;
+    for (unsigned i = 0; i < WC_MAX_DST; i++, o += 2)
+        in->dst[i] = (wc_reg)(p[o] | p[o + 1] << 8);
+    for (unsigned i = 0; i < WC_MAX_SRC; i++, o += 2)
+        in->src[i] = (wc_reg)(p[o] | p[o + 1] << 8);
+    memcpy(in->dst_nregs, p + o, WC_MAX_DST);
+    o += WC_MAX_DST;
+    memcpy(in->src_nregs, p + o, WC_MAX_SRC);
+    o += WC_MAX_SRC;
+    in->ctrl.valid = p[o++];
+    in->ctrl.stall = p[o++];
+    in->ctrl.yield = p[o++];
+    in->ctrl.wbar = (int8_t)p[o++];
+    in->ctrl.rbar = (int8_t)p[o++];
+    in->ctrl.wait = p[o++];
+    in->ctrl.reuse = p[o++];
+    in->depbar_sb = (int8_t)p[o++];
+    in->depbar_le = p[o++];
+    in->depbar_ids = p[o++];
+    in->const_addr = get32(p + o);
+    o += 4;
+    in->imm = (int64_t)get64(p + o);
+    o += 8;
+    memcpy(in->opcode, p + o, WC_OPCODE_LEN);
+    if (in->opcode[WC_OPCODE_LEN - 1] != '\0') {
+        *why = "opcode not terminated";
+        return -1;
+    }
+    if (in->op >= wc_op_count() || in->ndst > WC_MAX_DST ||
+        in->nsrc > WC_MAX_SRC) {
+        *why = "opcode or operand count out of range";
+        return -1;
+    }
+    for (unsigned i = 0; i < WC_MAX_DST; i++)
+        if (!reg_ok(in->dst[i])) {
+            *why = "bad destination register";
+            return -1;
+        }
+    for (unsigned i = 0; i < WC_MAX_SRC; i++)
+        if (!reg_ok(in->src[i])) {
+            *why = "bad source register";
+            return -1;
+        }
+    if (in->ctrl.valid > 1 || in->ctrl.stall > 15 || in->ctrl.yield > 1 ||
+        in->ctrl.wbar < -1 || in->ctrl.wbar > 5 || in->ctrl.rbar < -1 ||
+        in->ctrl.rbar > 5 || in->ctrl.wait > 63 || in->depbar_sb < -1 ||
+        in->depbar_sb > 5) {
+        *why = "bad control bits";
+        return -1;
+    }
+    wc_inst f = *in;
+    wc_inst_finish(&f);
+    if (f.unit != in->unit || f.space != in->space || f.width != in->width ||
+        f.mflags != in->mflags || f.iflags != in->iflags ||
+        memcmp(f.dst_nregs, in->dst_nregs, WC_MAX_DST) != 0 ||
+        memcmp(f.src_nregs, in->src_nregs, WC_MAX_SRC) != 0) {
+        *why = "derived fields disagree with the opcode";
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- one dynamic instruction -------------------------------------------- */
+
+typedef struct dstate {
+    uint32_t pid, pmask;
+    uint64_t pbase;
+} dstate;
+
+static void dstate_reset(dstate *s)
+{
+    s->pid = UINT32_MAX;
+    s->pmask = UINT32_MAX;
+    s->pbase = 0;
+}
+
+/* Encode in (static record id) at p; returns the bytes written
+ * (<= INST_ENC_MAX). */
+static size_t enc_inst(unsigned char *p, dstate *s, uint32_t id,
+                       const wc_inst *in)
+{
+    unsigned char tag = 0;
+    size_t n = 1;
+    if (id != s->pid + 1) {
+        tag |= T_ID;
+        n += put_var(p + n, id);
+    }
+    if (in->mask != s->pmask) {
+        tag |= T_MASK;
+        put32(p + n, in->mask);
+        n += 4;
+    }
+    s->pid = id;
+    s->pmask = in->mask;
+    if (in->iflags & WC_IF_HAS_ADDR) {
+        uint32_t m = in->mask;
+        int inact_zero = 1;
+        for (unsigned l = 0; l < WC_WARP_SIZE; l++)
+            if (!(m >> l & 1) && in->addr[l])
+                inact_zero = 0;
+        int mode = A_ALL;
+        uint64_t base = in->addr[0], stride = 0;
+        if (m && inact_zero) {
+            unsigned f = (unsigned)__builtin_ctz(m);
+            base = in->addr[f];
+            mode = A_STRIDE;
+            uint32_t rest = m & (m - 1);
+            if (rest) {
+                unsigned l2 = (unsigned)__builtin_ctz(rest);
+                stride = (uint64_t)((int64_t)(in->addr[l2] - base) /
+                                    (int64_t)(l2 - f));
+            }
+            for (unsigned l = f; l < WC_WARP_SIZE && mode == A_STRIDE; l++)
+                if ((m >> l & 1) && in->addr[l] != base + stride * (l - f))
+                    mode = A_ACTIVE;
+        }
+        tag = (unsigned char)(tag | mode);
+        n += put_var(p + n, zz(base - s->pbase));
+        s->pbase = base;
+        if (mode == A_STRIDE) {
+            n += put_var(p + n, zz(stride));
+        } else if (mode == A_ACTIVE) {
+            for (uint32_t r = m & (m - 1); r; r &= r - 1)
+                n += put_var(p + n, zz(in->addr[__builtin_ctz(r)] - base));
+        } else {
+            for (unsigned l = 1; l < WC_WARP_SIZE; l++)
+                n += put_var(p + n, zz(in->addr[l] - base));
+        }
+    }
+    p[0] = tag;
+    return n;
+}
+
+/* Decode one instruction from p[*at..n).  0, or -1 with *why. */
+static int dec_inst(const unsigned char *p, size_t n, size_t *at, dstate *s,
+                    const wc_inst *tab, uint32_t ntab, wc_inst *in,
+                    const char **why)
+{
+    if (*at >= n) {
+        *why = "chunk ends inside an instruction";
+        return -1;
+    }
+    unsigned tag = p[(*at)++];
+    uint32_t id = s->pid + 1;
+    uint64_t v;
+    if (tag & ~(unsigned)(T_ID | T_MASK | T_AMODE)) {
+        *why = "bad instruction tag";
+        return -1;
+    }
+    if (tag & T_ID) {
+        if (get_var(p, n, at, &v) != 0 || v >= ntab) {
+            *why = "bad static record id";
+            return -1;
+        }
+        id = (uint32_t)v;
+    } else if (id >= ntab) {
+        *why = "static record id past the table";
+        return -1;
+    }
+    uint32_t mask = s->pmask;
+    if (tag & T_MASK) {
+        if (n - *at < 4) {
+            *why = "chunk ends inside a mask";
+            return -1;
+        }
+        mask = get32(p + *at);
+        *at += 4;
+    }
+    s->pid = id;
+    s->pmask = mask;
+    const wc_inst *r = &tab[id];
+    memcpy(in, r, offsetof(wc_inst, opcode));
+    memcpy(in->opcode, r->opcode, strlen(r->opcode) + 1);
+    in->mask = mask;
+    in->line = 0;
+    unsigned mode = tag & T_AMODE;
+    if (!(r->iflags & WC_IF_HAS_ADDR)) {
+        if (mode) {
+            *why = "addresses for an instruction without";
+            return -1;
+        }
+        return 0;
+    }
+    if (mode == T_AMODE || (mode != A_ALL && !mask)) {
+        *why = "bad address mode";
+        return -1;
+    }
+    if (get_var(p, n, at, &v) != 0) {
+        *why = "bad address";
+        return -1;
+    }
+    uint64_t base = s->pbase + unzz(v);
+    s->pbase = base;
+    if (mode == A_ALL) {
+        in->addr[0] = base;
+        for (unsigned l = 1; l < WC_WARP_SIZE; l++) {
+            if (get_var(p, n, at, &v) != 0) {
+                *why = "bad address";
+                return -1;
+            }
+            in->addr[l] = base + unzz(v);
+        }
+        return 0;
+    }
+    memset(in->addr, 0, sizeof in->addr);
+    unsigned f = (unsigned)__builtin_ctz(mask);
+    in->addr[f] = base;
+    if (mode == A_STRIDE) {
+        if (get_var(p, n, at, &v) != 0) {
+            *why = "bad address stride";
+            return -1;
+        }
+        uint64_t stride = unzz(v);
+        for (uint32_t m = mask & (mask - 1); m; m &= m - 1) {
+            unsigned l = (unsigned)__builtin_ctz(m);
+            in->addr[l] = base + stride * (l - f);
+        }
+        return 0;
+    }
+    for (uint32_t m = mask & (mask - 1); m; m &= m - 1) {
+        if (get_var(p, n, at, &v) != 0) {
+            *why = "bad address";
+            return -1;
+        }
+        in->addr[__builtin_ctz(m)] = base + unzz(v);
+    }
+    return 0;
+}
+
+/* ---- reading ------------------------------------------------------------- */
+
+static int rd(int fd, void *buf, size_t n, uint64_t off)
+{
+    unsigned char *p = buf;
+    while (n) {
+        ssize_t g = pread(fd, p, n, (off_t)off);
+        if (g < 0 && errno == EINTR)
+            continue;
+        if (g <= 0)
+            return -1;
+        p += g;
+        n -= (size_t)g;
+        off += (uint64_t)g;
+    }
+    return 0;
+}
+
+static int berr(wc_diag *d, const char *path, uint64_t off, const char *fmt,
+                const char *what)
+{
+    return wc_diag_set(d, WC_EINPUT, path, off ? (long)off : 1, 0,
+                       "binary trace (position is a byte offset): %s%s", fmt,
+                       what ? what : "");
+}
+
+static int noomem(wc_diag *d)
+{
+    return wc_diag_set(d, WC_EINTERNAL, "", 0, 0, "out of memory");
+}
+
+int wctb_sniff(const char *path)
+{
+    int fd = open(path, O_RDONLY);
+    if (fd < 0)
+        return 0;
+    char m[8];
+    int r = rd(fd, m, 8, 0) == 0 && memcmp(m, TB_MAGIC, 8) == 0;
+    close(fd);
+    return r;
+}
+
+/* Footer cursor. */
+typedef struct fcur {
+    const unsigned char *p;
+    size_t n, at;
+    int bad;
+} fcur;
+
+static uint64_t f64(fcur *c)
+{
+    if (c->n - c->at < 8) {
+        c->bad = 1;
+        return 0;
+    }
+    c->at += 8;
+    return get64(c->p + c->at - 8);
+}
+
+static uint32_t f32(fcur *c)
+{
+    if (c->n - c->at < 4) {
+        c->bad = 1;
+        return 0;
+    }
+    c->at += 4;
+    return get32(c->p + c->at - 4);
+}
+
+static const char *fstr(fcur *c, wc_trace *t, int *oomp)
+{
+    uint32_t l = f32(c);
+    if (c->bad || l > WC_KERNEL_NAME_MAX || c->n - c->at < l) {
+        c->bad = 1;
+        return NULL;
+    }
+    c->at += l;
+    if (memchr(c->p + c->at - l, '\0', l)) {
+        c->bad = 1;
+        return NULL;
+    }
+    const char *s = wct_intern(t, (const char *)c->p + c->at - l, l);
+    if (!s)
+        *oomp = 1;
+    return s;
+}
+
+int wctb_open(wc_trace *t, const char *path, wc_diag *d)
+{
+    int fd = open(path, O_RDONLY);
+    if (fd < 0)
+        return wc_diag_set(d, WC_EINPUT, path, 0, 0, "cannot open: %s",
+                           strerror(errno));
+    struct stat st;
+    unsigned char hdr[16], tail[24];
+    unsigned char *foot = NULL;
+    int rc = 0;
+    if (fstat(fd, &st) != 0 || st.st_size < 40 || rd(fd, hdr, 16, 0) != 0 ||
+        rd(fd, tail, 24, (uint64_t)st.st_size - 24) != 0) {
+        rc = berr(d, path, 0, "file too short (truncated?)", NULL);
+        goto out;
+    }
+    uint64_t size = (uint64_t)st.st_size;
+    if (memcmp(hdr, TB_MAGIC, 8) != 0 || get32(hdr + 12) != 0) {
+        rc = berr(d, path, 0, "bad file header", NULL);
+        goto out;
+    }
+    if (get32(hdr + 8) != TB_VERSION) {
+        rc = wc_diag_set(d, WC_EINPUT, path, 0, 0,
+                         "binary trace version %u; this warpcast reads "
+                         "version %u (convert the text trace again)",
+                         get32(hdr + 8), TB_VERSION);
+        goto out;
+    }
+    if (memcmp(tail + 16, TB_TAIL, 8) != 0) {
+        rc = berr(d, path, size - 8, "no end marker (truncated?)", NULL);
+        goto out;
+    }
+    uint64_t foff = get64(tail);
+    if (foff < 16 || foff > size - 24 || size - 24 - foff > FOOT_MAX) {
+        rc = berr(d, path, size - 24, "bad footer offset", NULL);
+        goto out;
+    }
+    size_t fl = (size_t)(size - 24 - foff);
+    foot = malloc(fl ? fl : 1);
+    if (!foot) {
+        rc = noomem(d);
+        goto out;
+    }
+    if (rd(fd, foot, fl, foff) != 0) {
+        rc = berr(d, path, foff, "cannot read the footer", NULL);
+        goto out;
+    }
+    if (fnv64(foot, fl) != get64(tail + 8)) {
+        rc = berr(d, path, foff, "footer checksum mismatch (corrupt file)",
+                  NULL);
+        goto out;
+    }
+    fcur c = {foot, fl, 0, 0};
+    int oomf = 0;
+    t->ncopy = f64(&c);
+    t->copy_bytes = f64(&c);
+    uint32_t nk = f32(&c);
+    const char *ipath = wct_intern(t, path, strlen(path));
+    if (!ipath) {
+        rc = noomem(d);
+        goto out;
+    }
+    for (uint32_t i = 0; i < nk && !c.bad; i++) {
+        uint64_t at = foff + c.at;
+        kent *k = wct_add_kernel(t, d);
+        if (!k) {
+            rc = WC_EINTERNAL;
+            goto out;
+        }
+        k->kind = KIND_BIN;
+        k->ctrl_chk = 2;
+        wc_kernel_info *ki = &k->info;
+        ki->path = ipath;
+        ki->id = (int)f32(&c);
+        for (unsigned j = 0; j < 3; j++)
+            ki->grid[j] = f32(&c);
+        for (unsigned j = 0; j < 3; j++)
+            ki->block[j] = f32(&c);
+        ki->shmem = (long)f64(&c);
+        ki->nregs = (long)f64(&c);
+        ki->binary_version = (int)f32(&c);
+        ki->stream = (int)f32(&c);
+        ki->tracer_version = (int)f32(&c);
+        ki->shmem_base = f64(&c);
+        ki->local_base = f64(&c);
+        ki->has_ctrl = f32(&c) != 0;
+        ki->ctas = f64(&c);
+        struct wctb_kern *b = calloc(1, sizeof *b);
+        if (!b) {
+            rc = noomem(d);
+            goto out;
+        }
+        k->bin = b;
+        b->tab_off = f64(&c);
+        b->tab_csize = f64(&c);
+        b->tab_n = f32(&c);
+        b->ix_off = f64(&c);
+        b->ix_csize = f64(&c);
+        ki->name = fstr(&c, t, &oomf);
+        uint32_t hasnote = f32(&c);
+        ki->ctrl_note = hasnote ? fstr(&c, t, &oomf) : NULL;
+        if (oomf) {
+            rc = noomem(d);
+            goto out;
+        }
+        if (c.bad)
+            break;
+        uint64_t thr = (uint64_t)ki->block[0] * ki->block[1] * ki->block[2];
+        ki->warps_per_cta = (thr + WC_WARP_SIZE - 1) / WC_WARP_SIZE;
+        int bad = 0;
+        for (unsigned j = 0; j < 3; j++)
+            bad |= ki->grid[j] == 0 || ki->block[j] == 0;
+        if (bad || ki->ctas != (uint64_t)ki->grid[0] * ki->grid[1] *
+                                   ki->grid[2] ||
+            ki->tracer_version < 3 || ki->tracer_version > 6 ||
+            ki->ctas > size / 8 || b->tab_n > TAB_MAX ||
+            b->tab_off > foff || b->tab_csize > foff - b->tab_off ||
+            b->ix_off > foff || b->ix_csize > foff - b->ix_off) {
+            rc = berr(d, path, at, "bad kernel description", NULL);
+            goto out;
+        }
+    }
+    if (c.bad || c.at != c.n)
+        rc = berr(d, path, foff + c.at, "bad footer", NULL);
+out:
+    free(foot);
+    close(fd);
+    return rc;
+}
+
+/* Load kernel k's static table and CTA index (once; the first load wins). */
+int wctb_load(wc_trace *t, kent *k, wc_diag *d)
+{
+    pthread_mutex_lock(&t->mu);
+    int done = k->bin->tab && k->ix;
+    pthread_mutex_unlock(&t->mu);
+    if (done)
+        return 0;
+    const char *path = k->info.path;
+    struct wctb_kern *b = k->bin;
+    uint64_t n = k->info.ctas;
+    int fd = open(path, O_RDONLY);
+    if (fd < 0)
+        return wc_diag_set(d, WC_EINPUT, path, 0, 0, "cannot open: %s",
+                           strerror(errno));
+    int rc = 0;
+    unsigned char *cz = malloc(b->tab_csize ? (size_t)b->tab_csize : 1);
+    size_t rawn = (size_t)b->tab_n * REC_SIZE;
+    unsigned char *raw = malloc(rawn ? rawn : 1);
+    wc_inst *tab = calloc(b->tab_n ? b->tab_n : 1, sizeof *tab);
+    unsigned char *ixb = malloc((size_t)(2 * n + 1) * 8);
+    ctaix *ix = calloc(1, sizeof *ix);
+    if (ix) {
+        ix->off = malloc((size_t)(n + 1) * sizeof *ix->off);
+        ix->insts = malloc((size_t)(n ? n : 1) * sizeof *ix->insts);
+    }
+    if (!cz || !raw || !tab || !ixb || !ix || !ix->off || !ix->insts) {
+        rc = noomem(d);
+        goto out;
+    }
+    if (rd(fd, cz, (size_t)b->tab_csize, b->tab_off) != 0) {
+        rc = berr(d, path, b->tab_off, "cannot read the static table",
+                  NULL);
+        goto out;
+    }
+    size_t g = ZSTD_decompress(raw, rawn, cz, (size_t)b->tab_csize);
+    if (ZSTD_isError(g) || g != rawn) {
+        rc = berr(d, path, b->tab_off, "corrupt static table",
+                  ZSTD_isError(g) ? "" : " (wrong size)");
+        goto out;
+    }
+    for (uint32_t i = 0; i < b->tab_n; i++) {
+        const char *why = NULL;
+        if (rec_get(raw + (size_t)i * REC_SIZE, &tab[i], &why) != 0) {
+            char m[96];
+            snprintf(m, sizeof m, "static record %u: %s", i, why);
+            rc = berr(d, path, b->tab_off, m, NULL);
+            goto out;
+        }
+    }
+    unsigned char *ixz = malloc(b->ix_csize ? (size_t)b->ix_csize : 1);
+    if (!ixz) {
+        rc = noomem(d);
+        goto out;
+    }
+    if (rd(fd, ixz, (size_t)b->ix_csize, b->ix_off) != 0) {
+        free(ixz);
+        rc = berr(d, path, b->ix_off, "cannot read the CTA index", NULL);
+        goto out;
+    }
+    g = ZSTD_decompress(ixb, (size_t)(2 * n + 1) * 8, ixz,
+                        (size_t)b->ix_csize);
+    free(ixz);
+    if (ZSTD_isError(g) || g != (size_t)(2 * n + 1) * 8) {
+        rc = berr(d, path, b->ix_off, "corrupt CTA index", NULL);
+        goto out;
+    }
+    ix->n = n;
+    uint64_t sum = 0;
+    for (uint64_t i = 0; i <= n; i++) {
+        ix->off[i] = get64(ixb + 8 * i);
+        if (i < n)
+            ix->insts[i] = get64(ixb + 8 * (n + 1 + i));
+        if ((i == 0 && ix->off[0] < 16) ||
+            (i > 0 && ix->off[i] <= ix->off[i - 1]) ||
+            ix->off[i] > b->tab_off ||
+            (i < n && (sum += ix->insts[i]) < ix->insts[i])) {
+            rc = berr(d, path, b->ix_off, "corrupt CTA index", NULL);
+            goto out;
+        }
+    }
+    pthread_mutex_lock(&t->mu);
+    if (!b->tab)
+        b->tab = tab, tab = NULL;
+    if (!k->ix)
+        k->ix = ix, ix = NULL;
+    pthread_mutex_unlock(&t->mu);
+out:
+    close(fd);
+    free(cz);
+    free(raw);
+    free(tab);
+    free(ixb);
+    if (ix) {
+        free(ix->off);
+        free(ix->insts);
+        free(ix);
+    }
+    return rc;
+}
+
+/* Read and decompress n compressed bytes at off into c->cbuf, then into
+ * *dst (capacity cap, malloc'd when NULL); the result must be ds bytes. */
+static int unzip_at(wc_cta *c, uint64_t off, uint32_t cs, uint32_t ds,
+                    unsigned char **dst, size_t cap, wc_diag *d)
+{
+    const char *path = c->k->info.path;
+    if (c->ccap < cs) {
+        unsigned char *nb = realloc(c->cbuf, cs);
+        if (!nb)
+            return noomem(d);
+        c->cbuf = nb;
+        c->ccap = cs;
+    }
+    if (!*dst && !(*dst = malloc(cap ? cap : 1)))
+        return noomem(d);
+    if (!c->zdc && !(c->zdc = ZSTD_createDCtx()))
+        return noomem(d);
+    if (rd(c->src->fd, c->cbuf, cs, off) != 0)
+        return berr(d, path, off, "truncated block", NULL);
+    size_t g = ZSTD_decompressDCtx(c->zdc, *dst, cap, c->cbuf, cs);
+    if (ZSTD_isError(g) || g != ds)
+        return berr(d, path, off, "corrupt block", NULL);
+    return 0;
+}
+
+/* CTA r->cta into c: 1, 0 at the end of the kernel, or -code. */
+int wctb_cta(wc_kreader *r, wc_cta *c, wc_diag *d)
+{
+    kent *k = r->k;
+    const wc_kernel_info *ki = &k->info;
+    const ctaix *ix = k->ix;
+    if (r->cta >= ix->n)
+        return 0;
+    uint64_t off = ix->off[r->cta], end = ix->off[r->cta + 1];
+    unsigned char h[8];
+    c->src = r->src; /* for unzip_at; the caller takes the reference */
+    if (end - off < 8 || rd(r->src->fd, h, 8, off) != 0)
+        return -berr(d, ki->path, off, "truncated thread block", NULL);
+    uint32_t cs = get32(h), ds = get32(h + 4);
+    if (cs > end - off - 8 || ds < 20 || ds > FRAME_MAX)
+        return -berr(d, ki->path, off, "bad thread block header", NULL);
+    int rc = unzip_at(c, off + 8, cs, ds, &c->frame, ds, d);
+    if (rc)
+        return -rc;
+    const unsigned char *f = c->frame;
+    uint32_t nw = get32(f + 12), chunked = get32(f + 16);
+    for (unsigned j = 0; j < 3; j++)
+        c->idx[j] = get32(f + 4 * j);
+    if (nw != ki->warps_per_cta || nw > MAX_CTA_WARPS || chunked > 1 ||
+        (ds - 20) / 20 < nw)
+        return -berr(d, ki->path, off, "bad warp count in thread block",
+                     NULL);
+    if (c->idx[0] >= ki->grid[0] || c->idx[1] >= ki->grid[1] ||
+        c->idx[2] >= ki->grid[2])
+        return -berr(d, ki->path, off, "thread block outside the grid", NULL);
+    if (!(c->w = calloc(nw ? nw : 1, sizeof *c->w)))
+        return -noomem(d);
+    uint64_t seen[MAX_CTA_WARPS / 64] = {0};
+    /* inline streams follow the warp records in the frame; chunk lists
+     * follow the frame in the file */
+    uint64_t ipos = 20 + (uint64_t)nw * 20, fpos = off + 8 + cs, tot = 0;
+    for (uint32_t w = 0; w < nw; w++) {
+        wstream *s = &c->w[w];
+        const unsigned char *wr = f + 20 + 20 * w;
+        uint32_t id = get32(wr);
+        s->id = id;
+        s->n = get64(wr + 4);
+        uint64_t len = get64(wr + 12);
+        uint64_t room = chunked ? end - fpos : ds - ipos;
+        if (id >= nw || (seen[id / 64] >> (id % 64) & 1) || len > room ||
+            (s->n && !len) || s->n > len * CHUNK_MAX) {
+            rc = berr(d, ki->path, off, "bad warp record in thread block",
+                      NULL);
+            goto fail;
+        }
+        seen[id / 64] |= 1ull << (id % 64);
+        if (chunked) {
+            s->off0 = s->pos = fpos;
+            s->end = fpos + len;
+            fpos += len;
+        } else {
+            s->inl = 1;
+            s->off0 = ipos;
+            s->end = ipos + len;
+            ipos += len;
+            wctb_rewind(s);
+        }
+        tot += s->n;
+    }
+    if ((chunked ? fpos != end : ipos != ds || off + 8 + cs != end) ||
+        tot != ix->insts[r->cta]) {
+        rc = berr(d, ki->path, off,
+                  "thread block size disagrees with the CTA index", NULL);
+        goto fail;
+    }
+    c->nwarps = nw;
+    r->cta++;
+    return 1;
+fail:
+    free(c->w);
+    c->w = NULL;
+    return -rc;
+}
+
+int wctb_next(wc_cta *c, wstream *s, wc_inst *in, wc_diag *d)
+{
+    const char *path = c->k->info.path;
+    const struct wctb_kern *b = c->k->bin;
+    if (s->cleft == 0) {
+        if (s->dpos != s->dlen || s->inl)
+            return -berr(d, path, s->pos, "bytes left after a chunk", NULL);
+        unsigned char h[12];
+        if (s->end - s->pos < 12 || rd(c->src->fd, h, 12, s->pos) != 0)
+            return -berr(d, path, s->pos, "warp stream ends early", NULL);
+        uint32_t cs = get32(h), ds = get32(h + 4), ni = get32(h + 8);
+        if (ds == 0 || ds > CHUNK_MAX || ni == 0 || ni > s->n - s->done ||
+            cs > s->end - s->pos - 12 || cs > ZSTD_compressBound(CHUNK_MAX))
+            return -berr(d, path, s->pos, "bad chunk header", NULL);
+        int rc = unzip_at(c, s->pos + 12, cs, ds, &s->dec, CHUNK_MAX, d);
+        if (rc)
+            return -rc;
+        s->dcap = CHUNK_MAX;
+        s->pos += 12 + cs;
+        s->dlen = ds;
+        s->dpos = 0;
+        s->cleft = ni;
+        s->pid = UINT32_MAX;
+        s->pmask = UINT32_MAX;
+        s->pbase = 0;
+    }
+    dstate st = {s->pid, s->pmask, s->pbase};
+    const char *why = NULL;
+    const unsigned char *src = s->inl ? c->frame : s->dec;
+    if (dec_inst(src, s->dlen, &s->dpos, &st, b->tab, b->tab_n, in, &why) !=
+        0)
+        return -berr(d, path, s->inl ? c->k->ix->off[0] : s->pos,
+                     s->inl ? "in a thread block: "
+                            : "in the chunk before: ",
+                     why);
+    s->pid = st.pid;
+    s->pmask = st.pmask;
+    s->pbase = st.pbase;
+    s->cleft--;
+    s->done++;
+    return 1;
+}
+
+void wctb_rewind(wstream *s)
+{
+    s->pid = UINT32_MAX;
+    s->pmask = UINT32_MAX;
+    s->pbase = 0;
+    if (s->inl) { /* the stream is frame[off0..end) */
+        s->dpos = (size_t)s->off0;
+        s->dlen = (size_t)s->end;
+        s->cleft = s->n;
+        return;
+    }
+    s->pos = s->off0;
+    s->dlen = s->dpos = 0;
+    s->cleft = 0;
+}
+
+void wctb_cta_free(wc_cta *c)
+{
+    for (unsigned w = 0; w < c->nwarps; w++) {
+        if (!c->w[w].inl)
+            free(c->w[w].dec);
+        c->w[w].dec = NULL;
+    }
+    free(c->frame);
+    c->frame = NULL;
+    ZSTD_freeDCtx(c->zdc);
+    c->zdc = NULL;
+    free(c->cbuf);
+    c->cbuf = NULL;
+}
+
+void wctb_kern_free(kent *k)
+{
+    if (!k->bin)
+        return;
+    free(k->bin->tab);
+    free(k->bin);
+    k->bin = NULL;
+}
+
+int wc_trace_is_binary(const wc_trace *t)
+{
+    return t && t->nk > 0 && t->k[0].kind == KIND_BIN;
+}
+
+/* ---- writing ------------------------------------------------------------- */
+
+typedef struct wbuf {
+    unsigned char *p;
+    size_t n, cap;
+} wbuf;
+
+static int wb_grow(wbuf *b, size_t more)
+{
+    if (b->cap - b->n >= more)
+        return 0;
+    size_t nc = b->cap ? b->cap : 4096;
+    while (nc - b->n < more)
+        nc *= 2;
+    unsigned char *np = realloc(b->p, nc);
+    if (!np)
+        return -1;
+    b->p = np;
+    b->cap = nc;
+    return 0;
+}
+
+static int wb_put(wbuf *b, const void *p, size_t n)
+{
+    if (wb_grow(b, n) != 0)
+        return -1;
+    memcpy(b->p + b->n, p, n);
+    b->n += n;
+    return 0;
+}
+
+static int wb_32(wbuf *b, uint32_t v)
+{
+    unsigned char x[4];
+    put32(x, v);
+    return wb_put(b, x, 4);
+}
+
+static int wb_64(wbuf *b, uint64_t v)
+{
+    unsigned char x[8];
+    put64(x, v);
+    return wb_put(b, x, 8);
+}
+
+/* Static records of the kernel being written: serialized, decoded, and a
+ * hash set over them. */
+typedef struct wtab {
+    wbuf rec;
+    wc_inst *dec;
+    uint32_t n, cap;
+    uint32_t *slot; /* id + 1, 0 empty */
+    size_t nslot;
+} wtab;
+
+static uint64_t hash_bytes(const unsigned char *p, size_t n)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ p[i]) * 0x100000001b3ull;
+    return h;
+}
+
+/* Id of the record of in (added when new): 0, or -1 out of memory / table
+ * full. */
+static int wtab_id(wtab *w, const wc_inst *in, uint32_t *id)
+{
+    unsigned char r[REC_SIZE];
+    rec_put(r, in);
+    if ((size_t)(w->n + 1) * 2 > w->nslot) {
+        size_t ns = w->nslot ? w->nslot * 2 : 1024;
+        uint32_t *sl = calloc(ns, sizeof *sl);
+        if (!sl)
+            return -1;
+        for (uint32_t i = 0; i < w->n; i++) {
+            size_t h = (size_t)hash_bytes(w->rec.p + (size_t)i * REC_SIZE,
+                                          REC_SIZE) & (ns - 1);
+            while (sl[h])
+                h = (h + 1) & (ns - 1);
+            sl[h] = i + 1;
+        }
+        free(w->slot);
+        w->slot = sl;
+        w->nslot = ns;
+    }
+    size_t h = (size_t)hash_bytes(r, REC_SIZE) & (w->nslot - 1);
+    for (; w->slot[h]; h = (h + 1) & (w->nslot - 1))
+        if (memcmp(w->rec.p + (size_t)(w->slot[h] - 1) * REC_SIZE, r,
+                   REC_SIZE) == 0) {
+            *id = w->slot[h] - 1;
+            return 0;
+        }
+    if (w->n >= TAB_MAX)
+        return -1;
+    if (w->n == w->cap) {
+        uint32_t nc = w->cap ? w->cap * 2 : 256;
+        wc_inst *nd = realloc(w->dec, nc * sizeof *nd);
+        if (!nd)
+            return -1;
+        w->dec = nd;
+        w->cap = nc;
+    }
+    const char *why;
+    if (wb_put(&w->rec, r, REC_SIZE) != 0)
+        return -1;
+    if (rec_get(r, &w->dec[w->n], &why) != 0)
+        return -2; /* a record the reader would refuse */
+    w->slot[h] = w->n + 1;
+    *id = w->n++;
+    return 0;
+}
+
+static void wtab_free(wtab *w)
+{
+    free(w->rec.p);
+    free(w->dec);
+    free(w->slot);
+    memset(w, 0, sizeof *w);
+}
+
+typedef struct writer {
+    FILE *f;
+    const char *out;
+    uint64_t pos;
+    ZSTD_CCtx *cc;
+    wbuf z; /* compression output */
+    wc_diag *d;
+} writer;
+
+static int w_put(writer *w, const void *p, size_t n)
+{
+    if (n && fwrite(p, 1, n, w->f) != n)
+        return wc_diag_set(w->d, WC_EINPUT, w->out, 0, 0, "write failed: %s",
+                           strerror(errno));
+    w->pos += n;
+    return 0;
+}
+
+/* Compress src into w->z (replacing it). */
+static int w_zip(writer *w, const void *src, size_t n)
+{
+    size_t bound = ZSTD_compressBound(n);
+    w->z.n = 0;
+    if (wb_grow(&w->z, bound) != 0)
+        return noomem(w->d);
+    size_t g = ZSTD_compress2(w->cc, w->z.p, bound, src, n);
+    if (ZSTD_isError(g))
+        return wc_diag_set(w->d, WC_EINTERNAL, "", 0, 0, "zstd: %s",
+                           ZSTD_getErrorName(g));
+    w->z.n = g;
+    return 0;
+}
+
+/* Append chunk dec[0..n) of ni instructions to the warp's buffer. */
+static int w_chunk(writer *w, wbuf *out, const unsigned char *dec, size_t n,
+                   uint32_t ni)
+{
+    int rc = w_zip(w, dec, n);
+    if (rc)
+        return rc;
+    if (wb_32(out, (uint32_t)w->z.n) || wb_32(out, (uint32_t)n) ||
+        wb_32(out, ni) || wb_put(out, w->z.p, w->z.n))
+        return noomem(w->d);
+    return 0;
+}
+
+static int same_inst(const wc_inst *a, const wc_inst *b)
+{
+    unsigned char ra[REC_SIZE], rb[REC_SIZE];
+    rec_put(ra, a);
+    rec_put(rb, b);
+    if (memcmp(ra, rb, REC_SIZE) != 0 || a->mask != b->mask)
+        return 0;
+    return !(a->iflags & WC_IF_HAS_ADDR) ||
+           memcmp(a->addr, b->addr, sizeof a->addr) == 0;
+}
+
+/* Scratch of the kernel being written. */
+typedef struct wk {
+    writer *w;
+    wtab tab;
+    wc_inst *in, *chk;
+} wk;
+
+/* Append in to out (state es), checking that it decodes back to in. */
+static int w_inst(wk *x, wbuf *out, dstate *es, const wc_inst *in)
+{
+    wc_diag *d = x->w->d;
+    uint32_t id;
+    int e = wtab_id(&x->tab, in, &id);
+    if (e == -1)
+        return noomem(d);
+    if (e == -2)
+        return wc_diag_set(d, WC_EINTERNAL, "", 0, 0,
+                           "instruction at PC 0x%llx cannot be stored in "
+                           "the binary form",
+                           (unsigned long long)in->pc);
+    if (wb_grow(out, INST_ENC_MAX) != 0)
+        return noomem(d);
+    dstate ds = *es;
+    size_t at = out->n;
+    out->n += enc_inst(out->p + out->n, es, id, in);
+    const char *why = NULL;
+    if (dec_inst(out->p, out->n, &at, &ds, x->tab.dec, x->tab.n, x->chk,
+                 &why) ||
+        at != out->n || !same_inst(in, x->chk))
+        return wc_diag_set(d, WC_EINTERNAL, "", 0, 0,
+                           "binary form does not reproduce the instruction "
+                           "at PC 0x%llx (%s)",
+                           (unsigned long long)in->pc, why ? why : "differs");
+    return 0;
+}
+
+/* Warp wi of c as a chunk list into out; *n its instructions. */
+static int w_chunked(wk *x, wc_cta *c, unsigned wi, wbuf *out, wbuf *raw,
+                     uint64_t *n)
+{
+    wc_diag *d = x->w->d;
+    dstate es;
+    dstate_reset(&es);
+    uint32_t ni = 0;
+    int g, rc;
+    raw->n = 0;
+    *n = 0;
+    while ((g = wc_cta_next(c, wi, x->in, d)) == 1) {
+        if (raw->n > CHUNK_MAX - INST_ENC_MAX) {
+            if ((rc = w_chunk(x->w, out, raw->p, raw->n, ni)) != 0)
+                return rc;
+            raw->n = 0;
+            ni = 0;
+            dstate_reset(&es);
+        }
+        if ((rc = w_inst(x, raw, &es, x->in)) != 0)
+            return rc;
+        ni++;
+        (*n)++;
+    }
+    if (g < 0)
+        return -g;
+    return ni ? w_chunk(x->w, out, raw->p, raw->n, ni) : 0;
+}
+
+/* One CTA: a frame with every warp's stream inline when they fit in
+ * INLINE_MAX bytes, else a frame of warp records and per warp a chunk
+ * list.  *ninst = its warp instructions. */
+static int w_cta(wk *x, wc_cta *c, uint64_t *ninst)
+{
+    writer *w = x->w;
+    wc_diag *d = w->d;
+    unsigned nw = wc_cta_nwarps(c);
+    wbuf fr = {0}, inl = {0}, raw = {0};
+    wbuf *wb = NULL;
+    uint64_t *wn = calloc(nw ? nw : 1, sizeof *wn),
+             *wl = calloc(nw ? nw : 1, sizeof *wl);
+    int rc = 0, fits = 1, g = 0;
+    if (!wn || !wl)
+        goto oom;
+    for (unsigned wi = 0; wi < nw && fits; wi++) {
+        dstate es;
+        dstate_reset(&es);
+        size_t n0 = inl.n;
+        while ((g = wc_cta_next(c, wi, x->in, d)) == 1) {
+            if ((rc = w_inst(x, &inl, &es, x->in)) != 0)
+                goto out;
+            wn[wi]++;
+            if (inl.n > INLINE_MAX) {
+                fits = 0;
+                break;
+            }
+        }
+        if (g < 0) {
+            rc = -g;
+            goto out;
+        }
+        wl[wi] = inl.n - n0;
+    }
+    if (!fits) {
+        if (!(wb = calloc(nw, sizeof *wb)))
+            goto oom;
+        for (unsigned wi = 0; wi < nw; wi++) {
+            if ((rc = wc_cta_rewind(c, wi, d)) != 0 ||
+                (rc = w_chunked(x, c, wi, &wb[wi], &raw, &wn[wi])) != 0)
+                goto out;
+            wl[wi] = wb[wi].n;
+        }
+    }
+    unsigned xyz[3];
+    wc_cta_index(c, xyz);
+    int e = 0;
+    for (unsigned j = 0; j < 3; j++)
+        e |= wb_32(&fr, xyz[j]);
+    e |= wb_32(&fr, nw);
+    e |= wb_32(&fr, !fits);
+    *ninst = 0;
+    for (unsigned wi = 0; wi < nw; wi++) {
+        e |= wb_32(&fr, wc_cta_warp_id(c, wi));
+        e |= wb_64(&fr, wn[wi]);
+        e |= wb_64(&fr, wl[wi]);
+        *ninst += wn[wi];
+    }
+    if (fits && inl.n)
+        e |= wb_put(&fr, inl.p, inl.n);
+    if (e)
+        goto oom;
+    if ((rc = w_zip(w, fr.p, fr.n)) != 0)
+        goto out;
+    unsigned char h[8];
+    put32(h, (uint32_t)w->z.n);
+    put32(h + 4, (uint32_t)fr.n);
+    if ((rc = w_put(w, h, 8)) || (rc = w_put(w, w->z.p, w->z.n)))
+        goto out;
+    for (unsigned wi = 0; !fits && wi < nw; wi++)
+        if ((rc = w_put(w, wb[wi].p, wb[wi].n)) != 0)
+            goto out;
+    goto out;
+oom:
+    rc = noomem(d);
+out:
+    for (unsigned wi = 0; wb && wi < nw; wi++)
+        free(wb[wi].p);
+    free(wb);
+    free(wn);
+    free(wl);
+    free(fr.p);
+    free(inl.p);
+    free(raw.p);
+    return rc;
+}
+
+/* One kernel: its CTAs, static table and index; *meta gets its footer
+ * entry. */
+static int w_kernel(writer *w, wc_trace *t, size_t k, wbuf *meta,
+                    wc_convert_stats *st)
+{
+    wc_diag *d = w->d;
+    wc_kreader *r = NULL;
+    wc_cta *c = NULL;
+    wk x = {w, {{0}, 0, 0, 0, 0, 0}, malloc(sizeof(wc_inst)),
+            malloc(sizeof(wc_inst))};
+    wbuf ixo = {0}, ixi = {0};
+    uint64_t nctas = 0;
+    int rc = 0;
+    if (!x.in || !x.chk)
+        goto oom;
+    if ((rc = wc_kreader_open(t, k, &r, d)) != 0)
+        goto out;
+    if (r->src)
+        st->text_bytes += r->src->size;
+    for (;;) {
+        if ((rc = wc_kreader_next(r, &c, d)) != 0)
+            goto out;
+        if (!c)
+            break;
+        uint64_t ninst = 0;
+        if (wb_64(&ixo, w->pos))
+            goto oom;
+        if ((rc = w_cta(&x, c, &ninst)) != 0)
+            goto out;
+        if (wb_64(&ixi, ninst))
+            goto oom;
+        wc_cta_free(c);
+        c = NULL;
+        nctas++;
+        st->insts += ninst;
+    }
+    const wc_kernel_info *ki = wc_trace_kernel(t, k);
+    if (nctas != ki->ctas) {
+        rc = wc_diag_set(d, WC_EINPUT, ki->path, 0, 0,
+                         "%llu thread blocks read but the grid makes %llu",
+                         (unsigned long long)nctas,
+                         (unsigned long long)ki->ctas);
+        goto out;
+    }
+    if (wb_64(&ixo, w->pos))
+        goto oom;
+    uint64_t tab_off = w->pos;
+    if ((rc = w_zip(w, x.tab.rec.p ? x.tab.rec.p : (unsigned char *)"",
+                    x.tab.rec.n)) ||
+        (rc = w_put(w, w->z.p, w->z.n)))
+        goto out;
+    uint64_t tab_cs = w->z.n, ix_off = w->pos;
+    if (wb_put(&ixo, ixi.p ? ixi.p : (unsigned char *)"", ixi.n))
+        goto oom;
+    if ((rc = w_zip(w, ixo.p, ixo.n)) || (rc = w_put(w, w->z.p, w->z.n)))
+        goto out;
+    uint64_t ix_cs = w->z.n;
+    st->ctas += nctas;
+    st->records += x.tab.n;
+    /* the footer entry (after the reader ran: has_ctrl is final) */
+    int e = wb_32(meta, (uint32_t)ki->id);
+    for (unsigned j = 0; j < 3; j++)
+        e |= wb_32(meta, ki->grid[j]);
+    for (unsigned j = 0; j < 3; j++)
+        e |= wb_32(meta, ki->block[j]);
+    e |= wb_64(meta, (uint64_t)ki->shmem);
+    e |= wb_64(meta, (uint64_t)ki->nregs);
+    e |= wb_32(meta, (uint32_t)ki->binary_version);
+    e |= wb_32(meta, (uint32_t)ki->stream);
+    e |= wb_32(meta, (uint32_t)ki->tracer_version);
+    e |= wb_64(meta, ki->shmem_base);
+    e |= wb_64(meta, ki->local_base);
+    e |= wb_32(meta, (uint32_t)ki->has_ctrl);
+    e |= wb_64(meta, ki->ctas);
+    e |= wb_64(meta, tab_off);
+    e |= wb_64(meta, tab_cs);
+    e |= wb_32(meta, x.tab.n);
+    e |= wb_64(meta, ix_off);
+    e |= wb_64(meta, ix_cs);
+    size_t nl = strlen(ki->name);
+    e |= wb_32(meta, (uint32_t)nl);
+    e |= wb_put(meta, ki->name, nl);
+    e |= wb_32(meta, ki->ctrl_note != NULL);
+    if (ki->ctrl_note) {
+        size_t cl = strlen(ki->ctrl_note);
+        if (cl > WC_KERNEL_NAME_MAX)
+            cl = WC_KERNEL_NAME_MAX;
+        e |= wb_32(meta, (uint32_t)cl);
+        e |= wb_put(meta, ki->ctrl_note, cl);
+    }
+    if (e)
+        goto oom;
+    goto out;
+oom:
+    rc = noomem(d);
+out:
+    wc_cta_free(c);
+    wc_kreader_close(r);
+    wtab_free(&x.tab);
+    free(ixo.p);
+    free(ixi.p);
+    free(x.in);
+    free(x.chk);
+    return rc;
+}
+
+int wc_trace_convert(wc_trace *t, const char *out, wc_convert_stats *st,
+                     wc_diag *d)
+{
+    memset(st, 0, sizeof *st);
+    if (!t || !out || !*out)
+        return wc_diag_set(d, WC_EUSAGE, "", 0, 0, "no output path given");
+    char tmp[4096];
+    if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp%ld", out, (long)getpid()) >=
+        sizeof tmp)
+        return wc_diag_set(d, WC_EUSAGE, out, 0, 0, "path too long");
+    for (size_t k = 0; k < t->nk; k++) {
+        struct stat sb;
+        const char *p = t->k[k].info.path;
+        int dup = 0;
+        for (size_t j = 0; j < k && !dup; j++)
+            dup = t->k[j].info.path == p;
+        if (!dup && p && stat(p, &sb) == 0)
+            st->in_bytes += (uint64_t)sb.st_size;
+    }
+    writer w = {0};
+    w.out = out;
+    w.d = d;
+    wbuf meta = {0};
+    int rc = 0;
+    if (!(w.cc = ZSTD_createCCtx()) ||
+        ZSTD_isError(ZSTD_CCtx_setParameter(w.cc, ZSTD_c_compressionLevel,
+                                            ZLEVEL)) ||
+        ZSTD_isError(ZSTD_CCtx_setParameter(w.cc, ZSTD_c_checksumFlag, 1))) {
+        rc = noomem(d);
+        goto out;
+    }
+    if (!(w.f = fopen(tmp, "wb"))) {
+        rc = wc_diag_set(d, WC_EINPUT, out, 0, 0, "cannot create: %s",
+                         strerror(errno));
+        goto out;
+    }
+    unsigned char h[16];
+    memcpy(h, TB_MAGIC, 8);
+    put32(h + 8, TB_VERSION);
+    put32(h + 12, 0);
+    if ((rc = w_put(&w, h, 16)) != 0)
+        goto out;
+    if (wb_64(&meta, t->ncopy) || wb_64(&meta, t->copy_bytes) ||
+        wb_32(&meta, (uint32_t)t->nk)) {
+        rc = noomem(d);
+        goto out;
+    }
+    for (size_t k = 0; k < t->nk; k++)
+        if ((rc = w_kernel(&w, t, k, &meta, st)) != 0)
+            goto out;
+    uint64_t foff = w.pos;
+    unsigned char tl[24];
+    put64(tl, foff);
+    put64(tl + 8, fnv64(meta.p, meta.n));
+    memcpy(tl + 16, TB_TAIL, 8);
+    if ((rc = w_put(&w, meta.p, meta.n)) || (rc = w_put(&w, tl, 24)))
+        goto out;
+    st->kernels = t->nk;
+    st->out_bytes = w.pos;
+    if (fclose(w.f) != 0) {
+        w.f = NULL;
+        rc = wc_diag_set(d, WC_EINPUT, out, 0, 0, "write failed: %s",
+                         strerror(errno));
+        goto out;
+    }
+    w.f = NULL;
+    if (rename(tmp, out) != 0)
+        rc = wc_diag_set(d, WC_EINPUT, out, 0, 0, "cannot write: %s",
+                         strerror(errno));
+out:
+    if (w.f)
+        fclose(w.f);
+    if (rc)
+        unlink(tmp);
+    ZSTD_freeCCtx(w.cc);
+    free(w.z.p);
+    free(meta.p);
+    return rc;
+}

@@ -1,0 +1,142 @@
+/*
+ * tests/fuzz/fuzz_trace_bin.c - libFuzzer target for the binary trace form
+ * (common/trace_bin.c).
+ *
+ * Two properties, by the input's first bytes:
+ *   - an input that starts with the binary magic "WCTRACEB" is written to a
+ *     file and read completely through the trace API (every CTA and warp,
+ *     with a skip, a rewind, seeks and wc_trace_cta_insts): any failure must
+ *     be a WC_EINPUT naming the file, never a crash, and the counts of a
+ *     successful read must agree with the CTA index;
+ *   - any other input is written as a text kernel trace; when the text
+ *     reader reads all of it without error, it is converted, and the binary
+ *     form must give the same records (differential: the writer's and
+ *     reader's encodings of masks, addresses and static records).
+ */
+#include <assert.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "wc.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static char dir[64];
+static char tpath[512], bpath[512];
+
+static void cleanup(void)
+{
+    unlink(tpath);
+    unlink(bpath);
+    rmdir(dir);
+}
+
+/* Read every kernel; returns 0 or the error code; *n instructions read,
+ * *h a hash of the records. */
+static int read_all(const char *p, uint64_t *n, uint64_t *h, int check)
+{
+    wc_diag d;
+    wc_trace *t = NULL;
+    wc_inst in;
+    *n = *h = 0;
+    int rc = wc_trace_open(p, &t, &d);
+    for (size_t k = 0; rc == 0 && k < wc_trace_nkernels(t); k++) {
+        wc_kreader *r = NULL;
+        uint64_t kn = 0;
+        if ((rc = wc_kreader_open(t, k, &r, &d)) != 0)
+            break;
+        for (;;) {
+            wc_cta *c = NULL;
+            if ((rc = wc_kreader_next(r, &c, &d)) != 0 || !c)
+                break;
+            for (unsigned w = 0; w < wc_cta_nwarps(c) && rc == 0; w++) {
+                int g = wc_cta_next(c, w, &in, &d);
+                if (g == 1)
+                    wc_cta_rewind(c, w, &d);
+                while ((g = wc_cta_next(c, w, &in, &d)) == 1) {
+                    kn++;
+                    *h = *h * 1000003u + in.pc * 31 + in.mask + in.op +
+                         in.width + in.iflags + (uint64_t)in.imm;
+                    if (in.iflags & WC_IF_HAS_ADDR)
+                        for (unsigned l = 0; l < WC_WARP_SIZE; l++)
+                            *h = *h * 7 + in.addr[l];
+                    (void)wc_inst_sectors(&in);
+                }
+                if (g < 0)
+                    rc = -g;
+            }
+            wc_cta_free(c);
+        }
+        wc_kreader_close(r);
+        *n += kn;
+        if (rc == 0 && check) {
+            const uint64_t *cnt;
+            uint64_t m, sum = 0;
+            rc = wc_trace_cta_insts(t, k, &cnt, &m, &d);
+            for (uint64_t i = 0; rc == 0 && i < m; i++)
+                sum += cnt[i];
+            assert(rc != 0 || sum == kn);
+            /* seeks: the last, the first, past the end */
+            if (rc == 0 && wc_kreader_open(t, k, &r, &d) == 0) {
+                uint64_t tg[] = {m ? m - 1 : 0, 0, m, m / 2};
+                for (unsigned i = 0; i < 4 && rc == 0; i++) {
+                    wc_cta *c = NULL;
+                    assert(wc_kreader_seek(r, tg[i], &d) == 0);
+                    rc = wc_kreader_next(r, &c, &d);
+                    assert(rc != 0 || (c != NULL) == (tg[i] < m));
+                    wc_cta_free(c);
+                }
+                if (rc == 0)
+                    assert(wc_kreader_skip(r, 3, &d) == 0);
+                wc_kreader_close(r);
+            }
+        }
+    }
+    wc_trace_close(t);
+    if (rc && check)
+        assert(rc == WC_EINPUT && strcmp(d.file, p) == 0);
+    return rc;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (!dir[0]) {
+        snprintf(dir, sizeof dir, "/tmp/wc-fuzz-trace-bin-XXXXXX");
+        if (!mkdtemp(dir))
+            return 0;
+        snprintf(tpath, sizeof tpath, "%s/k.traceg", dir);
+        snprintf(bpath, sizeof bpath, "%s/k.wct", dir);
+        atexit(cleanup);
+    }
+    int bin = size >= 8 && memcmp(data, "WCTRACEB", 8) == 0;
+    const char *p = bin ? bpath : tpath;
+    FILE *f = fopen(p, "wb");
+    if (!f)
+        return 0;
+    if (size)
+        fwrite(data, 1, size, f);
+    fclose(f);
+    uint64_t n, h;
+    if (bin) {
+        (void)read_all(bpath, &n, &h, 1);
+        return 0;
+    }
+    /* text: convert what reads cleanly; the binary must read the same */
+    if (read_all(tpath, &n, &h, 0) != 0)
+        return 0;
+    wc_diag d;
+    wc_trace *t = NULL;
+    if (wc_trace_open(tpath, &t, &d) != 0)
+        return 0;
+    wc_convert_stats st;
+    int rc = wc_trace_convert(t, bpath, &st, &d);
+    wc_trace_close(t);
+    assert(rc == 0); /* a text that reads cleanly converts */
+    uint64_t bn, bh;
+    rc = read_all(bpath, &bn, &bh, 1);
+    assert(rc == 0 && bn == n && bh == h && st.insts == n);
+    return 0;
+}

@@ -1,0 +1,405 @@
+/*
+ * tests/unit/test_trace_bin.c - the binary trace form (common/trace_bin.c).
+ *
+ * Exactness: every `warpcast synth` kind (plain, zstd, with a SASS listing)
+ * and the ../shared real traces are converted, and the binary trace must
+ * give the same kernels, CTA order, CTA index, warp streams and records
+ * (every wc_inst field but line) as the text, also through seeks and
+ * rewinds.  Bad input: every truncation of a converted file and byte flips
+ * all through it give WC_EINPUT with the file named, or (a flip the
+ * checksums cannot see) the same records; never a crash.
+ */
+#define _XOPEN_SOURCE 700
+#include <ftw.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "wc.h"
+#include "wc_synth.h"
+
+static char tmpdir[256];
+
+static int rm_cb(const char *p, const struct stat *sb, int flag,
+                 struct FTW *ftw)
+{
+    (void)sb, (void)flag, (void)ftw;
+    return remove(p);
+}
+
+/* Records equal as the models see them (line aside; addr[] only with
+ * WC_IF_HAS_ADDR). */
+static int same(const wc_inst *a, const wc_inst *b)
+{
+    wc_inst x = *a, y = *b;
+    x.line = y.line = 0;
+    if (memcmp(&x, &y, offsetof(wc_inst, opcode)) != 0 ||
+        strcmp(x.opcode, y.opcode) != 0)
+        return 0;
+    return !(x.iflags & WC_IF_HAS_ADDR) ||
+           memcmp(x.addr, y.addr, sizeof x.addr) == 0;
+}
+
+/* Compare kernel k of a (text) and b (binary) CTA by CTA; returns the
+ * number of instructions compared, or -1 on the first difference. */
+static long long cmp_kernel(wc_trace *a, wc_trace *b, size_t k)
+{
+    wc_diag d;
+    const wc_kernel_info *ka = wc_trace_kernel(a, k), *kb = wc_trace_kernel(b, k);
+    wc_kreader *ra = NULL, *rb = NULL;
+    CHECK_EQ_INT(wc_kreader_open(a, k, &ra, &d), 0);
+    CHECK_EQ_INT(wc_kreader_open(b, k, &rb, &d), 0);
+    CHECK_STR(kb->name, ka->name);
+    for (unsigned j = 0; j < 3; j++) {
+        CHECK_EQ_INT(kb->grid[j], ka->grid[j]);
+        CHECK_EQ_INT(kb->block[j], ka->block[j]);
+    }
+    CHECK_EQ_INT(kb->id, ka->id);
+    CHECK_EQ_INT(kb->shmem, ka->shmem);
+    CHECK_EQ_INT(kb->nregs, ka->nregs);
+    CHECK_EQ_INT(kb->binary_version, ka->binary_version);
+    CHECK_EQ_INT(kb->tracer_version, ka->tracer_version);
+    CHECK_EQ_INT(kb->has_ctrl, ka->has_ctrl);
+    CHECK_EQ_INT(kb->ctas, ka->ctas);
+    CHECK_EQ_INT(kb->warps_per_cta, ka->warps_per_cta);
+    if (!ra || !rb) {
+        wc_kreader_close(ra);
+        wc_kreader_close(rb);
+        return -1;
+    }
+    wc_inst *ia = malloc(sizeof *ia), *ib = malloc(sizeof *ib);
+    long long n = 0;
+    int bad = 0;
+    for (;;) {
+        wc_cta *ca = NULL, *cb = NULL;
+        CHECK_EQ_INT(wc_kreader_next(ra, &ca, &d), 0);
+        CHECK_EQ_INT(wc_kreader_next(rb, &cb, &d), 0);
+        if (!ca || !cb) {
+            CHECK(!ca && !cb);
+            wc_cta_free(ca);
+            wc_cta_free(cb);
+            break;
+        }
+        unsigned xa[3], xb[3];
+        wc_cta_index(ca, xa);
+        wc_cta_index(cb, xb);
+        CHECK(memcmp(xa, xb, sizeof xa) == 0);
+        CHECK_EQ_INT(wc_cta_nwarps(cb), wc_cta_nwarps(ca));
+        for (unsigned w = 0; w < wc_cta_nwarps(ca) && !bad; w++) {
+            CHECK_EQ_INT(wc_cta_warp_id(cb, w), wc_cta_warp_id(ca, w));
+            CHECK_EQ_INT(wc_cta_warp_len(cb, w), wc_cta_warp_len(ca, w));
+            /* a few, rewind, then all: rewinds restart the decoder */
+            for (int pass = 0; pass < 2 && !bad; pass++) {
+                int ga, gb;
+                unsigned i = 0;
+                while ((ga = wc_cta_next(ca, w, ia, &d)) == 1) {
+                    gb = wc_cta_next(cb, w, ib, &d);
+                    if (gb != 1 || !same(ia, ib)) {
+                        fprintf(stderr, "kernel %zu warp %u inst %u: %s\n",
+                                k, w, i, gb == 1 ? "differs" : d.msg);
+                        bad = 1;
+                        break;
+                    }
+                    if (pass == 1)
+                        n++;
+                    if (pass == 0 && ++i == 3)
+                        break;
+                }
+                CHECK(bad || ga == 1 ||
+                      wc_cta_next(cb, w, ib, &d) == 0);
+                if (pass == 0) {
+                    wc_cta_rewind(ca, w, &d);
+                    wc_cta_rewind(cb, w, &d);
+                }
+            }
+        }
+        wc_cta_free(ca);
+        wc_cta_free(cb);
+        if (bad)
+            break;
+    }
+    CHECK(!bad);
+    wc_kreader_close(ra);
+    wc_kreader_close(rb);
+    /* CTA index and seeks */
+    const uint64_t *na, *nb;
+    uint64_t ca_n, cb_n;
+    CHECK_EQ_INT(wc_trace_cta_insts(a, k, &na, &ca_n, &d), 0);
+    CHECK_EQ_INT(wc_trace_cta_insts(b, k, &nb, &cb_n, &d), 0);
+    CHECK_EQ_INT(cb_n, ca_n);
+    if (ca_n == cb_n)
+        CHECK(memcmp(na, nb, ca_n * sizeof *na) == 0);
+    if (ca_n > 0 && wc_kreader_open(a, k, &ra, &d) == 0 &&
+        wc_kreader_open(b, k, &rb, &d) == 0) {
+        uint64_t at[3] = {ca_n - 1, ca_n / 2, 0};
+        for (int s = 0; s < 3; s++) {
+            wc_cta *x = NULL, *y = NULL;
+            CHECK_EQ_INT(wc_kreader_seek(ra, at[s], &d), 0);
+            CHECK_EQ_INT(wc_kreader_seek(rb, at[s], &d), 0);
+            CHECK_EQ_INT(wc_kreader_next(ra, &x, &d), 0);
+            CHECK_EQ_INT(wc_kreader_next(rb, &y, &d), 0);
+            if (x && y && wc_cta_nwarps(x) > 0) {
+                unsigned w = wc_cta_nwarps(x) - 1;
+                int gx = wc_cta_next(x, w, ia, &d);
+                int gy = wc_cta_next(y, w, ib, &d);
+                CHECK_EQ_INT(gy, gx);
+                if (gx == 1 && gy == 1)
+                    CHECK(same(ia, ib));
+            }
+            wc_cta_free(x);
+            wc_cta_free(y);
+        }
+        CHECK_EQ_INT(wc_kreader_skip(rb, UINT64_MAX, &d), 0);
+        wc_cta *z = NULL;
+        CHECK_EQ_INT(wc_kreader_next(rb, &z, &d), 0);
+        CHECK(z == NULL);
+    }
+    wc_kreader_close(ra);
+    wc_kreader_close(rb);
+    free(ia);
+    free(ib);
+    return bad ? -1 : n;
+}
+
+/* Convert path to out; compare every kernel; returns instructions. */
+static long long convert_and_compare(const char *path, const char *out,
+                                     wc_convert_stats *st)
+{
+    wc_diag d;
+    wc_trace *a = NULL, *b = NULL;
+    CHECK_EQ_INT(wc_trace_open(path, &a, &d), 0);
+    if (!a)
+        return -1;
+    CHECK_EQ_INT(wc_trace_convert(a, out, st, &d), 0);
+    wc_trace_close(a);
+    a = NULL;
+    CHECK_EQ_INT(wc_trace_open(path, &a, &d), 0);
+    CHECK_EQ_INT(wc_trace_open(out, &b, &d), 0);
+    if (!a || !b) {
+        fprintf(stderr, "%s: %s\n", out, d.msg);
+        wc_trace_close(a);
+        wc_trace_close(b);
+        return -1;
+    }
+    CHECK(wc_trace_is_binary(b));
+    CHECK(!wc_trace_is_binary(a));
+    CHECK_EQ_INT(wc_trace_nkernels(b), wc_trace_nkernels(a));
+    uint64_t ma, mb, na = wc_trace_memcpy(a, &ma), nb = wc_trace_memcpy(b, &mb);
+    CHECK_EQ_INT(nb, na);
+    CHECK_EQ_INT(mb, ma);
+    long long n = 0;
+    for (size_t k = 0; k < wc_trace_nkernels(a) && k < wc_trace_nkernels(b);
+         k++) {
+        long long m = cmp_kernel(a, b, k);
+        if (m < 0)
+            n = -1;
+        else if (n >= 0)
+            n += m;
+    }
+    const char *const *un_a, *const *un_b;
+    const uint64_t *uc_a, *uc_b;
+    size_t ua = wc_trace_unknown_ops(a, &un_a, &uc_a);
+    size_t ub = wc_trace_unknown_ops(b, &un_b, &uc_b);
+    CHECK_EQ_INT(ub, ua);
+    wc_trace_close(a);
+    wc_trace_close(b);
+    CHECK_EQ_INT(st->insts, n);
+    return n;
+}
+
+static void test_synth_kinds(void)
+{
+    const char *const *kinds = wc_synth_kinds();
+    for (size_t i = 0; kinds[i]; i++) {
+        wc_synth_params p;
+        wc_synth_defaults(&p, kinds[i]);
+        p.with_sass = 1;
+        p.zstd = (int)(i % 2);
+        if (p.ctas > 24)
+            p.ctas = 24;
+        char dir[512], out[600];
+        snprintf(dir, sizeof dir, "%s/%s", tmpdir, kinds[i]);
+        snprintf(out, sizeof out, "%s/%s.wct", tmpdir, kinds[i]);
+        wc_diag d;
+        CHECK_EQ_INT(wc_synth_write(&p, dir, &d), 0);
+        wc_convert_stats st;
+        long long n = convert_and_compare(dir, out, &st);
+        CHECK(n > 0);
+        /* compact: well under the ~40 bytes of text per instruction */
+        CHECK(st.out_bytes * 4 < st.text_bytes);
+        fprintf(stderr, "  %-10s %8lld insts  %5.2f B/inst binary, %5.1f "
+                        "B/inst text\n",
+                kinds[i], n, (double)st.out_bytes / (double)(n > 0 ? n : 1),
+                (double)st.text_bytes / (double)(n > 0 ? n : 1));
+    }
+}
+
+/* A CTA too big for one frame: warp streams in chunk lists. */
+static void test_big_cta(void)
+{
+    wc_synth_params p;
+    wc_synth_defaults(&p, "memory");
+    p.ctas = 2;
+    p.threads = 128;
+    p.iters = 3000;
+    char dir[512], out[600];
+    snprintf(dir, sizeof dir, "%s/big", tmpdir);
+    snprintf(out, sizeof out, "%s/big.wct", tmpdir);
+    wc_diag d;
+    CHECK_EQ_INT(wc_synth_write(&p, dir, &d), 0);
+    wc_convert_stats st;
+    long long n = convert_and_compare(dir, out, &st);
+    CHECK(n > 200000); /* > 48 KiB of encoded instructions per CTA */
+}
+
+static void test_shared(void)
+{
+    static const char *const rel[] = {
+        "data/traces/simple-trace-example",
+        "data/traces/simtune-ffmakernel-1-32-10",
+        "data/traces/simtune-ffmakernel-1-32-20",
+    };
+    for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
+        char buf[512], out[600];
+        const char *p = shared_path(rel[i], buf, sizeof buf);
+        if (!p)
+            continue;
+        snprintf(out, sizeof out, "%s/shared%zu.wct", tmpdir, i);
+        wc_convert_stats st;
+        CHECK(convert_and_compare(p, out, &st) > 0);
+    }
+}
+
+/* Read every instruction of every kernel: 0, or the error code. */
+static int read_all(const char *path, wc_diag *d, uint64_t *sum)
+{
+    wc_trace *t = NULL;
+    int rc = wc_trace_open(path, &t, d);
+    *sum = 0;
+    wc_inst in;
+    for (size_t k = 0; rc == 0 && k < wc_trace_nkernels(t); k++) {
+        wc_kreader *r = NULL;
+        if ((rc = wc_kreader_open(t, k, &r, d)) != 0)
+            break;
+        wc_cta *c = NULL;
+        while (rc == 0 && (rc = wc_kreader_next(r, &c, d)) == 0 && c) {
+            for (unsigned w = 0; w < wc_cta_nwarps(c) && rc == 0; w++) {
+                int g;
+                while ((g = wc_cta_next(c, w, &in, d)) == 1) {
+                    *sum = *sum * 31 + in.pc + in.mask + in.op;
+                    if (in.iflags & WC_IF_HAS_ADDR)
+                        *sum += in.addr[31] + in.addr[0];
+                }
+                if (g < 0)
+                    rc = -g;
+            }
+            wc_cta_free(c);
+            c = NULL;
+        }
+        wc_kreader_close(r);
+    }
+    wc_trace_close(t);
+    return rc;
+}
+
+static void test_bad_input(void)
+{
+    wc_synth_params p;
+    wc_synth_defaults(&p, "mixed");
+    p.ctas = 4;
+    p.iters = 4;
+    char dir[512], good[600], bad[600];
+    snprintf(dir, sizeof dir, "%s/badsrc", tmpdir);
+    snprintf(good, sizeof good, "%s/good.wct", tmpdir);
+    snprintf(bad, sizeof bad, "%s/bad.wct", tmpdir);
+    wc_diag d;
+    CHECK_EQ_INT(wc_synth_write(&p, dir, &d), 0);
+    wc_trace *t = NULL;
+    CHECK_EQ_INT(wc_trace_open(dir, &t, &d), 0);
+    wc_convert_stats st;
+    CHECK_EQ_INT(wc_trace_convert(t, good, &st, &d), 0);
+    wc_trace_close(t);
+    FILE *f = fopen(good, "rb");
+    CHECK(f != NULL);
+    if (!f)
+        return;
+    unsigned char *buf = malloc(st.out_bytes);
+    CHECK_EQ_INT(fread(buf, 1, st.out_bytes, f), st.out_bytes);
+    fclose(f);
+    uint64_t ref;
+    CHECK_EQ_INT(read_all(good, &d, &ref), 0);
+    size_t n = (size_t)st.out_bytes;
+    /* truncations: always an input error naming the file */
+    int trunc_ok = 1;
+    size_t step = n / 300 + 1;
+    /* (below 8 bytes there is no magic number: not a binary trace) */
+    for (size_t len = 8; len < n; len += (len < 64 ? 1 : step)) {
+        f = fopen(bad, "wb");
+        fwrite(buf, 1, len, f);
+        fclose(f);
+        uint64_t s;
+        int rc = read_all(bad, &d, &s);
+        if (rc != WC_EINPUT || strcmp(d.file, bad) != 0) {
+            fprintf(stderr, "truncated at %zu: rc %d %s\n", len, rc, d.msg);
+            trunc_ok = 0;
+        }
+    }
+    CHECK(trunc_ok);
+    /* byte flips: an input error, or the same records */
+    int flip_ok = 1, errors = 0, flips = 0;
+    for (size_t at = 0; at < n; at += (at < 64 ? 1 : step), flips++) {
+        unsigned char o = buf[at];
+        buf[at] = (unsigned char)(o ^ (0x5a + at % 7));
+        f = fopen(bad, "wb");
+        fwrite(buf, 1, n, f);
+        fclose(f);
+        buf[at] = o;
+        uint64_t s;
+        int rc = read_all(bad, &d, &s);
+        if (rc == WC_EINPUT)
+            errors++;
+        else if (rc != 0 || s != ref) {
+            fprintf(stderr, "flip at %zu: rc %d, %s\n", at, rc,
+                    rc ? d.msg : "different records");
+            flip_ok = 0;
+        }
+    }
+    CHECK(flip_ok);
+    CHECK(errors > flips * 9 / 10); /* checksums see nearly all of them */
+    /* the message: file:offset: error: ... */
+    f = fopen(bad, "wb");
+    fwrite(buf, 1, n / 2, f);
+    fclose(f);
+    uint64_t s;
+    CHECK_EQ_INT(read_all(bad, &d, &s), WC_EINPUT);
+    char msg[1200];
+    wc_diag_format(&d, msg, sizeof msg);
+    CHECK(strncmp(msg, bad, strlen(bad)) == 0 && strstr(msg, ": error: "));
+    /* a future version is refused with a clear message */
+    memcpy(buf + 8, "\x02\0\0\0", 4);
+    f = fopen(bad, "wb");
+    fwrite(buf, 1, n, f);
+    fclose(f);
+    CHECK_EQ_INT(read_all(bad, &d, &s), WC_EINPUT);
+    CHECK(strstr(d.msg, "version 2") != NULL);
+    free(buf);
+}
+
+int main(void)
+{
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/wc-test-trace-bin-XXXXXX");
+    if (!mkdtemp(tmpdir)) {
+        perror("mkdtemp");
+        return 2;
+    }
+    test_synth_kinds();
+    test_big_cta();
+    test_shared();
+    test_bad_input();
+    nftw(tmpdir, rm_cb, 16, FTW_DEPTH | FTW_PHYS);
+    CHECK_DONE();
+}
