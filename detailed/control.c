@@ -64,12 +64,16 @@ void dm_control_tick(dm_sm *sm, dm_sub *s, uint64_t c)
             s->pend_warp = (int)s->ctrl.warp;
             s->pend_sb[0] = in->ctrl.wbar;
             s->pend_sb[1] = in->ctrl.rbar;
+            s->pend_tag = s->ctrl.tag;
             /* an instruction whose variable-latency record could not be
              * made never releases its counters: do not raise them */
             if (sl->varlat && !s->ctrl.tag)
                 s->pend_warp = -1;
             if (!sl->varlat)
                 s->pend_warp = -1; /* fixed latency: no counters */
+            dm_fl *pf = s->pend_warp >= 0 ? dm_fl_get(sm, s->pend_tag) : NULL;
+            if (pf)
+                pf->raise_pending = 1;
         }
         if ((in->iflags & WC_IF_CLOCK) && sm->gpu->ubench)
             record_clock(sm->gpu, w, c);

@@ -239,6 +239,10 @@ typedef struct dm_fl {
     uint8_t banks;     /* destination banks                                  */
     uint8_t hasdst;    /* a RAW event will come                              */
     uint8_t war_done, raw_done;
+    /* the counters of Control are raised the cycle after it (pend_sb), but a
+     * release may come first when the configured WAR/RAW time is 0 (fuzz
+     * found a deadlock): a release before the raise cancels that raise */
+    uint8_t raise_pending, wbar_done;
     uint8_t used;
     uint32_t gen;      /* generation: tag = gen << 32 | index               */
 } dm_fl;
@@ -262,6 +266,7 @@ typedef struct dm_sub {
     unsigned vq_n;
     int pend_warp;           /* SB increments of Control, visible next cycle */
     int8_t pend_sb[2];
+    uint64_t pend_tag;       /* the instruction whose counters are pending  */
     /* speed only, never a result: Issue found no eligible warp and every
      * warp is hinted past issue_idle_until (reason issue_idle_why); Fetch
      * found no warp with room.  Cleared by whatever can change that

@@ -17,9 +17,9 @@
 
 #include "dm_int.h"
 
-static void sb_dec(dm_sm *sm, dm_warp *w, int8_t sb)
+static void sb_dec(dm_sm *sm, dm_warp *w, const dm_fl *f, int8_t sb)
 {
-    if (sb >= 0 && sb < DM_SB && w->sb[sb] > 0)
+    if (!f->raise_pending && sb >= 0 && sb < DM_SB && w->sb[sb] > 0)
         w->sb[sb]--;
     dm_wake(sm, (unsigned)(w - sm->warps));
 }
@@ -69,11 +69,12 @@ static void on_war(dm_sm *sm, uint64_t tag, uint64_t c)
     if (f->war_done)
         return;
     f->war_done = 1;
-    sb_dec(sm, w, f->rbar);
+    sb_dec(sm, w, f, f->rbar);
     if (w->sbmode)
         dm_sb_release(w, tag, 0, c);
     if (!f->hasdst) {
-        sb_dec(sm, w, f->wbar);
+        sb_dec(sm, w, f, f->wbar);
+        f->wbar_done = 1;
         if (w->sbmode)
             dm_sb_release(w, tag, 1, c);
         finish(sm, tag);
@@ -132,7 +133,8 @@ void dm_writeback_tick(dm_sm *sm, dm_sub *s, uint64_t c)
         if (!f)
             continue;
         dm_warp *w = &sm->warps[f->warp];
-        sb_dec(sm, w, f->wbar);
+        sb_dec(sm, w, f, f->wbar);
+        f->wbar_done = 1;
         if (w->sbmode)
             dm_sb_release(w, q.tag, 1, c);
         finish(sm, q.tag);
@@ -163,7 +165,7 @@ void dm_vq_tick(dm_sm *sm, dm_sub *s, uint64_t c)
     dm_fl *f = dm_fl_get(sm, tag);
     if (f) {
         dm_warp *w = &sm->warps[f->warp];
-        sb_dec(sm, w, f->rbar);
+        sb_dec(sm, w, f, f->rbar);
         if (w->sbmode)
             dm_sb_release(w, tag, 0, c);
         f->war_done = 1;

@@ -495,9 +495,15 @@ void dm_sm_tick(dm_sm *sm, uint64_t c)
         dm_sub *s = &sm->sub[i];
         if (s->pend_warp >= 0) {
             dm_warp *w = &sm->warps[s->pend_warp];
+            /* a release that came before this raise cancels it (no record
+             * left: both were released) */
+            dm_fl *f = dm_fl_get(sm, s->pend_tag);
+            int done[2] = {!f || f->wbar_done, !f || f->war_done};
+            if (f)
+                f->raise_pending = 0;
             for (int k = 0; k < 2; k++) {
                 int8_t sb = s->pend_sb[k];
-                if (sb >= 0 && sb < DM_SB && w->sb[sb] < 63)
+                if (!done[k] && sb >= 0 && sb < DM_SB && w->sb[sb] < 63)
                     w->sb[sb]++;
             }
             s->pend_warp = -1;

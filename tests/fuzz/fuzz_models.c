@@ -137,8 +137,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             &keys[((size_t)data[i] << 8 | data[i + 1]) % nk];
         if (k->type == WC_KT_STR)
             continue;
-        if (wc_gpu_set_num(g, k->name, pick(k, data[i + 2], data[i + 3]),
-                           &d) != 0) {
+        double v = pick(k, data[i + 2], data[i + 3]);
+        if (getenv("WC_FUZZ_VERBOSE")) /* replaying an artifact: its config */
+            fprintf(stderr, "fuzz_models: kind %zu mode %u set %s=%.17g\n",
+                    kind, mode, k->name, v);
+        if (wc_gpu_set_num(g, k->name, v, &d) != 0) {
             fprintf(stderr, "fuzz_models: set %s: %s\n", k->name, d.msg);
             abort(); /* a value inside the bounds must be accepted */
         }
