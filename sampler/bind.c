@@ -818,6 +818,29 @@ static int eng_whole(void *ctx, int m, smp_eval *out, wc_diag *d)
     return rc;
 }
 
+/*
+ * CTA granularity.  On the full GPU the CTA scheduler refills SMs as their
+ * slots free, so from the second wave on an SM whose CTAs happen to end a
+ * few cycles early takes a CTA more than the even share, and the kernel
+ * ends with its slowest SM.  The detailed model's finish times are
+ * sensitive to the cycle phase of each SM's dispatches (compute 2048 x 256,
+ * h100-pcie: 19 CTAs on some SMs, 17.96 on average, +1067 cycles = 5% of
+ * the kernel; the interval model's smooth times keep 18), while a region
+ * on a slice runs a fixed number of CTAs per SM and cannot show that step.
+ * The step is one CTA's time on an SM: SMs / CTAs of a region times the
+ * region's detailed cycles.  Regions on all SMs include the scheduler's
+ * refill themselves, and a kernel of one wave or less is never refilled.
+ */
+static double eng_grain(void *ctx)
+{
+    const kbind *b = ctx;
+    const wc_gpu *g = b->g;
+    if (b->shared || b->sms >= g->num_sms || b->rctas == 0 ||
+        b->ctas <= (uint64_t)(g->num_sms * b->occ))
+        return 0;
+    return (double)b->sms / (double)b->rctas;
+}
+
 /* ------------------------------------------------------------------------ */
 /* Kernel-level reuse                                                        */
 /* ------------------------------------------------------------------------ */
@@ -1117,8 +1140,8 @@ int smp_ctx_run_one(const smp_ctx *c, wc_trace *t, size_t k, const wc_gpu *g,
                             : 0;
     p.phase1 = (size_t)g->smp_phase1_regions;
     p.phase2 = (size_t)g->smp_phase2_regions;
-    smp_engine e = {&b,        b.nregions, eng_whole, eng_proxy, eng_region,
-                    eng_aux};
+    smp_engine e = {&b,         b.nregions, eng_whole, eng_proxy,
+                    eng_region, eng_aux,    eng_grain};
     rc = smp_estimate(&e, &p, r, d);
     smp_clock_free(clock);
     wc_kreader_close(hold);

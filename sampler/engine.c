@@ -169,6 +169,36 @@ static long budget_period(loop *L, const int *strat, int ns,
     return best;
 }
 
+/* CTA granularity (smp_engine.grain): one CTA's mean detailed time on an
+ * SM, in cycles, from the n regions run in detail (y), or 0. */
+static double grain_cycles(const loop *L, const double *y,
+                           const unsigned char *done, size_t n)
+{
+    if (!L->e->grain)
+        return 0;
+    double share = L->e->grain(L->e->ctx), sy = 0;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!done || done[i]) {
+            sy += y[i];
+            k++;
+        }
+    return share > 0 && k ? share * sy / (double)k : 0;
+}
+
+/* Widen the interval of r in quadrature by c cycles (CTA granularity). */
+static void widen(smp_kernel_result *r, double c)
+{
+    r->grain = r->estimate > 0 ? c / r->estimate : 0;
+    if (!r->has_ci || c <= 0)
+        return;
+    double half = 0.5 * (r->ci95[1] - r->ci95[0]);
+    double mid = 0.5 * (r->ci95[1] + r->ci95[0]);
+    half = sqrt(half * half + c * c);
+    r->ci95[0] = mid - half;
+    r->ci95[1] = mid + half;
+}
+
 /* The stratified ratio over the regions done. */
 static int finish_estimate(loop *L, size_t N, const unsigned char *done,
                            const double *x, const double *y, const int *strat,
@@ -327,6 +357,7 @@ static int two_phase(loop *L, size_t N, const uint64_t *ains, double A,
     r->ci95[1] = est.ci95[1];
     r->how = est.how;
     r->df = est.df;
+    widen(r, grain_cycles(L, y2, NULL, n2));
 out:
     free(idx);
     free(x);
@@ -364,6 +395,7 @@ int smp_estimate(const smp_engine *e, const smp_plan *p, smp_kernel_result *r,
     r->how = SMP_HOW_SAMPLED;
     r->phase1 = 0;
     r->interval_composed = 0;
+    r->grain = 0;
 
     smp_eval ev;
     report(&L, "interval", 0, 1, 0, 1);
@@ -512,6 +544,7 @@ int smp_estimate(const smp_engine *e, const smp_plan *p, smp_kernel_result *r,
     if ((rc = finish_estimate(&L, N, done, x, y, strat, ns, z, fixed, bias,
                               d)))
         goto out;
+    widen(r, grain_cycles(&L, y, done, N));
 
 finish:
     r->cycles = r->estimate > 0 ? (uint64_t)llround(r->estimate) : 0;

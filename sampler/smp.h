@@ -156,6 +156,9 @@ typedef struct smp_kernel_result {
                                  the full run the regions alone are        */
     size_t phase1;            /* two-phase: regions run in the interval model
                                  (0: one-phase, interval over the whole kernel) */
+    double grain;             /* CTA granularity allowance of the interval:
+                                 one CTA's mean detailed time on an SM over
+                                 the estimate (0: none; smp_engine.grain)   */
     smp_host_cost host[SMP_NMODELS];
     double host_seconds;      /* wall seconds for this kernel                */
     ua_counts counts;         /* per-kernel counts: from the whole-kernel run
@@ -255,6 +258,17 @@ typedef struct smp_engine {
      * for regions on s SMs). */
     int (*aux)(void *ctx, size_t *nregions, const uint64_t **ins,
                double *fixed, double *compose, wc_diag *d);
+    /* CTA granularity of the kernel's end (NULL: none).  Called after the
+     * sample has run (the layout is final then): the share of a region's
+     * detailed cycles that one CTA on one SM accounts for (SMs / CTAs of a
+     * region), when the full GPU hands CTAs to SMs as slots free (more than
+     * one wave) and regions run on a slice with a fixed number of CTAs per
+     * SM; 0 when that does not apply.  The full run ends with its slowest
+     * SM, which may get a CTA more than the even share (the detailed
+     * model's dispatch is timing-sensitive), a step no region on a slice
+     * can show: its size, one CTA's mean time on an SM over the kernel
+     * estimate, widens the interval (docs/sampler.md, "CTA granularity"). */
+    double (*grain)(void *ctx);
 } smp_engine;
 
 /* Resolved settings of one estimate (config keys already applied). */

@@ -285,7 +285,7 @@ static void test_loop(void)
 {
     pop P;
     pop_make(&P, 1000, 11);
-    smp_engine e = {&P, P.N, pop_whole, pop_proxy, pop_region, NULL};
+    smp_engine e = {&P, P.N, pop_whole, pop_proxy, pop_region, NULL, NULL};
     smp_plan p;
     memset(&p, 0, sizeof p);
     p.seed = 1;
@@ -365,6 +365,71 @@ static void test_loop(void)
     free(P.y);
 }
 
+/* CTA granularity (smp_engine.grain): the interval widens in quadrature by
+ * one CTA's mean detailed time, share x mean(y) over the detailed sample;
+ * the estimate itself does not move.  Checked in one- and two-phase mode. */
+static double grain_share;
+static double pop_grain(void *ctx)
+{
+    (void)ctx;
+    return grain_share;
+}
+
+static void test_grain(void)
+{
+    pop P;
+    pop_make(&P, 1000, 11);
+    smp_plan p;
+    memset(&p, 0, sizeof p);
+    p.seed = 3;
+    p.period = 20;
+    p.stratify = 1;
+    p.max_strata = 4;
+    wc_diag d;
+    smp_kernel_result r0, r1;
+    memset(&r0, 0, sizeof r0);
+    memset(&r1, 0, sizeof r1);
+    smp_engine e0 = {&P, P.N, pop_whole, pop_proxy, pop_region, NULL, NULL};
+    smp_engine e1 = {&P, P.N, pop_whole, pop_proxy, pop_region, NULL,
+                     pop_grain};
+    grain_share = 0.25;
+    CHECK_EQ_INT(smp_estimate(&e0, &p, &r0, &d), 0);
+    CHECK_EQ_INT(smp_estimate(&e1, &p, &r1, &d), 0);
+    CHECK_EQ_INT(r0.has_ci, 1);
+    CHECK_EQ_INT(r1.has_ci, 1);
+    CHECK(r0.grain == 0);
+    CHECK(memcmp(&r0.estimate, &r1.estimate, sizeof r0.estimate) == 0);
+    /* The detailed sample of seed 3 again, by hand: systematic, period 20
+     * per stratum, as smp_select does; mean of its y. */
+    unsigned char *sel = calloc(P.N, 1);
+    int *st = calloc(P.N, sizeof *st);
+    /* Strata as the engine made them: the two halves of the population. */
+    for (size_t i = 0; i < P.N; i++)
+        st[i] = i >= P.N / 2;
+    CHECK_EQ_INT(r1.strata, 2);
+    size_t n = smp_select(P.N, st, 2, 20, 0, p.seed, sel);
+    double sy = 0;
+    for (size_t i = 0; i < P.N; i++)
+        if (sel[i])
+            sy += P.y[i];
+    CHECK_EQ_INT(n, r1.sampled);
+    double c = grain_share * sy / (double)n;
+    double h0 = 0.5 * (r0.ci95[1] - r0.ci95[0]);
+    double h1 = 0.5 * (r1.ci95[1] - r1.ci95[0]);
+    CHECK_NEAR(h1, sqrt(h0 * h0 + c * c), 1e-9 * h1);
+    CHECK_NEAR(r1.grain, c / r1.estimate, 1e-12);
+    CHECK(h1 > h0);
+    /* A share of 0 (a kernel of one wave, or regions on all SMs): as
+     * without the callback. */
+    grain_share = 0;
+    CHECK_EQ_INT(smp_estimate(&e1, &p, &r1, &d), 0);
+    CHECK(memcmp(r0.ci95, r1.ci95, sizeof r0.ci95) == 0);
+    free(sel);
+    free(st);
+    free(P.x);
+    free(P.y);
+}
+
 /* Two-phase estimate, hand-computed: N = 8 regions, A = 80 warp
  * instructions in all; phase 1 = 4 regions, a = 10 each, x = 10 12 14 12:
  *   R_a = 48/40 = 1.2, X^ = 96, u = -2 0 2 0, s_u^2 = 8/3,
@@ -419,7 +484,7 @@ static void test_two_phase_loop(void)
         truth += P.y[i];
     }
     truth *= P.c;
-    smp_engine e = {&P, P.N, pop_whole, pop_proxy, pop_region, pop_aux};
+    smp_engine e = {&P, P.N, pop_whole, pop_proxy, pop_region, pop_aux, NULL};
     smp_plan p;
     memset(&p, 0, sizeof p);
     p.seed = 1;
@@ -486,7 +551,7 @@ static void test_layout_change(void)
     pop_make(&P, 1000, 11);
     /* The first guess is larger than the layout the engine settles on. */
     smp_engine e = {&P, 4 * P.N, shrink_whole, pop_proxy, shrink_region,
-                    NULL};
+                    NULL, NULL};
     smp_plan p;
     memset(&p, 0, sizeof p);
     p.seed = 1;
@@ -523,5 +588,6 @@ int main(void)
     test_select();
     test_stratify();
     test_loop();
+    test_grain();
     CHECK_DONE();
 }
