@@ -256,6 +256,7 @@ static void run_free(im_run *x)
     free(x->cl0);
     free(x->l1);
     free(x->l1_ready);
+    im_walker_free(x->w);
     free(x->w);
     im_cache_free(&x->l2);
     im_sched_free(&x->s);
