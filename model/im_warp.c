@@ -626,7 +626,10 @@ int im_warp_run(im_walker *w, int sub, im_next_fn next, void *ctx,
             }
             if (in->mask == 0) /* predicated off: no access */
                 lat = war;
-            dem_add(w, D, IM_R_SMMEM, smb, t, t0);
+            if (mk == 3 && p->const_ii > 0) /* own port, as dm's mem_unit */
+                dem_add(w, D, IM_R_SMCONST, p->const_ii, t, t0);
+            else
+                dem_add(w, D, IM_R_SMMEM, smb, t, t0);
         }
         /* results: dependence counters or register scoreboard */
         double done = t + lat;
