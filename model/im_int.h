@@ -183,6 +183,7 @@ typedef int (*im_next_fn)(void *ctx, const wc_inst **in, wc_diag *d);
 #define IM_SREG_IN 24           /* registers kept inline (more: scratch)  */
 #define IM_KEY_OFF offsetof(wc_inst, op)
 #define IM_KEY_LEN (offsetof(wc_inst, depbar_ids) + 1 - IM_KEY_OFF)
+#define IM_KEY_W (IM_KEY_LEN / 8) /* compared as words, the rest as bytes */
 typedef struct im_rd {
     wc_reg r;
     uint8_t b, sl, reuse;       /* bank, RF-cache slot, reuse bit         */
@@ -190,7 +191,9 @@ typedef struct im_rd {
 typedef struct im_static {
     uint64_t pc;
     uint8_t full;               /* 0: empty                               */
-    unsigned char key[IM_KEY_LEN];
+    uint64_t key[IM_KEY_W];     /* the static bytes, masked (im_warp.c)  */
+    unsigned char key_tail[IM_KEY_LEN - IM_KEY_W * 8 + 1];
+    uint64_t iline;             /* pc / p->iline (instruction fetch)      */
     uint8_t lc, mk, fixed;
     uint8_t rfc_dyn;            /* RF-cache lookups: reads[] per instance */
     uint8_t bmask;              /* banks read (static reads[])            */
@@ -198,6 +201,8 @@ typedef struct im_static {
     double lat;                 /* ua_inst_lat (fixed / variable pipes)   */
     ua_mem_class mcl;           /* mk != 0                                */
     unsigned reads[UA_MAX_BANKS]; /* register-bank reads (!rfc_dyn)       */
+    double dreads[UA_MAX_BANKS];  /* the same as doubles                  */
+    uint8_t wait_sb[6], nwait;    /* dependence counters waited on         */
     unsigned nrd, nsreg, ndreg;
     const im_rd *rd;            /* operand reads in order (rfc_dyn)       */
     const wc_reg *sreg, *dreg;  /* scoreboard registers, in loop order    */
@@ -237,6 +242,8 @@ typedef struct im_walker {
     unsigned nused;
     wc_inst in;         /* decoding buffer of a trace source              */
     im_static *memo;    /* [IM_MEMO_N], allocated by the first warp       */
+    uint64_t kmask[IM_KEY_W]; /* key bytes that count (all but per-instance
+                                 iflags bits)                            */
     im_static *big;     /* one record too large for an entry (scratch)    */
     im_rd *big_rd;
     wc_reg *big_sreg, *big_dreg;

@@ -248,20 +248,47 @@ static unsigned char key_flags(unsigned char f)
     return (unsigned char)(f & ~(WC_IF_HAS_ADDR | WC_IF_PRED_OFF));
 }
 
-/* The static bytes of in as an entry keeps them. */
-static void key_make(unsigned char *k, const wc_inst *in)
+#define KEY_FO (offsetof(wc_inst, iflags) - IM_KEY_OFF)
+
+/* The mask of the key words: every byte but the per-instance iflags bits
+ * (bytes, then words: independent of byte order). */
+static void key_mask_init(im_walker *w)
 {
-    memcpy(k, (const char *)in + IM_KEY_OFF, IM_KEY_LEN);
-    size_t fo = offsetof(wc_inst, iflags) - IM_KEY_OFF;
-    k[fo] = key_flags(k[fo]);
+    unsigned char m[IM_KEY_W * 8 + 1];
+    memset(m, 0xff, sizeof m);
+    if (KEY_FO < IM_KEY_W * 8)
+        m[KEY_FO] = key_flags(0xff);
+    memcpy(w->kmask, m, sizeof w->kmask);
 }
 
-static int key_eq(const unsigned char *k, const wc_inst *in)
+/* The static bytes of in as an entry keeps them. */
+static void key_make(const im_walker *w, im_static *s, const wc_inst *in)
 {
-    size_t fo = offsetof(wc_inst, iflags) - IM_KEY_OFF;
     const unsigned char *b = (const unsigned char *)in + IM_KEY_OFF;
-    return memcmp(k, b, fo) == 0 && k[fo] == key_flags(b[fo]) &&
-           memcmp(k + fo + 1, b + fo + 1, IM_KEY_LEN - fo - 1) == 0;
+    for (size_t i = 0; i < IM_KEY_W; i++) {
+        uint64_t x;
+        memcpy(&x, b + 8 * i, 8);
+        s->key[i] = x & w->kmask[i];
+    }
+    for (size_t i = IM_KEY_W * 8; i < IM_KEY_LEN; i++)
+        s->key_tail[i - IM_KEY_W * 8] =
+            i == KEY_FO ? key_flags(b[i]) : b[i];
+}
+
+static int key_eq(const im_walker *w, const im_static *s, const wc_inst *in)
+{
+    const unsigned char *b = (const unsigned char *)in + IM_KEY_OFF;
+    uint64_t diff = 0;
+    for (size_t i = 0; i < IM_KEY_W; i++) {
+        uint64_t x;
+        memcpy(&x, b + 8 * i, 8);
+        diff |= (x & w->kmask[i]) ^ s->key[i];
+    }
+    for (size_t i = IM_KEY_W * 8; i < IM_KEY_LEN; i++)
+        if (s->key_tail[i - IM_KEY_W * 8] !=
+            (i == KEY_FO ? key_flags(b[i]) : b[i]))
+            return 0;
+    return diff == 0;
 }
 
 static int mem_kind(const wc_inst *in, const wc_opinfo *oi,
@@ -276,7 +303,12 @@ static int memo_fill(im_walker *w, im_static *s, const wc_inst *in, int big)
     const wc_opinfo *oi = wc_inst_info(in);
     s->pc = in->pc;
     s->full = 1;
-    key_make(s->key, in);
+    key_make(w, s, in);
+    s->iline = p->iline ? in->pc / p->iline : 0;
+    s->nwait = 0;
+    for (int i = 0; i < 6; i++)
+        if ((in->ctrl.wait >> i) & 1)
+            s->wait_sb[s->nwait++] = (uint8_t)i;
     int lc = wc_inst_latclass(in);
     s->lc = (uint8_t)lc;
     s->opflags = oi->flags;
@@ -305,6 +337,8 @@ static int memo_fill(im_walker *w, im_static *s, const wc_inst *in, int big)
     s->bmask = 0;
     if (!s->mk && !s->rfc_dyn)
         s->bmask = (uint8_t)rf_reads_static(s, s->reads);
+    for (int b = 0; b < UA_MAX_BANKS; b++)
+        s->dreads[b] = (double)s->reads[b];
     return 0;
 }
 
@@ -312,7 +346,7 @@ static int memo_fill(im_walker *w, im_static *s, const wc_inst *in, int big)
 static const im_static *memo_get(im_walker *w, const wc_inst *in)
 {
     im_static *s = &w->memo[(in->pc >> 4) & (IM_MEMO_N - 1)];
-    if (s->full && s->pc == in->pc && key_eq(s->key, in))
+    if (s->full && s->pc == in->pc && key_eq(w, s, in))
         return s;
     if (memo_fill(w, s, in, 0) == 0)
         return s;
@@ -403,8 +437,11 @@ int im_warp_run(im_walker *w, int sub, im_next_fn next, void *ctx,
     size_t phase = 0;
     if (phase_at(acc, 0) != 0)
         return wc_diag_set(d, WC_EINTERNAL, "", 0, 0, "out of memory");
-    if (!w->memo && !(w->memo = calloc(IM_MEMO_N, sizeof *w->memo)))
-        return wc_diag_set(d, WC_EINTERNAL, "", 0, 0, "out of memory");
+    if (!w->memo) {
+        if (!(w->memo = calloc(IM_MEMO_N, sizeof *w->memo)))
+            return wc_diag_set(d, WC_EINTERNAL, "", 0, 0, "out of memory");
+        key_mask_init(w);
+    }
     double *dem = acc->dem;
     double t0 = w->base; /* phase start */
     double prev = w->base - 1, next_ok = w->base;
@@ -443,12 +480,17 @@ int im_warp_run(im_walker *w, int sub, im_next_fn next, void *ctx,
         /* fixed latency, or variable latency outside the memory unit
          * (MUFU, DFMA, S2R, conversions): both read the register file */
         int fixed = ms->fixed;
-        unsigned dreads[UA_MAX_BANKS];
-        const unsigned *reads = ms->reads;
+        unsigned ureads[UA_MAX_BANKS];
+        double dreads[UA_MAX_BANKS];
+        const double *reads = ms->dreads;
         unsigned bm = ms->bmask;
         if (ms->rfc_dyn && !mk) {
-            memset(dreads, 0, sizeof dreads);
-            bm = rf_reads_dyn(w, ms, dreads);
+            memset(ureads, 0, sizeof ureads);
+            bm = rf_reads_dyn(w, ms, ureads);
+            for (unsigned m = bm; m; m &= m - 1) {
+                int b = __builtin_ctz(m);
+                dreads[b] = (double)ureads[b];
+            }
             reads = dreads;
         }
         /* ---- earliest issue and its binding constraint ---- */
@@ -469,10 +511,10 @@ int im_warp_run(im_walker *w, int sub, im_next_fn next, void *ctx,
                 BIND(w->bank_next[b] + reads[b] - 1 - p->read_window,
                      IM_CPI_UNIT);
             }
-        if (w->ic && in->pc / p->iline != cur_line) {
+        if (w->ic && ms->iline != cur_line) {
             /* a new code line: wait until it is in the SM's icache (cold
              * misses are shared by every warp that asks meanwhile) */
-            cur_line = in->pc / p->iline;
+            cur_line = ms->iline;
             double now = w->cta_t + (prev + 1 - w->base);
             double rdy = im_icode_fetch(w->ic, p, cur_line, now);
             if (rdy > now)
@@ -493,9 +535,10 @@ int im_warp_run(im_walker *w, int sub, im_next_fn next, void *ctx,
         }
         if (ctrl) {
             BIND(next_ok, IM_CPI_DEP);
-            for (int i = 0; i < 6; i++)
-                if ((in->ctrl.wait >> i) & 1)
-                    BIND(w->sb_ready[i], w->sb_cause[i]);
+            for (unsigned i = 0; i < ms->nwait; i++) {
+                int sb = ms->wait_sb[i];
+                BIND(w->sb_ready[sb], w->sb_cause[sb]);
+            }
             if (in->depbar_sb >= 0 && in->depbar_sb < 6 && in->depbar_le == 0)
                 BIND(w->sb_ready[in->depbar_sb], w->sb_cause[in->depbar_sb]);
         } else {
@@ -568,7 +611,8 @@ int im_warp_run(im_walker *w, int sub, im_next_fn next, void *ctx,
                 S = w->addr_free;
             w->addr_free = S + sub_ii;
             w->memq[qpos] = S + (p->sub_latency - p->dispatch);
-            qpos = (qpos + 1) % memq;
+            if (++qpos == memq)
+                qpos = 0;
             dem_add(w, D, IM_R_MEMSUB + sub, sub_ii, t, t0);
             double smb = p->shared_ii;
             lat = raw;
