@@ -46,6 +46,7 @@ enum {
     IM_R_BANK = IM_R_MEMSUB + IM_MAXSUB, /* [sub][bank]: RF read port   */
     IM_R_SMMEM = IM_R_BANK + IM_MAXSUB * UA_MAX_BANKS,
     IM_R_FP64SM,
+    IM_R_SMCONST,       /* own constant port (mem_const_ii > 0)         */
     IM_NRES
 };
 #define IM_RU(s, lc) (IM_R_UNIT + (s) * WC_LAT_COUNT + (lc))
@@ -59,6 +60,7 @@ typedef struct im_par {
     double l1_lat, l2_lat, dram_lat;
     double atom_op; /* cycles one op holds its address at the L2 (issue 11) */
     double shared_ii, l1_line_cycles, wavefront_cycles;
+    double const_ii;          /* > 0: LDC on its own SM port (IM_R_SMCONST) */
     double sub_ii_r, sub_ii_u, dispatch, sub_latency;
     int memq;                 /* queue + latch entries per sub-core      */
     int banks, ports, rfc;    /* register file                            */
@@ -171,6 +173,43 @@ void im_cta_free(im_cta_acc *a);
  * addresses that only memory instructions read. */
 typedef int (*im_next_fn)(void *ctx, const wc_inst **in, wc_diag *d);
 
+/* What the walker needs of a static instruction, worked out once per PC
+ * and kernel (im_warp.c, memo_get): everything below depends only on the
+ * record's static fields (op .. depbar_ids, iflags less the per-instance
+ * HAS_ADDR / PRED_OFF bits), which the entry keeps and compares, so a PC
+ * whose record differs (another kernel's code, a hand-made trace) is
+ * recomputed, never misread. */
+#define IM_MEMO_N 4096          /* direct-mapped entries, by pc / 16      */
+#define IM_SREG_IN 24           /* registers kept inline (more: scratch)  */
+#define IM_KEY_OFF offsetof(wc_inst, op)
+#define IM_KEY_LEN (offsetof(wc_inst, depbar_ids) + 1 - IM_KEY_OFF)
+#define IM_KEY_W (IM_KEY_LEN / 8) /* compared as words, the rest as bytes */
+typedef struct im_rd {
+    wc_reg r;
+    uint8_t b, sl, reuse;       /* bank, RF-cache slot, reuse bit         */
+} im_rd;
+typedef struct im_static {
+    uint64_t pc;
+    uint8_t full;               /* 0: empty                               */
+    uint64_t key[IM_KEY_W];     /* the static bytes, masked (im_warp.c)  */
+    unsigned char key_tail[IM_KEY_LEN - IM_KEY_W * 8 + 1];
+    uint64_t iline;             /* pc / p->iline (instruction fetch)      */
+    uint8_t lc, mk, fixed;
+    uint8_t rfc_dyn;            /* RF-cache lookups: reads[] per instance */
+    uint8_t bmask;              /* banks read (static reads[])            */
+    unsigned opflags;           /* wc_opinfo flags                        */
+    double lat;                 /* ua_inst_lat (fixed / variable pipes)   */
+    ua_mem_class mcl;           /* mk != 0                                */
+    unsigned reads[UA_MAX_BANKS]; /* register-bank reads (!rfc_dyn)       */
+    double dreads[UA_MAX_BANKS];  /* the same as doubles                  */
+    uint8_t wait_sb[6], nwait;    /* dependence counters waited on         */
+    unsigned nrd, nsreg, ndreg;
+    const im_rd *rd;            /* operand reads in order (rfc_dyn)       */
+    const wc_reg *sreg, *dreg;  /* scoreboard registers, in loop order    */
+    im_rd rd_in[IM_SREG_IN];
+    wc_reg sreg_in[IM_SREG_IN], dreg_in[IM_SREG_IN];
+} im_static;
+
 typedef struct im_walker {
     const im_par *p;
     int use_ctrl;       /* this kernel: control bits drive dependences    */
@@ -202,7 +241,16 @@ typedef struct im_walker {
     uint16_t used[IM_NRES];
     unsigned nused;
     wc_inst in;         /* decoding buffer of a trace source              */
+    im_static *memo;    /* [IM_MEMO_N], allocated by the first warp       */
+    uint64_t kmask[IM_KEY_W]; /* key bytes that count (all but per-instance
+                                 iflags bits)                            */
+    im_static *big;     /* one record too large for an entry (scratch)    */
+    im_rd *big_rd;
+    wc_reg *big_sreg, *big_dreg;
 } im_walker;
+
+/* Frees the walker's memo (not the walker). */
+void im_walker_free(im_walker *w);
 
 /* Walk one warp on sub-core `sub`; adds to acc.  *insts, *cycles get the
  * warp's instruction count and solo time. */

@@ -76,6 +76,7 @@ int im_par_init(im_par *p, const wc_gpu *g, long sms, wc_diag *d)
     p->dram_lat = (double)g->dram_latency;
     p->atom_op = g->l2_atomic_same_addr_ns * g->clock_mhz / 1000.0;
     p->shared_ii = (double)g->mem_shared_ii;
+    p->const_ii = g->mem_const_ii > 0 ? (double)g->mem_const_ii : 0;
     p->l1_line_cycles = (double)g->l1_line_cycles;
     p->wavefront_cycles = (double)g->shmem_wavefront_cycles;
     p->sub_ii_r = (double)g->mem_sub_ii_regular;
@@ -256,6 +257,7 @@ static void run_free(im_run *x)
     free(x->cl0);
     free(x->l1);
     free(x->l1_ready);
+    im_walker_free(x->w);
     free(x->w);
     im_cache_free(&x->l2);
     im_sched_free(&x->s);
@@ -328,6 +330,8 @@ static void phase_extra(const im_par *p, const double *D, int rb,
         comp[IM_CPI_IMBALANCE] += extra - cont;
     } else if (rb == IM_R_SMMEM) {
         comp[IM_CPI_MEM_L1] += extra;
+    } else if (rb == IM_R_SMCONST) {
+        comp[IM_CPI_MEM_SHARED] += extra; /* constant port (LDC) */
     } else {
         comp[IM_CPI_UNIT] += extra;
     }

@@ -137,13 +137,85 @@ static int mem_kind(const wc_inst *in, const wc_opinfo *oi,
 /* Register-bank reads of a fixed-latency instruction (seed 000 5.3): the
  * registers it reads from each single-ported bank (a register read twice
  * is read once; operands found in the register file cache need no read).
- * Updates the RFC.  Returns the number of banks used (cnt[b] set). */
-static void rf_reads(im_walker *w, const wc_inst *in,
-                     unsigned cnt[UA_MAX_BANKS])
+ * The operand list in order (bank, RF-cache slot, reuse bit) is static
+ * (memo_fill); with the RF cache in use (p->rfc and control bits) the
+ * lookups and updates happen per instance here.  Adds to cnt[], returns
+ * the banks read as a mask. */
+static unsigned rf_reads_dyn(im_walker *w, const im_static *s,
+                             unsigned cnt[UA_MAX_BANKS])
 {
-    const im_par *p = w->p;
     wc_reg seen[WC_MAX_SRC * 4];
-    unsigned ns = 0, slot = 0;
+    unsigned ns = 0, bm = 0;
+    for (unsigned i = 0; i < s->nrd; i++) {
+        const im_rd *e = &s->rd[i];
+        wc_reg rr = e->r;
+        if (e->sl < UA_RFC_SLOTS) {
+            int hit = w->rfc[e->b][e->sl] == rr;
+            w->rfc[e->b][e->sl] = e->reuse ? rr : WC_REG_NONE;
+            if (hit)
+                continue;
+        }
+        unsigned k;
+        for (k = 0; k < ns; k++)
+            if (seen[k] == rr)
+                break;
+        if (k < ns)
+            continue;
+        if (ns < WC_MAX_SRC * 4)
+            seen[ns++] = rr;
+        cnt[e->b]++;
+        bm |= 1u << e->b;
+    }
+    return bm;
+}
+
+/* Static reads of an instruction without RF-cache lookups. */
+static unsigned rf_reads_static(const im_static *s, unsigned cnt[UA_MAX_BANKS])
+{
+    wc_reg seen[WC_MAX_SRC * 4];
+    unsigned ns = 0, bm = 0;
+    for (unsigned i = 0; i < s->nrd; i++) {
+        const im_rd *e = &s->rd[i];
+        unsigned k;
+        for (k = 0; k < ns; k++)
+            if (seen[k] == e->r)
+                break;
+        if (k < ns)
+            continue;
+        if (ns < WC_MAX_SRC * 4)
+            seen[ns++] = e->r;
+        cnt[e->b]++;
+        bm |= 1u << e->b;
+    }
+    return bm;
+}
+
+/* Registers of the scoreboard loops (no control bits), flattened in loop
+ * order; n counts all, at most cap are stored. */
+static unsigned flat_regs(const wc_reg *ops, const uint8_t *nregs,
+                          unsigned nops, unsigned maxops, wc_reg *out,
+                          unsigned cap)
+{
+    unsigned n = 0;
+    for (unsigned s = 0; s < nops && s < maxops; s++) {
+        wc_reg r = ops[s];
+        if (WC_REG_IS_ZERO(r) || r >= IM_NREG)
+            continue;
+        unsigned nr = nregs[s] ? nregs[s] : 1;
+        for (unsigned j = 0; j < nr && r + j < IM_NREG; j++) {
+            if (n < cap)
+                out[n] = (wc_reg)(r + j);
+            n++;
+        }
+    }
+    return n;
+}
+
+/* Register-bank operand list (rf reads) in order; n counts all. */
+static unsigned flat_rd(const im_par *p, const wc_inst *in, im_rd *out,
+                        unsigned cap)
+{
+    unsigned n = 0, slot = 0;
     /* banks a power of two: a mask, as ua_bank's remainder */
     unsigned bmask = p->banks > 0 && !(p->banks & (p->banks - 1))
                          ? (unsigned)p->banks - 1
@@ -158,26 +230,152 @@ static void rf_reads(im_walker *w, const wc_inst *in,
         unsigned nr = in->src_nregs[s] ? in->src_nregs[s] : 1;
         for (unsigned j = 0; j < nr; j++) {
             wc_reg rr = (wc_reg)(r + j);
-            unsigned b = bmask ? rr & bmask : ua_bank(&p->core, rr);
-            int hit = 0;
-            if (p->rfc && sl < UA_RFC_SLOTS && in->ctrl.valid) {
-                hit = w->rfc[b][sl] == rr;
-                w->rfc[b][sl] = ((in->ctrl.reuse >> sl) & 1u) ? rr
-                                                               : WC_REG_NONE;
+            if (n < cap) {
+                out[n].r = rr;
+                out[n].b = (uint8_t)(bmask ? rr & bmask
+                                           : ua_bank(&p->core, rr));
+                out[n].sl = (uint8_t)(sl < UA_RFC_SLOTS ? sl : UA_RFC_SLOTS);
+                out[n].reuse = (uint8_t)((in->ctrl.reuse >> sl) & 1u);
             }
-            if (hit)
-                continue;
-            unsigned k;
-            for (k = 0; k < ns; k++)
-                if (seen[k] == rr)
-                    break;
-            if (k < ns)
-                continue;
-            if (ns < WC_MAX_SRC * 4)
-                seen[ns++] = rr;
-            cnt[b]++;
+            n++;
         }
     }
+    return n;
+}
+
+static unsigned char key_flags(unsigned char f)
+{
+    return (unsigned char)(f & ~(WC_IF_HAS_ADDR | WC_IF_PRED_OFF));
+}
+
+#define KEY_FO (offsetof(wc_inst, iflags) - IM_KEY_OFF)
+
+/* The mask of the key words: every byte but the per-instance iflags bits
+ * (bytes, then words: independent of byte order). */
+static void key_mask_init(im_walker *w)
+{
+    unsigned char m[IM_KEY_W * 8 + 1];
+    memset(m, 0xff, sizeof m);
+    if (KEY_FO < IM_KEY_W * 8)
+        m[KEY_FO] = key_flags(0xff);
+    memcpy(w->kmask, m, sizeof w->kmask);
+}
+
+/* The static bytes of in as an entry keeps them. */
+static void key_make(const im_walker *w, im_static *s, const wc_inst *in)
+{
+    const unsigned char *b = (const unsigned char *)in + IM_KEY_OFF;
+    for (size_t i = 0; i < IM_KEY_W; i++) {
+        uint64_t x;
+        memcpy(&x, b + 8 * i, 8);
+        s->key[i] = x & w->kmask[i];
+    }
+    for (size_t i = IM_KEY_W * 8; i < IM_KEY_LEN; i++)
+        s->key_tail[i - IM_KEY_W * 8] =
+            i == KEY_FO ? key_flags(b[i]) : b[i];
+}
+
+static int key_eq(const im_walker *w, const im_static *s, const wc_inst *in)
+{
+    const unsigned char *b = (const unsigned char *)in + IM_KEY_OFF;
+    uint64_t diff = 0;
+    for (size_t i = 0; i < IM_KEY_W; i++) {
+        uint64_t x;
+        memcpy(&x, b + 8 * i, 8);
+        diff |= (x & w->kmask[i]) ^ s->key[i];
+    }
+    for (size_t i = IM_KEY_W * 8; i < IM_KEY_LEN; i++)
+        if (s->key_tail[i - IM_KEY_W * 8] !=
+            (i == KEY_FO ? key_flags(b[i]) : b[i]))
+            return 0;
+    return diff == 0;
+}
+
+static int mem_kind(const wc_inst *in, const wc_opinfo *oi,
+                    const im_par *p, ua_mem_class *cl);
+
+/* Work out s for in.  Returns 0, or 1 when the record has more registers
+ * than an entry keeps (s then points at the walker's scratch arrays, which
+ * must exist: big_*). */
+static int memo_fill(im_walker *w, im_static *s, const wc_inst *in, int big)
+{
+    const im_par *p = w->p;
+    const wc_opinfo *oi = wc_inst_info(in);
+    s->pc = in->pc;
+    s->full = 1;
+    key_make(w, s, in);
+    s->iline = p->iline ? in->pc / p->iline : 0;
+    s->nwait = 0;
+    for (int i = 0; i < 6; i++)
+        if ((in->ctrl.wait >> i) & 1)
+            s->wait_sb[s->nwait++] = (uint8_t)i;
+    int lc = wc_inst_latclass(in);
+    s->lc = (uint8_t)lc;
+    s->opflags = oi->flags;
+    memset(&s->mcl, 0, sizeof s->mcl);
+    s->mk = (uint8_t)mem_kind(in, oi, p, &s->mcl);
+    s->fixed = !s->mk && !(oi->flags & WC_OPF_VARLAT);
+    s->lat = lc == WC_LAT_sfu ? (double)ua_inst_lat(&p->core, in, lc)
+                              : p->lat[lc];
+    im_rd *rd = big ? w->big_rd : s->rd_in;
+    wc_reg *sr = big ? w->big_sreg : s->sreg_in;
+    wc_reg *dr = big ? w->big_dreg : s->dreg_in;
+    unsigned cap = big ? WC_MAX_SRC * 256 : IM_SREG_IN;
+    unsigned dcap = big ? WC_MAX_DST * 256 : IM_SREG_IN;
+    s->nrd = s->mk ? 0 : flat_rd(p, in, rd, cap);
+    s->nsreg = flat_regs(in->src, in->src_nregs, in->nsrc, WC_MAX_SRC, sr,
+                         cap);
+    s->ndreg = flat_regs(in->dst, in->dst_nregs, in->ndst, WC_MAX_DST, dr,
+                         dcap);
+    s->rd = rd;
+    s->sreg = sr;
+    s->dreg = dr;
+    if (s->nrd > cap || s->nsreg > cap || s->ndreg > dcap)
+        return 1;
+    s->rfc_dyn = (uint8_t)(p->rfc && in->ctrl.valid);
+    memset(s->reads, 0, sizeof s->reads);
+    s->bmask = 0;
+    if (!s->mk && !s->rfc_dyn)
+        s->bmask = (uint8_t)rf_reads_static(s, s->reads);
+    for (int b = 0; b < UA_MAX_BANKS; b++)
+        s->dreads[b] = (double)s->reads[b];
+    return 0;
+}
+
+/* The entry of in's PC (NULL: out of memory). */
+static const im_static *memo_get(im_walker *w, const wc_inst *in)
+{
+    im_static *s = &w->memo[(in->pc >> 4) & (IM_MEMO_N - 1)];
+    if (s->full && s->pc == in->pc && key_eq(w, s, in))
+        return s;
+    if (memo_fill(w, s, in, 0) == 0)
+        return s;
+    s->full = 0;
+    if (!w->big) {
+        w->big = malloc(sizeof *w->big);
+        w->big_rd = malloc(WC_MAX_SRC * 256 * sizeof *w->big_rd);
+        w->big_sreg = malloc(WC_MAX_SRC * 256 * sizeof *w->big_sreg);
+        w->big_dreg = malloc(WC_MAX_DST * 256 * sizeof *w->big_dreg);
+        if (!w->big || !w->big_rd || !w->big_sreg || !w->big_dreg)
+            return NULL;
+    }
+    memo_fill(w, w->big, in, 1);
+    return w->big;
+}
+
+void im_walker_free(im_walker *w)
+{
+    if (!w)
+        return;
+    free(w->memo);
+    free(w->big);
+    free(w->big_rd);
+    free(w->big_sreg);
+    free(w->big_dreg);
+    w->memo = NULL;
+    w->big = NULL;
+    w->big_rd = NULL;
+    w->big_sreg = w->big_dreg = NULL;
 }
 
 /* Table 2 row of a memory instruction. */
@@ -239,6 +437,11 @@ int im_warp_run(im_walker *w, int sub, im_next_fn next, void *ctx,
     size_t phase = 0;
     if (phase_at(acc, 0) != 0)
         return wc_diag_set(d, WC_EINTERNAL, "", 0, 0, "out of memory");
+    if (!w->memo) {
+        if (!(w->memo = calloc(IM_MEMO_N, sizeof *w->memo)))
+            return wc_diag_set(d, WC_EINTERNAL, "", 0, 0, "out of memory");
+        key_mask_init(w);
+    }
     double *dem = acc->dem;
     double t0 = w->base; /* phase start */
     double prev = w->base - 1, next_ok = w->base;
@@ -265,19 +468,31 @@ int im_warp_run(im_walker *w, int sub, im_next_fn next, void *ctx,
     double last_atom = -1; /* last atomic performed at the L2 */
     int rc;
     while ((rc = next(ctx, &in, d)) == 1) {
-        const wc_opinfo *oi = wc_inst_info(in);
-        int lc = wc_inst_latclass(in);
+        const im_static *ms = memo_get(w, in);
+        if (!ms)
+            return wc_diag_set(d, WC_EINTERNAL, "", 0, 0, "out of memory");
+        int lc = ms->lc;
         int ctrl = w->use_ctrl && in->ctrl.valid;
-        ua_mem_class mcl;
-        int mk = mem_kind(in, oi, p, &mcl);
+        const ua_mem_class *mcl = &ms->mcl;
+        int mk = ms->mk;
         unsigned c_lines = 0, c_sectors = 0, c_wf = 0;
         n++;
         /* fixed latency, or variable latency outside the memory unit
          * (MUFU, DFMA, S2R, conversions): both read the register file */
-        int fixed = !mk && !(oi->flags & WC_OPF_VARLAT);
-        unsigned reads[UA_MAX_BANKS] = {0};
-        if (!mk)
-            rf_reads(w, in, reads);
+        int fixed = ms->fixed;
+        unsigned ureads[UA_MAX_BANKS];
+        double dreads[UA_MAX_BANKS];
+        const double *reads = ms->dreads;
+        unsigned bm = ms->bmask;
+        if (ms->rfc_dyn && !mk) {
+            memset(ureads, 0, sizeof ureads);
+            bm = rf_reads_dyn(w, ms, ureads);
+            for (unsigned m = bm; m; m &= m - 1) {
+                int b = __builtin_ctz(m);
+                dreads[b] = (double)ureads[b];
+            }
+            reads = dreads;
+        }
         /* ---- earliest issue and its binding constraint ---- */
         double e = prev + 1;
         int cause = CAUSE_NONE;
@@ -290,14 +505,16 @@ int im_warp_run(im_walker *w, int sub, im_next_fn next, void *ctx,
         }                                                                      \
     } while (0)
         /* every read of a bank within the read window after issue */
-        for (int b = 0; fixed && b < p->banks; b++)
-            if (reads[b])
+        if (fixed)
+            for (unsigned m = bm; m; m &= m - 1) {
+                int b = __builtin_ctz(m);
                 BIND(w->bank_next[b] + reads[b] - 1 - p->read_window,
                      IM_CPI_UNIT);
-        if (w->ic && in->pc / p->iline != cur_line) {
+            }
+        if (w->ic && ms->iline != cur_line) {
             /* a new code line: wait until it is in the SM's icache (cold
              * misses are shared by every warp that asks meanwhile) */
-            cur_line = in->pc / p->iline;
+            cur_line = ms->iline;
             double now = w->cta_t + (prev + 1 - w->base);
             double rdy = im_icode_fetch(w->ic, p, cur_line, now);
             if (rdy > now)
@@ -318,32 +535,23 @@ int im_warp_run(im_walker *w, int sub, im_next_fn next, void *ctx,
         }
         if (ctrl) {
             BIND(next_ok, IM_CPI_DEP);
-            for (int i = 0; i < 6; i++)
-                if ((in->ctrl.wait >> i) & 1)
-                    BIND(w->sb_ready[i], w->sb_cause[i]);
+            for (unsigned i = 0; i < ms->nwait; i++) {
+                int sb = ms->wait_sb[i];
+                BIND(w->sb_ready[sb], w->sb_cause[sb]);
+            }
             if (in->depbar_sb >= 0 && in->depbar_sb < 6 && in->depbar_le == 0)
                 BIND(w->sb_ready[in->depbar_sb], w->sb_cause[in->depbar_sb]);
         } else {
-            for (unsigned s = 0; s < in->nsrc && s < WC_MAX_SRC; s++) {
-                wc_reg r = in->src[s];
-                if (WC_REG_IS_ZERO(r) || r >= IM_NREG)
-                    continue;
-                unsigned nr = in->src_nregs[s] ? in->src_nregs[s] : 1;
-                for (unsigned j = 0; j < nr && r + j < IM_NREG; j++)
-                    BIND(w->reg_ready[r + j], w->reg_cause[r + j]);
+            for (unsigned i = 0; i < ms->nsreg; i++) {
+                wc_reg r = ms->sreg[i];
+                BIND(w->reg_ready[r], w->reg_cause[r]);
             }
-            for (unsigned s = 0; s < in->ndst && s < WC_MAX_DST; s++) {
-                wc_reg r = in->dst[s];
-                if (WC_REG_IS_ZERO(r) || r >= IM_NREG)
-                    continue;
-                unsigned nr = in->dst_nregs[s] ? in->dst_nregs[s] : 1;
-                for (unsigned j = 0; j < nr && r + j < IM_NREG; j++) {
-                    /* WAW only against a later-completing producer */
-                    if (w->reg_ready[r + j] > e + p->lat[lc])
-                        BIND(w->reg_ready[r + j] - p->lat[lc],
-                             w->reg_cause[r + j]);
-                    BIND(w->reg_war[r + j], IM_CPI_MEM_L1);
-                }
+            for (unsigned i = 0; i < ms->ndreg; i++) {
+                wc_reg r = ms->dreg[i];
+                /* WAW only against a later-completing producer */
+                if (w->reg_ready[r] > e + p->lat[lc])
+                    BIND(w->reg_ready[r] - p->lat[lc], w->reg_cause[r]);
+                BIND(w->reg_war[r], IM_CPI_MEM_L1);
             }
         }
         if (!mk)
@@ -367,8 +575,9 @@ int im_warp_run(im_walker *w, int sub, im_next_fn next, void *ctx,
          * latency from the queue after Control, with the slots left (its
          * own clock here), one register per bank and cycle */
         double vread_end = 0;
-        for (int b = 0; b < p->banks; b++)
-            if (reads[b]) {
+        for (unsigned m = bm; m; m &= m - 1) {
+            int b = __builtin_ctz(m);
+            {
                 double *bn = fixed ? &w->bank_next[b] : &w->vbank_next[b];
                 double first = fixed ? t + 1 : t + UA_ISSUE_TO_ALLOC;
                 double st = *bn > first ? *bn : first;
@@ -378,10 +587,9 @@ int im_warp_run(im_walker *w, int sub, im_next_fn next, void *ctx,
                 dem_add(w, D, IM_R_BANK + sub * UA_MAX_BANKS + b, reads[b],
                         t, t0);
             }
+        }
         /* MUFU by function (lat_mufu_*, issue 11), as the detailed model */
-        double lat = lc == WC_LAT_sfu ? (double)ua_inst_lat(&p->core, in, lc)
-                                      : p->lat[lc],
-               war = 0;
+        double lat = ms->lat, war = 0;
         int lcause = IM_CPI_DEP;
         if (!mk) {
             if (lc == WC_LAT_fp64 && p->fp64_shared)
@@ -393,8 +601,8 @@ int im_warp_run(im_walker *w, int sub, im_next_fn next, void *ctx,
                 lat = vread_end - t; /* result after its operands are read */
         } else {
             double raw;
-            raw = mcl.raw >= 0 ? (double)mcl.raw : p->l1_lat;
-            war = (double)mcl.war;
+            raw = mcl->raw >= 0 ? (double)mcl->raw : p->l1_lat;
+            war = (double)mcl->war;
             int uniform = (in->iflags & WC_IF_UADDR) != 0;
             double sub_ii = uniform ? p->sub_ii_u : p->sub_ii_r;
             /* sub-core address unit and queue (seed 000 Table 1) */
@@ -403,15 +611,16 @@ int im_warp_run(im_walker *w, int sub, im_next_fn next, void *ctx,
                 S = w->addr_free;
             w->addr_free = S + sub_ii;
             w->memq[qpos] = S + (p->sub_latency - p->dispatch);
-            qpos = (qpos + 1) % memq;
+            if (++qpos == memq)
+                qpos = 0;
             dem_add(w, D, IM_R_MEMSUB + sub, sub_ii, t, t0);
             double smb = p->shared_ii;
             lat = raw;
             if (mk == 1) {
                 im_macc a;
-                int st = mcl.is_write;
-                int at = mcl.atomic;
-                im_mem_global(p, w->l1, w->l2, in, &mcl, &a);
+                int st = mcl->is_write;
+                int at = mcl->atomic;
+                im_mem_global(p, w->l1, w->l2, in, mcl, &a);
                 c_lines = a.lines;
                 c_sectors = a.sectors;
                 double lines = a.lines ? a.lines : 1;
@@ -461,7 +670,10 @@ int im_warp_run(im_walker *w, int sub, im_next_fn next, void *ctx,
             }
             if (in->mask == 0) /* predicated off: no access */
                 lat = war;
-            dem_add(w, D, IM_R_SMMEM, smb, t, t0);
+            if (mk == 3 && p->const_ii > 0) /* own port, as dm's mem_unit */
+                dem_add(w, D, IM_R_SMCONST, p->const_ii, t, t0);
+            else
+                dem_add(w, D, IM_R_SMMEM, smb, t, t0);
         }
         /* results: dependence counters or register scoreboard */
         double done = t + lat;
@@ -480,34 +692,25 @@ int im_warp_run(im_walker *w, int sub, im_next_fn next, void *ctx,
             unsigned st = in->ctrl.stall ? in->ctrl.stall : 1;
             next_ok = t + st;
         } else {
-            for (unsigned s = 0; s < in->ndst && s < WC_MAX_DST; s++) {
-                wc_reg r = in->dst[s];
-                if (WC_REG_IS_ZERO(r) || r >= IM_NREG)
-                    continue;
-                unsigned nr = in->dst_nregs[s] ? in->dst_nregs[s] : 1;
-                for (unsigned j = 0; j < nr && r + j < IM_NREG; j++) {
-                    w->reg_ready[r + j] = done;
-                    w->reg_cause[r + j] = (uint8_t)lcause;
-                }
+            for (unsigned i = 0; i < ms->ndreg; i++) {
+                wc_reg r = ms->dreg[i];
+                w->reg_ready[r] = done;
+                w->reg_cause[r] = (uint8_t)lcause;
             }
             if (mk && war > 0)
-                for (unsigned s = 0; s < in->nsrc && s < WC_MAX_SRC; s++) {
-                    wc_reg r = in->src[s];
-                    if (WC_REG_IS_ZERO(r) || r >= IM_NREG)
-                        continue;
-                    unsigned nr = in->src_nregs[s] ? in->src_nregs[s] : 1;
-                    for (unsigned j = 0; j < nr && r + j < IM_NREG; j++)
-                        if (t + war > w->reg_war[r + j])
-                            w->reg_war[r + j] = t + war;
+                for (unsigned i = 0; i < ms->nsreg; i++) {
+                    wc_reg r = ms->sreg[i];
+                    if (t + war > w->reg_war[r])
+                        w->reg_war[r] = t + war;
                 }
         }
-        ua_counts_inst(&acc->cnt, in, mk ? &mcl : NULL, c_lines, c_sectors,
+        ua_counts_inst(&acc->cnt, in, mk ? mcl : NULL, c_lines, c_sectors,
                        c_wf);
         prev = t;
         if (done > maxt)
             maxt = done;
         /* ---- barriers end a phase ---- */
-        if ((oi->flags & WC_OPF_BAR) && in->mask != 0) {
+        if ((ms->opflags & WC_OPF_BAR) && in->mask != 0) {
             double len = t + 1 - t0;
             total += len;
             if (len > acc->lmax[phase]) {
