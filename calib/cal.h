@@ -65,6 +65,15 @@ typedef struct cal_meas {
     int holdout;        /* 1: not fitted, only predicted (--holdout)         */
     char src[1024];     /* file:line it came from                             */
     char match[512];    /* how it was matched, for the report                */
+    /* The profiler is part of the measurement (issue 11, clock domains):   */
+    double mhz;         /* core clock the row was measured at (key=value
+                           `frequency=`), 0 = the config's clock_mhz; the
+                           evaluator predicts at this clock, so the physical
+                           keys (*_ns, *_gbs) give the cycles at that clock */
+    int launch_excluded;/* 1: the profiler's duration does not include the
+                           launch front end (nsys timeline, profile_type=
+                           nsys): predicted = model - launch_overhead +
+                           nsys_launch_ns at the row's clock             */
 } cal_meas;
 
 typedef struct cal_mset {

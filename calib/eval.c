@@ -369,17 +369,48 @@ static int eval_ubench(const cal_builtin_ctx *bc, const wc_gpu *g,
 }
 #endif
 
+static int eval_at_clock(const cal_builtin_ctx *bc, const wc_gpu *g,
+                         const cal_meas *m, double *pred, wc_diag *d);
+
+/* A row measured at its own clock (m->mhz) is predicted at that clock: the
+ * physical keys are re-resolved there (wc_gpu_resolve_clock), the cycle
+ * keys stay.  A row whose profiler leaves out the launch front end
+ * (m->launch_excluded: nsys durations) is predicted with the part of the
+ * launch the profiler sees (nsys_launch_ns) instead of launch_overhead.  docs/calibration.md, "The profiler is part of the
+ * measurement". */
 int cal_eval_builtin(void *ctx, const wc_gpu *g, const cal_meas *m,
                      double *pred, wc_diag *d)
 {
     const cal_builtin_ctx *bc = ctx;
+    if (m->mhz > 0 && m->mhz != g->clock_mhz) {
+        wc_gpu *h = malloc(sizeof *h);
+        if (!h)
+            return wc_diag_set(d, WC_EINTERNAL, m->src, 0, 0,
+                               "out of memory");
+        *h = *g;
+        h->clock_mhz = m->mhz;
+        wc_gpu_resolve_clock(h);
+        int rc = eval_at_clock(bc, h, m, pred, d);
+        free(h);
+        return rc;
+    }
+    return eval_at_clock(bc, g, m, pred, d);
+}
+
+static int eval_at_clock(const cal_builtin_ctx *bc, const wc_gpu *g,
+                         const cal_meas *m, double *pred, wc_diag *d)
+{
+    int rc = 0;
     switch (m->kind) {
     case CAL_MK_EMPTY: {
         unsigned occ;
-        int rc = ua_ctas_per_sm(g, m->threads, 0, 0, m->src, &occ, d);
+        rc = ua_ctas_per_sm(g, m->threads, 0, 0, m->src, &occ, d);
         if (rc)
             return rc;
         *pred = cal_launch_cycles(g, m->ctas, m->threads, 0, 0, 0.0);
+        if (m->launch_excluded)
+            *pred += g->nsys_launch_ns * g->clock_mhz / 1000.0 -
+                     g->launch_overhead;
         return 0;
     }
     case CAL_MK_UBENCH:
@@ -395,7 +426,11 @@ int cal_eval_builtin(void *ctx, const wc_gpu *g, const cal_meas *m,
 #if CAL_HAVE_IM || CAL_HAVE_DM
         if (bc->model == CAL_MODEL_LAUNCH)
             break;
-        return eval_trace(bc, g, m, pred, d);
+        rc = eval_trace(bc, g, m, pred, d);
+        if (rc == 0 && m->launch_excluded)
+            *pred += g->nsys_launch_ns * g->clock_mhz / 1000.0 -
+                     g->launch_overhead;
+        return rc;
 #else
         break;
 #endif

@@ -786,9 +786,33 @@ static int parse_kv(cal_mset *set, src *s, const cal_read_opts *o,
         m.ctas = (uint64_t)b;
         m.threads = (unsigned)t;
         m.measured = c;
+        /* The profiler is part of the measurement: the row's clock
+         * (`frequency=`, MHz) and whether its duration includes the launch
+         * front end (Nsight Systems timeline durations do not: fidelity
+         * analysis of the H100 PCIe data, 1024 x 256 threads: ncu 4.6 us,
+         * nsys 1.76 us; docs/calibration.md). */
+        char fb[64], pb[64];
+        long cf = kv_get(p, e, "frequency", fb, sizeof fb);
+        if (cf) {
+            double mhz;
+            if (parse_num(fb, &mhz) || !(mhz >= 1 && mhz <= 10000))
+                return wc_diag_set(d, WC_EINPUT, s->name, line, cf,
+                                   "frequency= '%s' is not a clock in MHz "
+                                   "1..10000", fb);
+            m.mhz = mhz;
+        }
+        const char *prof = "";
+        if (kv_get(p, e, "profile_type", pb, sizeof pb)) {
+            if (strcmp(pb, "nsys") == 0) {
+                m.launch_excluded = 1;
+                prof = " nsys";
+            } else if (strcmp(pb, "ncu") == 0) {
+                prof = " ncu";
+            }
+        }
         snprintf(m.src, sizeof m.src, "%s:%ld", s->name, line);
-        snprintf(m.label, sizeof m.label, "empty %llux%u",
-                 (unsigned long long)m.ctas, m.threads);
+        snprintf(m.label, sizeof m.label, "empty %llux%u%s",
+                 (unsigned long long)m.ctas, m.threads, prof);
         snprintf(m.match, sizeof m.match, "empty kernel, launch model%s%s",
                  selbuf[0] ? ", selected by " : "", selbuf);
         int rc = cal_mset_add(set, &m, d);
