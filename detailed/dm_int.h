@@ -273,6 +273,8 @@ typedef struct dm_sub {
      * (dm_wake, issue, a released ring slot, warps arriving or leaving). */
     uint8_t issue_idle_why;
     uint8_t fetch_idle;
+    uint8_t had_warps;       /* a warp ran here: rd / wr / rfc may be dirty
+                                (dm_sm_reuse clears them only then)        */
     dm_latch ctrl;           /* Control latch                                */
     dm_latch alloc;          /* Allocate latch                               */
     unsigned idx;

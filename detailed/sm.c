@@ -6,6 +6,7 @@
  * memory, then every sub-core's stages back to front, skipping quiet
  * sub-cores and sleeping while all of them are quiet (speed only).
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -163,7 +164,15 @@ int dm_sm_reuse(dm_gpu *gpu, dm_sm *sm, unsigned id)
         if (s->warps)
             memset(s->warps, 0, nslots * sizeof *s->warps);
     }
-    memset(sm, 0, sizeof *sm);
+    /* the sub-cores' calendars and RFC (most of an SM's 40 KB) are only
+     * written for warps: cleared where a warp ran */
+    memset(sm, 0, offsetof(dm_sm, sub));
+    for (unsigned i = 0; i < DM_MAX_SUBCORES; i++)
+        memset(&sm->sub[i], 0,
+               sm->sub[i].had_warps ? sizeof sm->sub[i]
+                                    : offsetof(dm_sub, rfc));
+    memset((char *)sm + offsetof(dm_sm, sub) + sizeof sm->sub, 0,
+           sizeof *sm - offsetof(dm_sm, sub) - sizeof sm->sub);
     sm->warps = warps;
     sm->ctas = ctas;
     sm->fl = fl;
@@ -337,6 +346,7 @@ static int cta_start(dm_sm *sm, unsigned ci, const wc_ubench *u)
         ct->slots[i] = wi;
         dm_sub *s = &sm->sub[w->sub];
         w->spos = s->nwarps;
+        s->had_warps = 1;
         s->warps[s->nwarps++] = wi;
         dm_bit_put(s->awake, w->spos, 1);
         dm_sub_touch(s);
