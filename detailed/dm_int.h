@@ -273,6 +273,8 @@ typedef struct dm_sub {
      * (dm_wake, issue, a released ring slot, warps arriving or leaving). */
     uint8_t issue_idle_why;
     uint8_t fetch_idle;
+    uint8_t had_warps;       /* a warp ran here: rd / wr / rfc may be dirty
+                                (dm_sm_reuse clears them only then)        */
     dm_latch ctrl;           /* Control latch                                */
     dm_latch alloc;          /* Allocate latch                               */
     unsigned idx;
@@ -348,6 +350,11 @@ typedef struct dm_sm {
      * hwhy[w]); UINT64_MAX until an event wakes it (dm_wake) */
     uint64_t *hint;
     uint8_t *hwhy;
+    /* kept across runs (run.c's per-thread pool, dm_sm_reuse): warp slots
+     * used so far, allocated sizes of the arrays */
+    unsigned warps_hw;
+    uint32_t capfl_alloc;
+    unsigned nsub_alloc, vq_alloc;
 } dm_sm;
 
 static inline void dm_bit_put(uint64_t *m, unsigned i, int on)
@@ -415,6 +422,7 @@ struct dm_gpu {
     dm_sm *sms;
     unsigned nsms;
     dm_l2 *l2;
+    struct dm_pool *pool;    /* the per-thread pool the SMs came from       */
     uint64_t seq;            /* warp launch sequence                         */
     wc_rng rng;
     int ubench;
@@ -454,6 +462,12 @@ int dm_icache_access(dm_icache *c, uint64_t line, uint64_t cycle,
 
 /* ---- sm.c ---- */
 int dm_sm_init(dm_gpu *gpu, dm_sm *sm, unsigned id);
+/* 1 when sm's arrays have the sizes gpu's parameters need */
+int dm_sm_fits_arrays(const dm_gpu *gpu, const dm_sm *sm);
+/* sm as dm_sm_init leaves it, on its arrays (a run may have used it) */
+int dm_sm_reuse(dm_gpu *gpu, dm_sm *sm, unsigned id);
+/* Free the trace CTAs an SM still holds (a run that stopped early). */
+void dm_sm_drop_ctas(dm_sm *sm);
 void dm_sm_fini(dm_sm *sm);
 void dm_sm_tick(dm_sm *sm, uint64_t c);
 /* Leave the sleep of dm_sm_tick before cycle c (count the stalls). */

@@ -8,6 +8,7 @@
  * Entry points of dm.h.
  */
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -79,12 +80,67 @@ static void event_flush(dm_gpu *gpu, int all)
     gpu->ev_base += k;
 }
 
+/*
+ * Per-thread pool of SMs kept across runs: the arrays of an SM (warp slots,
+ * 5 KB each, CTA slots, in-flight table) were allocated and cleared for
+ * every kernel, which on short kernels of a 132-SM GPU was most of the
+ * time.  A run takes the pool's SMs when their array sizes fit its
+ * parameters and resets what the last run used (dm_sm_reuse); results are
+ * those of fresh SMs.  Freed at thread exit.
+ */
+typedef struct dm_pool {
+    dm_sm *sms;
+    unsigned n;
+} dm_pool;
+
+static pthread_key_t pool_key;
+static pthread_once_t pool_once = PTHREAD_ONCE_INIT;
+static int pool_ok;
+
+static void pool_free(void *v)
+{
+    dm_pool *pl = v;
+    if (!pl)
+        return;
+    for (unsigned i = 0; i < pl->n; i++)
+        dm_sm_fini(&pl->sms[i]);
+    free(pl->sms);
+    free(pl);
+}
+
+static void pool_make_key(void)
+{
+    pool_ok = pthread_key_create(&pool_key, pool_free) == 0;
+}
+
+/* The pool of this thread (taken out of it: NULL when empty). */
+static dm_pool *pool_take(void)
+{
+    pthread_once(&pool_once, pool_make_key);
+    if (!pool_ok)
+        return NULL;
+    dm_pool *pl = pthread_getspecific(pool_key);
+    if (pl)
+        pthread_setspecific(pool_key, NULL);
+    return pl;
+}
+
 static void gpu_fini(dm_gpu *gpu)
 {
-    if (gpu->sms)
+    dm_pool *pl = gpu->pool;
+    if (gpu->sms && pl && pl->sms == gpu->sms) {
+        /* back to the pool, without the trace's CTAs */
+        for (unsigned i = 0; i < gpu->nsms; i++)
+            dm_sm_drop_ctas(&gpu->sms[i]);
+        if (pool_ok && pthread_getspecific(pool_key) == NULL &&
+            pthread_setspecific(pool_key, pl) == 0)
+            pl = NULL;
+        pool_free(pl);
+    } else if (gpu->sms) {
         for (unsigned i = 0; i < gpu->nsms; i++)
             dm_sm_fini(&gpu->sms[i]);
-    free(gpu->sms);
+        free(gpu->sms);
+    }
     dm_l2_free(gpu->l2);
     free(gpu->ev);
     free(gpu->evfin);
@@ -106,18 +162,54 @@ static int gpu_init(dm_gpu *gpu, const wc_gpu *g, const dm_options *o,
     gpu->shortcuts = g->dm_shortcuts != 0;
     wc_rng_seed(&gpu->rng, gpu->o.seed);
     gpu->l2 = dm_l2_create(g);
-    gpu->sms = calloc(nsms, sizeof *gpu->sms);
-    if (!gpu->l2 || !gpu->sms)
+    if (!gpu->l2)
         return wc_diag_set(d, WC_EINTERNAL, "", 0, 0,
                            "detailed model: out of memory or bad memory "
                            "configuration");
+    dm_pool *pl = pool_take();
+    int fits = pl && pl->n >= nsms;
+    for (unsigned i = 0; fits && i < nsms; i++)
+        fits = dm_sm_fits_arrays(gpu, &pl->sms[i]);
+    if (pl && !fits) {
+        pool_free(pl);
+        pl = NULL;
+    }
+    if (pl) {
+        gpu->pool = pl;
+        gpu->sms = pl->sms;
+        gpu->nsms = nsms;
+        for (unsigned i = 0; i < nsms; i++)
+            if (dm_sm_reuse(gpu, &gpu->sms[i], i) != 0) {
+                gpu->nsms = pl->n; /* gpu_fini frees them all */
+                gpu->pool = NULL;
+                free(pl);
+                return wc_diag_set(d, WC_EINTERNAL, "", 0, 0,
+                                   "detailed model: cannot create SM %u "
+                                   "(out of memory or bad configuration)",
+                                   i);
+            }
+        return 0;
+    }
+    pl = calloc(1, sizeof *pl);
+    gpu->sms = calloc(nsms, sizeof *gpu->sms);
+    if (!pl || !gpu->sms) {
+        free(pl);
+        return wc_diag_set(d, WC_EINTERNAL, "", 0, 0,
+                           "detailed model: out of memory");
+    }
+    pl->sms = gpu->sms;
+    gpu->pool = pl;
     gpu->nsms = nsms;
     for (unsigned i = 0; i < nsms; i++)
-        if (dm_sm_init(gpu, &gpu->sms[i], i) != 0)
+        if (dm_sm_init(gpu, &gpu->sms[i], i) != 0) {
+            gpu->pool = NULL; /* gpu_fini frees the SMs */
+            free(pl);
             return wc_diag_set(d, WC_EINTERNAL, "", 0, 0,
                                "detailed model: cannot create SM %u (out of "
                                "memory or bad configuration)",
                                i);
+        }
+    pl->n = nsms;
     return 0;
 }
 

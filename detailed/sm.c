@@ -6,6 +6,7 @@
  * memory, then every sub-core's stages back to front, skipping quiet
  * sub-cores and sleeping while all of them are quiet (speed only).
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,48 +21,30 @@ void dm_fail(dm_gpu *gpu, int code, const char *what)
     wc_diag_set(gpu->d, code, "", 0, 0, "detailed model: %s", what);
 }
 
-int dm_sm_init(dm_gpu *gpu, dm_sm *sm, unsigned id)
+/* The per-run parts of an SM (instruction caches, memory unit) and every
+ * field that is not an array allocation, on sm's arrays (allocated and
+ * cleared by the caller). */
+static int sm_setup(dm_gpu *gpu, dm_sm *sm, unsigned id)
 {
     const dm_params *p = &gpu->p;
-    memset(sm, 0, sizeof *sm);
     sm->id = id;
     sm->gpu = gpu;
     sm->p = p;
     sm->g = gpu->g;
-    sm->nslots = (unsigned)(p->max_warps < 64 ? 64 : p->max_warps);
-    if (sm->nslots > DM_MAX_WARPS)
-        return -1;
-    sm->nctas = (unsigned)p->max_ctas;
-    sm->warps = calloc(sm->nslots, sizeof *sm->warps);
-    sm->ctas = calloc(sm->nctas, sizeof *sm->ctas);
     sm->l1i = dm_l1i_create(p);
     sm->mem = dm_mem_create(gpu->g, gpu->l2);
-    sm->capfl = 64;
-    if (gpu->o.fl_max && gpu->o.fl_max < sm->capfl)
-        sm->capfl = gpu->o.fl_max < 2 ? 2 : gpu->o.fl_max; /* record 0 unused */
-    sm->fl = calloc(sm->capfl, sizeof *sm->fl);
-    sm->flfree = calloc(sm->capfl, sizeof *sm->flfree);
-    sm->hint = calloc(sm->nslots, sizeof *sm->hint);
-    sm->hwhy = calloc(sm->nslots, sizeof *sm->hwhy);
-    if (!sm->hint || !sm->hwhy || !sm->warps || !sm->ctas || !sm->l1i || !sm->mem || !sm->fl ||
-        !sm->flfree)
+    if (!sm->l1i || !sm->mem)
         return -1;
+    sm->nflfree = 0;
     for (uint32_t t = sm->capfl - 1; t >= 1; t--)
         sm->flfree[sm->nflfree++] = t;
-    for (unsigned i = 0; i < sm->nctas; i++) {
-        sm->ctas[i].slots = calloc(sm->nslots, sizeof(unsigned));
-        if (!sm->ctas[i].slots)
-            return -1;
-    }
     for (unsigned i = 0; i < p->nsub; i++) {
         dm_sub *s = &sm->sub[i];
         s->idx = i;
         s->ibuf = p->ibuf;
-        s->warps = calloc(sm->nslots, sizeof *s->warps);
         s->vq_cap = p->vq_entries;
-        s->vq = calloc(s->vq_cap, sizeof *s->vq);
         s->l0i = dm_icache_create(p, sm->l1i);
-        if (!s->warps || !s->vq || !s->l0i)
+        if (!s->l0i)
             return -1;
         s->last_issued = DM_NO_WARP;
         s->const_warp = DM_NO_WARP;
@@ -74,6 +57,149 @@ int dm_sm_init(dm_gpu *gpu, dm_sm *sm, unsigned id)
                 s->rfc[b][k].warp = DM_NO_WARP;
     }
     return 0;
+}
+
+static uint32_t sm_capfl0(const dm_gpu *gpu)
+{
+    uint32_t cap = 64;
+    if (gpu->o.fl_max && gpu->o.fl_max < cap)
+        cap = gpu->o.fl_max < 2 ? 2 : gpu->o.fl_max; /* record 0 unused */
+    return cap;
+}
+
+int dm_sm_init(dm_gpu *gpu, dm_sm *sm, unsigned id)
+{
+    const dm_params *p = &gpu->p;
+    memset(sm, 0, sizeof *sm);
+    sm->gpu = gpu;
+    sm->nslots = (unsigned)(p->max_warps < 64 ? 64 : p->max_warps);
+    if (sm->nslots > DM_MAX_WARPS)
+        return -1;
+    sm->nctas = (unsigned)p->max_ctas;
+    sm->warps = calloc(sm->nslots, sizeof *sm->warps);
+    sm->ctas = calloc(sm->nctas, sizeof *sm->ctas);
+    sm->capfl = sm_capfl0(gpu);
+    sm->fl = calloc(sm->capfl, sizeof *sm->fl);
+    sm->flfree = calloc(sm->capfl, sizeof *sm->flfree);
+    sm->hint = calloc(sm->nslots, sizeof *sm->hint);
+    sm->hwhy = calloc(sm->nslots, sizeof *sm->hwhy);
+    if (!sm->hint || !sm->hwhy || !sm->warps || !sm->ctas || !sm->fl ||
+        !sm->flfree)
+        return -1;
+    sm->capfl_alloc = sm->capfl;
+    sm->nsub_alloc = p->nsub;
+    sm->vq_alloc = p->vq_entries;
+    for (unsigned i = 0; i < sm->nctas; i++) {
+        sm->ctas[i].slots = calloc(sm->nslots, sizeof(unsigned));
+        if (!sm->ctas[i].slots)
+            return -1;
+    }
+    for (unsigned i = 0; i < p->nsub; i++) {
+        dm_sub *s = &sm->sub[i];
+        s->warps = calloc(sm->nslots, sizeof *s->warps);
+        s->vq = calloc(p->vq_entries, sizeof *s->vq);
+        if (!s->warps || !s->vq)
+            return -1;
+    }
+    return sm_setup(gpu, sm, id);
+}
+
+int dm_sm_fits_arrays(const dm_gpu *gpu, const dm_sm *sm)
+{
+    const dm_params *p = &gpu->p;
+    unsigned nslots = (unsigned)(p->max_warps < 64 ? 64 : p->max_warps);
+    if (sm->nslots != nslots || sm->nctas != (unsigned)p->max_ctas ||
+        sm->capfl_alloc < sm_capfl0(gpu) || sm->nsub_alloc != p->nsub ||
+        sm->vq_alloc != p->vq_entries)
+        return 0;
+    return 1;
+}
+
+/* Back to the state dm_sm_init leaves, keeping the arrays: only the warp
+ * slots a run used (warps_hw), the CTA slots and the small per-slot arrays
+ * are cleared; caches and the memory unit are made anew (they clear their
+ * sets on first touch).  Results are those of a fresh SM. */
+int dm_sm_reuse(dm_gpu *gpu, dm_sm *sm, unsigned id)
+{
+    const dm_params *p = &gpu->p;
+    for (unsigned i = 0; i < sm->warps_hw; i++)
+        free(sm->warps[i].clocks);
+    memset(sm->warps, 0, sm->warps_hw * sizeof *sm->warps);
+    for (unsigned i = 0; i < sm->nctas; i++) {
+        dm_cta_slot *ct = &sm->ctas[i];
+        unsigned *slots = ct->slots;
+        if (ct->live && ct->cta)
+            wc_cta_free(ct->cta);
+        memset(ct, 0, sizeof *ct);
+        memset(slots, 0, sm->nslots * sizeof *slots);
+        ct->slots = slots;
+    }
+    dm_l1i_free(sm->l1i);
+    dm_mem_free(sm->mem);
+    memset(sm->hint, 0, sm->nslots * sizeof *sm->hint);
+    memset(sm->hwhy, 0, sm->nslots * sizeof *sm->hwhy);
+    /* the in-flight table starts at its first capacity (growth is part of
+     * the run: tags follow from it); the larger block is kept */
+    uint32_t cap0 = sm_capfl0(gpu);
+    memset(sm->fl, 0, cap0 * sizeof *sm->fl);
+    /* keep: arrays */
+    dm_warp *warps = sm->warps;
+    dm_cta_slot *ctas = sm->ctas;
+    dm_fl *fl = sm->fl;
+    uint32_t *flfree = sm->flfree;
+    uint64_t *hint = sm->hint;
+    uint8_t *hwhy = sm->hwhy;
+    unsigned nslots = sm->nslots, nctas = sm->nctas;
+    uint32_t capfl_alloc = sm->capfl_alloc;
+    unsigned *sw[DM_MAX_SUBCORES];
+    dm_vop *vq[DM_MAX_SUBCORES];
+    for (unsigned i = 0; i < DM_MAX_SUBCORES; i++) {
+        dm_sub *s = &sm->sub[i];
+        dm_icache_free(s->l0i);
+        free(s->wbq);
+        sw[i] = s->warps;
+        vq[i] = s->vq;
+        if (s->vq)
+            memset(s->vq, 0, p->vq_entries * sizeof *s->vq);
+        if (s->warps)
+            memset(s->warps, 0, nslots * sizeof *s->warps);
+    }
+    /* the sub-cores' calendars and RFC (most of an SM's 40 KB) are only
+     * written for warps: cleared where a warp ran */
+    memset(sm, 0, offsetof(dm_sm, sub));
+    for (unsigned i = 0; i < DM_MAX_SUBCORES; i++)
+        memset(&sm->sub[i], 0,
+               sm->sub[i].had_warps ? sizeof sm->sub[i]
+                                    : offsetof(dm_sub, rfc));
+    memset((char *)sm + offsetof(dm_sm, sub) + sizeof sm->sub, 0,
+           sizeof *sm - offsetof(dm_sm, sub) - sizeof sm->sub);
+    sm->warps = warps;
+    sm->ctas = ctas;
+    sm->fl = fl;
+    sm->flfree = flfree;
+    sm->hint = hint;
+    sm->hwhy = hwhy;
+    sm->nslots = nslots;
+    sm->nctas = nctas;
+    sm->capfl = cap0;
+    sm->capfl_alloc = capfl_alloc;
+    sm->nsub_alloc = p->nsub;
+    sm->vq_alloc = p->vq_entries;
+    for (unsigned i = 0; i < DM_MAX_SUBCORES; i++) {
+        sm->sub[i].warps = sw[i];
+        sm->sub[i].vq = vq[i];
+    }
+    return sm_setup(gpu, sm, id);
+}
+
+void dm_sm_drop_ctas(dm_sm *sm)
+{
+    if (sm->ctas)
+        for (unsigned i = 0; i < sm->nctas; i++) {
+            if (sm->ctas[i].live && sm->ctas[i].cta)
+                wc_cta_free(sm->ctas[i].cta);
+            sm->ctas[i].cta = NULL;
+        }
 }
 
 void dm_sm_fini(dm_sm *sm)
@@ -119,21 +245,24 @@ uint64_t dm_fl_alloc(dm_sm *sm)
         uint32_t cap = sm->capfl * 2;
         if (max && cap > max)
             cap = max;
-        dm_fl *f = realloc(sm->fl, cap * sizeof *f);
-        if (!f) {
-            dm_fail(sm->gpu, WC_EINTERNAL,
-                    "out of memory (in-flight instruction records)");
-            return 0;
+        if (cap > sm->capfl_alloc) { /* else kept from an earlier run */
+            dm_fl *f = realloc(sm->fl, cap * sizeof *f);
+            if (!f) {
+                dm_fail(sm->gpu, WC_EINTERNAL,
+                        "out of memory (in-flight instruction records)");
+                return 0;
+            }
+            sm->fl = f;
+            uint32_t *q = realloc(sm->flfree, cap * sizeof *q);
+            if (!q) {
+                dm_fail(sm->gpu, WC_EINTERNAL,
+                        "out of memory (in-flight instruction records)");
+                return 0;
+            }
+            sm->flfree = q;
+            sm->capfl_alloc = cap;
         }
-        sm->fl = f;
-        uint32_t *q = realloc(sm->flfree, cap * sizeof *q);
-        if (!q) {
-            dm_fail(sm->gpu, WC_EINTERNAL,
-                    "out of memory (in-flight instruction records)");
-            return 0;
-        }
-        sm->flfree = q;
-        memset(sm->fl + sm->capfl, 0, (cap - sm->capfl) * sizeof *f);
+        memset(sm->fl + sm->capfl, 0, (cap - sm->capfl) * sizeof *sm->fl);
         for (uint32_t t = cap - 1; t >= sm->capfl; t--)
             sm->flfree[sm->nflfree++] = t;
         sm->capfl = cap;
@@ -185,6 +314,8 @@ static int cta_start(dm_sm *sm, unsigned ci, const wc_ubench *u)
         while (sm->warps[wi].live)
             wi++;
         dm_warp *w = &sm->warps[wi];
+        if (wi + 1 > sm->warps_hw)
+            sm->warps_hw = wi + 1;
         free(w->clocks);
         memset(w, 0, sizeof *w);
         w->live = 1;
@@ -215,6 +346,7 @@ static int cta_start(dm_sm *sm, unsigned ci, const wc_ubench *u)
         ct->slots[i] = wi;
         dm_sub *s = &sm->sub[w->sub];
         w->spos = s->nwarps;
+        s->had_warps = 1;
         s->warps[s->nwarps++] = wi;
         dm_bit_put(s->awake, w->spos, 1);
         dm_sub_touch(s);

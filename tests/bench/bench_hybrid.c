@@ -201,18 +201,26 @@ static void bench_app(void)
                 memset(&dr, 0, sizeof dr);
                 double t0 = cpu_now();
                 int rc = dm_run_kernel(t, k, &g, &dopt, &dr, &d);
-                dm_s += cpu_now() - t0;
+                double kd = cpu_now() - t0;
+                dm_s += kd;
                 double truth = (double)dr.cycles;
                 dm_result_free(&dr);
                 smp_kernel_result hr;
                 t0 = cpu_now();
                 if (rc == 0)
                     rc = smp_ctx_run(c, t, k, &g, &hr, &d);
-                hy_s += cpu_now() - t0;
+                double kh = cpu_now() - t0;
+                hy_s += kh;
                 if (rc) {
                     diag_print(&d);
                     break;
                 }
+                fprintf(stderr,
+                        "  app %s k%zu: %llu warp insts, detailed %.3fs, "
+                        "hybrid %.3fs (%.2fx), %s, error %+.2f%%\n",
+                        name, k + 1, (unsigned long long)hr.warp_insts, kd,
+                        kh, kh > 0 ? kd / kh : 0, smp_how_name(hr.how),
+                        truth > 0 ? 100 * (hr.estimate - truth) / truth : 0);
                 nk++;
                 dm_cyc += truth;
                 hy_cyc += hr.estimate;

@@ -7,6 +7,7 @@
  * form (cal_launch_cycles).
  */
 #include <dirent.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 
 #include "cal.h"
 #include "check.h"
+#include "synth_fixture.h"
 #include "dm.h"
 #include "wc_synth.h"
 
@@ -429,8 +431,92 @@ static void test_launch_model(void)
     rmdir(dir);
 }
 
+/* The detailed model keeps its SMs across runs in a per-thread pool
+ * (detailed/run.c): a kernel run after others on the same thread (other
+ * kernels, another config, another in-flight table size, a CTA window on
+ * fewer SMs) must give exactly what it gives on a fresh thread. */
+typedef struct pool_job {
+    wc_trace *t;
+    const wc_gpu *g;
+    size_t k;
+    dm_result r;
+    int rc;
+} pool_job;
+
+static void *pool_thread(void *v)
+{
+    pool_job *j = v;
+    wc_diag d;
+    j->rc = dm_run_kernel(j->t, j->k, j->g, NULL, &j->r, &d);
+    return NULL;
+}
+
+static int same_result(const dm_result *a, const dm_result *b)
+{
+    return a->cycles == b->cycles && a->warp_insts == b->warp_insts &&
+           a->ctas == b->ctas && a->issue_cycles == b->issue_cycles &&
+           memcmp(a->stall, b->stall, sizeof a->stall) == 0 &&
+           memcmp(&a->counts, &b->counts, sizeof a->counts) == 0;
+}
+
+static void test_pool_reuse(void)
+{
+    synth_fixture fx;
+    wc_synth_params sp;
+    wc_synth_defaults(&sp, "mixed");
+    sp.ctas = 40;
+    sp.with_sass = 1;
+    if (synth_fixture_open(&fx, "pool", &sp, "h100-pcie", 1) != 0) {
+        CHECK(0);
+        return;
+    }
+    wc_gpu small = fx.g;
+    CHECK(wc_gpu_set(&small, "max_warps_per_sm=32", &fx.d) == 0);
+    size_t nk = wc_trace_nkernels(fx.t);
+    CHECK(nk >= 3);
+    for (size_t k = 0; k < nk && k < 3; k++) {
+        /* fresh: a new thread has an empty pool */
+        pool_job j = {fx.t, &fx.g, k, {0}, -1};
+        pthread_t th;
+        CHECK(pthread_create(&th, NULL, pool_thread, &j) == 0);
+        pthread_join(th, NULL);
+        CHECK(j.rc == 0);
+        /* after other runs on this thread */
+        dm_options o;
+        dm_result x;
+        dm_options_default(&o);
+        o.fl_max = 40; /* a smaller in-flight table: grows differently */
+        o.sms = 5;
+        o.cta_first = 3;
+        o.cta_count = 17;
+        if (dm_run_kernel(fx.t, (k + 1) % nk, &fx.g, &o, &x, &fx.d) != 0) {
+            fprintf(stderr, "pool: %s\n", fx.d.msg);
+            CHECK(0);
+        }
+        dm_result_free(&x);
+        CHECK(dm_run_kernel(fx.t, (k + 2) % nk, &small, NULL, &x, &fx.d) ==
+              0);
+        dm_result_free(&x);
+        CHECK(dm_run_kernel(fx.t, (k + 2) % nk, &fx.g, NULL, &x, &fx.d) ==
+              0);
+        dm_result_free(&x);
+        dm_result r;
+        CHECK(dm_run_kernel(fx.t, k, &fx.g, NULL, &r, &fx.d) == 0);
+        CHECK(r.cycles > 0 && same_result(&r, &j.r));
+        /* and once more: reusing the SMs of the same kernel */
+        dm_result r2;
+        CHECK(dm_run_kernel(fx.t, k, &fx.g, NULL, &r2, &fx.d) == 0);
+        CHECK(same_result(&r2, &j.r));
+        dm_result_free(&r);
+        dm_result_free(&r2);
+        dm_result_free(&j.r);
+    }
+    synth_fixture_close(&fx);
+}
+
 int main(void)
 {
+    test_pool_reuse();
     test_launch_model();
     test_gather_release();
     test_shared_traces();
