@@ -242,7 +242,7 @@ typedef struct im_walker {
     /* this warp's demand in the current phase (own), the time it first
      * could be served less what the sharing warps ask meanwhile (lead) and
      * its last use (last), per resource; used lists the resources */
-    struct im_use { double own, lead, last; } use[IM_NRES]; /* one line */
+    double own[IM_NRES], lead[IM_NRES], last[IM_NRES];
     uint16_t used[IM_NRES];
     unsigned nused;
     wc_inst in;         /* decoding buffer of a trace source              */

@@ -411,17 +411,16 @@ static inline void dem_add(im_walker *w, double *D, int r, double v,
     if (v <= 0)
         return;
     D[r] += v;
-    struct im_use *u = &w->use[r];
     double n = r >= IM_R_SMMEM ? w->share_sm : w->share_sub;
-    double c = (t - t0) - n * u->own;
-    if (u->own == 0) {
+    double c = (t - t0) - n * w->own[r];
+    if (w->own[r] == 0) {
         w->used[w->nused++] = (uint16_t)r;
-        u->lead = c;
-    } else if (c > u->lead) {
-        u->lead = c;
+        w->lead[r] = c;
+    } else if (c > w->lead[r]) {
+        w->lead[r] = c;
     }
-    u->own += v;
-    u->last = t;
+    w->own[r] += v;
+    w->last[r] = t;
 }
 
 /* End of a phase at `end` (phase time): own demand x (lead + tail) into
@@ -432,10 +431,9 @@ static void edges_flush(im_walker *w, im_cta_acc *acc, size_t phase,
     double *E = acc->edge + phase * IM_NRES;
     for (unsigned i = 0; i < w->nused; i++) {
         int r = w->used[i];
-        struct im_use *u = &w->use[r];
-        double tail = end - (u->last - t0) - 1;
-        E[r] += u->own * (u->lead + (tail > 0 ? tail : 0));
-        u->own = 0;
+        double tail = end - (w->last[r] - t0) - 1;
+        E[r] += w->own[r] * (w->lead[r] + (tail > 0 ? tail : 0));
+        w->own[r] = 0;
     }
     w->nused = 0;
 }
