@@ -864,28 +864,26 @@ fail:
 static int next_chunk(wc_cta *c, wstream *s, wc_diag *d)
 {
     const char *path = c->k->info.path;
-    {
-        if (s->dpos != s->dlen || s->inl)
-            return -berr(d, path, s->pos, "bytes left after a chunk", NULL);
-        unsigned char h[12];
-        if (s->end - s->pos < 12 || rd(c->src->fd, h, 12, s->pos) != 0)
-            return -berr(d, path, s->pos, "warp stream ends early", NULL);
-        uint32_t cs = get32(h), ds = get32(h + 4), ni = get32(h + 8);
-        if (ds == 0 || ds > CHUNK_MAX || ni == 0 || ni > s->n - s->done ||
-            cs > s->end - s->pos - 12 || cs > ZSTD_compressBound(CHUNK_MAX))
-            return -berr(d, path, s->pos, "bad chunk header", NULL);
-        int rc = unzip_at(c, s->pos + 12, cs, ds, &s->dec, CHUNK_MAX, d);
-        if (rc)
-            return -rc;
-        s->dcap = CHUNK_MAX;
-        s->pos += 12 + cs;
-        s->dlen = ds;
-        s->dpos = 0;
-        s->cleft = ni;
-        s->pid = UINT32_MAX;
-        s->pmask = UINT32_MAX;
-        s->pbase = 0;
-    }
+    if (s->dpos != s->dlen || s->inl)
+        return -berr(d, path, s->pos, "bytes left after a chunk", NULL);
+    unsigned char h[12];
+    if (s->end - s->pos < 12 || rd(c->src->fd, h, 12, s->pos) != 0)
+        return -berr(d, path, s->pos, "warp stream ends early", NULL);
+    uint32_t cs = get32(h), ds = get32(h + 4), ni = get32(h + 8);
+    if (ds == 0 || ds > CHUNK_MAX || ni == 0 || ni > s->n - s->done ||
+        cs > s->end - s->pos - 12 || cs > ZSTD_compressBound(CHUNK_MAX))
+        return -berr(d, path, s->pos, "bad chunk header", NULL);
+    int rc = unzip_at(c, s->pos + 12, cs, ds, &s->dec, CHUNK_MAX, d);
+    if (rc)
+        return -rc;
+    s->dcap = CHUNK_MAX;
+    s->pos += 12 + cs;
+    s->dlen = ds;
+    s->dpos = 0;
+    s->cleft = ni;
+    s->pid = UINT32_MAX;
+    s->pmask = UINT32_MAX;
+    s->pbase = 0;
     return 0;
 }
 
