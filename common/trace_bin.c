@@ -46,10 +46,18 @@
 enum { T_ID = 1, T_MASK = 2, T_AMODE = 12 };
 enum { A_STRIDE = 0, A_ACTIVE = 4, A_ALL = 8 };
 
+#define ZPOOL 4 /* idle decoders and frame buffers kept per kernel */
+
 struct wctb_kern {
     uint64_t tab_off, tab_csize, ix_off, ix_csize;
     uint32_t tab_n;
     wc_inst *tab; /* static records, once loaded (immutable) */
+    /* decoders and FRAME_MAX frame buffers of freed CTAs, reused by the
+     * next ones (a ZSTD_DCtx costs more to make than a small CTA to
+     * decode); guarded by the trace's mutex */
+    void *zpool[ZPOOL];
+    unsigned char *fpool[ZPOOL];
+    unsigned nz, nf;
 };
 
 /* ---- little-endian bytes and varints --------------------------------- */
@@ -364,8 +372,8 @@ static int dec_inst(const unsigned char *p, size_t n, size_t *at, dstate *s,
     s->pid = id;
     s->pmask = mask;
     const wc_inst *r = &tab[id];
-    memcpy(in, r, offsetof(wc_inst, opcode));
-    memcpy(in->opcode, r->opcode, strlen(r->opcode) + 1);
+    /* one fixed-size copy (the table's opcode text is NUL-padded) */
+    memcpy(in, r, offsetof(wc_inst, addr));
     in->mask = mask;
     in->line = 0;
     unsigned mode = tag & T_AMODE;
@@ -780,7 +788,16 @@ int wctb_cta(wc_kreader *r, wc_cta *c, wc_diag *d)
     uint32_t cs = get32(h), ds = get32(h + 4);
     if (cs > end - off - 8 || ds < 20 || ds > FRAME_MAX)
         return -berr(d, ki->path, off, "bad thread block header", NULL);
-    int rc = unzip_at(c, off + 8, cs, ds, &c->frame, ds, d);
+    if (!c->zdc || !c->frame) { /* an idle decoder and frame, if any */
+        struct wctb_kern *b = k->bin;
+        pthread_mutex_lock(&r->t->mu);
+        if (!c->zdc && b->nz)
+            c->zdc = b->zpool[--b->nz];
+        if (!c->frame && b->nf)
+            c->frame = b->fpool[--b->nf];
+        pthread_mutex_unlock(&r->t->mu);
+    }
+    int rc = unzip_at(c, off + 8, cs, ds, &c->frame, FRAME_MAX, d);
     if (rc)
         return -rc;
     const unsigned char *f = c->frame;
@@ -843,31 +860,41 @@ fail:
     return -rc;
 }
 
+/* The next chunk of s into s->dec (s->cleft == 0): 0 or -code. */
+static int next_chunk(wc_cta *c, wstream *s, wc_diag *d)
+{
+    const char *path = c->k->info.path;
+    if (s->dpos != s->dlen || s->inl)
+        return -berr(d, path, s->pos, "bytes left after a chunk", NULL);
+    unsigned char h[12];
+    if (s->end - s->pos < 12 || rd(c->src->fd, h, 12, s->pos) != 0)
+        return -berr(d, path, s->pos, "warp stream ends early", NULL);
+    uint32_t cs = get32(h), ds = get32(h + 4), ni = get32(h + 8);
+    if (ds == 0 || ds > CHUNK_MAX || ni == 0 || ni > s->n - s->done ||
+        cs > s->end - s->pos - 12 || cs > ZSTD_compressBound(CHUNK_MAX))
+        return -berr(d, path, s->pos, "bad chunk header", NULL);
+    int rc = unzip_at(c, s->pos + 12, cs, ds, &s->dec, CHUNK_MAX, d);
+    if (rc)
+        return -rc;
+    s->dcap = CHUNK_MAX;
+    s->pos += 12 + cs;
+    s->dlen = ds;
+    s->dpos = 0;
+    s->cleft = ni;
+    s->pid = UINT32_MAX;
+    s->pmask = UINT32_MAX;
+    s->pbase = 0;
+    return 0;
+}
+
 int wctb_next(wc_cta *c, wstream *s, wc_inst *in, wc_diag *d)
 {
     const char *path = c->k->info.path;
     const struct wctb_kern *b = c->k->bin;
     if (s->cleft == 0) {
-        if (s->dpos != s->dlen || s->inl)
-            return -berr(d, path, s->pos, "bytes left after a chunk", NULL);
-        unsigned char h[12];
-        if (s->end - s->pos < 12 || rd(c->src->fd, h, 12, s->pos) != 0)
-            return -berr(d, path, s->pos, "warp stream ends early", NULL);
-        uint32_t cs = get32(h), ds = get32(h + 4), ni = get32(h + 8);
-        if (ds == 0 || ds > CHUNK_MAX || ni == 0 || ni > s->n - s->done ||
-            cs > s->end - s->pos - 12 || cs > ZSTD_compressBound(CHUNK_MAX))
-            return -berr(d, path, s->pos, "bad chunk header", NULL);
-        int rc = unzip_at(c, s->pos + 12, cs, ds, &s->dec, CHUNK_MAX, d);
+        int rc = next_chunk(c, s, d);
         if (rc)
-            return -rc;
-        s->dcap = CHUNK_MAX;
-        s->pos += 12 + cs;
-        s->dlen = ds;
-        s->dpos = 0;
-        s->cleft = ni;
-        s->pid = UINT32_MAX;
-        s->pmask = UINT32_MAX;
-        s->pbase = 0;
+            return rc;
     }
     dstate st = {s->pid, s->pmask, s->pbase};
     const char *why = NULL;
@@ -884,6 +911,105 @@ int wctb_next(wc_cta *c, wstream *s, wc_inst *in, wc_diag *d)
     s->cleft--;
     s->done++;
     return 1;
+}
+
+int wc_cta_next_refs(wc_cta *c, unsigned w, wc_inst *buf, wc_iref *r,
+                     size_t max, size_t *n, wc_diag *d)
+{
+    *n = 0;
+    wstream *s = w < c->nwarps ? &c->w[w] : NULL;
+    if (c->k->kind != KIND_BIN || !s || s->done >= s->n || max == 0) {
+        /* text, microbenchmarks, the end and errors: the full record */
+        int g = wc_cta_next(c, w, buf, d);
+        r->in = buf;
+        r->mask = buf->mask;
+        r->sid = WC_SID_NONE;
+        *n = g == 1;
+        return g;
+    }
+    const struct wctb_kern *b = c->k->bin;
+    const wc_inst *tab = b->tab;
+    const uint32_t ntab = b->tab_n;
+    size_t k = 0;
+    while (k < max && s->done < s->n) {
+        if (s->cleft == 0) {
+            int rc = next_chunk(c, s, d);
+            if (rc)
+                return rc;
+        }
+        /* this chunk's instructions without addresses, in locals (the
+         * stores to r[] cannot alias them); tag, id and mask here, a
+         * record with addresses or anything odd through dec_inst (the
+         * full decode and its checks) */
+        const unsigned char *p = s->inl ? c->frame : s->dec;
+        size_t len = s->dlen, at = s->dpos;
+        uint32_t pid = s->pid, pmask = s->pmask;
+        uint64_t room = max - k;
+        if (s->cleft < room)
+            room = s->cleft;
+        uint64_t took = 0;
+        while (took < room && at < len) {
+            size_t a = at;
+            unsigned tag = p[a++];
+            uint32_t id = pid + 1, mask = pmask;
+            if (tag & ~(unsigned)(T_ID | T_MASK))
+                break;
+            if (tag & T_ID) {
+                uint64_t v;
+                if (get_var(p, len, &a, &v) != 0 || v >= ntab)
+                    break;
+                id = (uint32_t)v;
+            } else if (id >= ntab) {
+                break;
+            }
+            if (tag & T_MASK) {
+                if (len - a < 4)
+                    break;
+                mask = get32(p + a);
+                a += 4;
+            }
+            const wc_inst *st = &tab[id];
+            if (st->iflags & WC_IF_HAS_ADDR)
+                break;
+            at = a;
+            pid = id;
+            pmask = mask;
+            if (st->op == WC_OP_UNKNOWN)
+                wct_count_unknown(c->t, st->opcode);
+            r[k].in = st;
+            r[k].mask = mask;
+            r[k].sid = id;
+            k++;
+            took++;
+        }
+        s->dpos = at;
+        s->pid = pid;
+        s->pmask = pmask;
+        s->cleft -= took;
+        s->done += took;
+        if (took == room)
+            continue;
+        int g = wctb_next(c, s, buf, d);
+        if (g != 1)
+            return g;
+        if (buf->op == WC_OP_UNKNOWN)
+            wct_count_unknown(c->t, buf->opcode);
+        r[k].in = buf;
+        r[k].mask = buf->mask;
+        r[k].sid = s->pid;
+        k++;
+        break; /* buf is taken */
+    }
+    *n = k;
+    return 1;
+}
+
+int wc_cta_next_ref(wc_cta *c, unsigned w, wc_inst *buf, wc_iref *r,
+                    wc_diag *d)
+{
+    size_t n;
+    int g = wc_cta_next_refs(c, w, buf, r, 1, &n, d);
+    return g == 1 && n == 0 ? 0 : g;
 }
 
 void wctb_rewind(wstream *s)
@@ -909,6 +1035,20 @@ void wctb_cta_free(wc_cta *c)
             free(c->w[w].dec);
         c->w[w].dec = NULL;
     }
+    if ((c->zdc || c->frame) && c->t && c->k && c->k->kind == KIND_BIN &&
+        c->k->bin) { /* back to the kernel's pool while it has room */
+        struct wctb_kern *b = c->k->bin;
+        pthread_mutex_lock(&c->t->mu);
+        if (c->zdc && b->nz < ZPOOL) {
+            b->zpool[b->nz++] = c->zdc;
+            c->zdc = NULL;
+        }
+        if (c->frame && b->nf < ZPOOL) {
+            b->fpool[b->nf++] = c->frame;
+            c->frame = NULL;
+        }
+        pthread_mutex_unlock(&c->t->mu);
+    }
     free(c->frame);
     c->frame = NULL;
     ZSTD_freeDCtx(c->zdc);
@@ -922,6 +1062,10 @@ void wctb_kern_free(kent *k)
     if (!k->bin)
         return;
     free(k->bin->tab);
+    for (unsigned i = 0; i < k->bin->nz; i++)
+        ZSTD_freeDCtx(k->bin->zpool[i]);
+    for (unsigned i = 0; i < k->bin->nf; i++)
+        free(k->bin->fpool[i]);
     free(k->bin);
     k->bin = NULL;
 }

@@ -124,6 +124,30 @@ int wc_trace_convert(wc_trace *t, const char *out, wc_convert_stats *st,
 /* 1 when t was opened from a binary trace. */
 int wc_trace_is_binary(const wc_trace *t);
 
+/* One instruction by reference (wc_cta_next_ref): no copy of the static
+ * fields of a binary trace's instruction. */
+#define WC_SID_NONE UINT32_MAX
+typedef struct wc_iref {
+    const wc_inst *in; /* every static field (pc, op .. opcode); mask and
+                          addr[] are this instance's only when in is the
+                          caller's buffer (always for text traces)       */
+    uint32_t mask;     /* this instance's mask                            */
+    uint32_t sid;      /* binary traces: the number of the static record
+                          in the kernel's table (same number, same static
+                          fields, pc included); WC_SID_NONE otherwise     */
+} wc_iref;
+/* As wc_cta_next, for any trace: 1 and *r, 0 at the end, or -code.  A
+ * binary trace's instruction without lane addresses is handed out as a
+ * pointer to its static record (owned by the trace, valid while it is
+ * open) and its mask; anything else is decoded into buf. */
+int wc_cta_next_ref(wc_cta *c, unsigned w, wc_inst *buf, wc_iref *r,
+                    wc_diag *d);
+/* The next instructions of warp stream w at once: 1 and *n (1..max) of
+ * them in r[] (only the last may be decoded into buf), 0 at the end, or
+ * -code.  The records stay valid until the next call. */
+int wc_cta_next_refs(wc_cta *c, unsigned w, wc_inst *buf, wc_iref *r,
+                     size_t max, size_t *n, wc_diag *d);
+
 /* ------------------------------------------------------------------------ */
 /* Hand-written SASS microbenchmarks and cuobjdump listings                  */
 /* ------------------------------------------------------------------------ */

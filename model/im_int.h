@@ -167,11 +167,15 @@ typedef struct im_cta_acc {
 void im_cta_reset(im_cta_acc *a);
 void im_cta_free(im_cta_acc *a);
 
-/* One warp's instruction source: 1 and *in pointing at the next
- * instruction (valid until the next call), 0 at the end, < 0 on error.
- * A pointer, not a copy: a record is about 400 bytes, most of them lane
- * addresses that only memory instructions read. */
-typedef int (*im_next_fn)(void *ctx, const wc_inst **in, wc_diag *d);
+/* One warp's instruction source: 1 and *r pointing at the next *n >= 1
+ * instructions (valid until the next call; wc_cta_next_refs: an r[i].in
+ * may be a binary trace's static record, whose mask is r[i].mask), 0 at
+ * the end, < 0 on error.  Pointers, not copies: a record is about 400
+ * bytes, most of them lane addresses that only memory instructions read;
+ * batches: one call per batch, not per instruction. */
+#define IM_BATCH 256
+typedef int (*im_next_fn)(void *ctx, const wc_iref **r, size_t *n,
+                          wc_diag *d);
 
 /* What the walker needs of a static instruction, worked out once per PC
  * and kernel (im_warp.c, memo_get): everything below depends only on the
@@ -190,6 +194,7 @@ typedef struct im_rd {
 } im_rd;
 typedef struct im_static {
     uint64_t pc;
+    uint32_t sid;               /* static record number (wc_iref.sid)     */
     uint8_t full;               /* 0: empty                               */
     uint64_t key[IM_KEY_W];     /* the static bytes, masked (im_warp.c)  */
     unsigned char key_tail[IM_KEY_LEN - IM_KEY_W * 8 + 1];

@@ -342,12 +342,22 @@ static int memo_fill(im_walker *w, im_static *s, const wc_inst *in, int big)
     return 0;
 }
 
-/* The entry of in's PC (NULL: out of memory). */
-static const im_static *memo_get(im_walker *w, const wc_inst *in)
+/* The entry of in's PC, or of its static record number sid (a binary
+ * trace's: same number, same static fields) (NULL: out of memory). */
+static const im_static *memo_get(im_walker *w, const wc_inst *in,
+                                 uint32_t sid)
 {
-    im_static *s = &w->memo[(in->pc >> 4) & (IM_MEMO_N - 1)];
-    if (s->full && s->pc == in->pc && key_eq(w, s, in))
-        return s;
+    im_static *s;
+    if (sid != WC_SID_NONE) {
+        s = &w->memo[sid & (IM_MEMO_N - 1)];
+        if (s->full && s->sid == sid)
+            return s;
+    } else {
+        s = &w->memo[(in->pc >> 4) & (IM_MEMO_N - 1)];
+        if (s->full && s->pc == in->pc && key_eq(w, s, in))
+            return s;
+    }
+    s->sid = sid;
     if (memo_fill(w, s, in, 0) == 0)
         return s;
     s->full = 0;
@@ -463,14 +473,31 @@ int im_warp_run(im_walker *w, int sub, im_next_fn next, void *ctx,
         for (int s = 0; s < UA_RFC_SLOTS; s++)
             w->rfc[b][s] = WC_REG_NONE;
     const wc_inst *in = NULL;
+    const wc_iref *batch = NULL;
+    size_t bi = 0, bcount = 0;
     uint64_t cur_line = UINT64_MAX;
     double last_l2 = -1, last_dram = -1; /* data time of the last access */
     double last_atom = -1; /* last atomic performed at the L2 */
     int rc;
-    while ((rc = next(ctx, &in, d)) == 1) {
-        const im_static *ms = memo_get(w, in);
+    for (;;) {
+        if (bi == bcount) {
+            if ((rc = next(ctx, &batch, &bcount, d)) != 1)
+                break;
+            bi = 0;
+        }
+        const wc_iref *ref = &batch[bi++];
+        in = ref->in;
+        const uint32_t mask = ref->mask;
+        const im_static *ms = memo_get(w, in, ref->sid);
         if (!ms)
             return wc_diag_set(d, WC_EINTERNAL, "", 0, 0, "out of memory");
+        if (ms->mk && in->mask != mask) {
+            /* a static record (no addresses): the memory path reads the
+             * instance's mask from the record */
+            memcpy(&w->in, in, offsetof(wc_inst, addr));
+            w->in.mask = mask;
+            in = &w->in;
+        }
         int lc = ms->lc;
         int ctrl = w->use_ctrl && in->ctrl.valid;
         const ua_mem_class *mcl = &ms->mcl;
@@ -634,13 +661,13 @@ int im_warp_run(im_walker *w, int sub, im_next_fn next, void *ctx,
                 lat += (lines - 1) * p->l1_line_cycles;
                 if (at && a.level < 2)
                     a.level = 2;
-                if (at && in->mask)
+                if (at && mask)
                     atom_count(p, acc, in);
                 if (a.level == 2)
                     lat += p->l2_lat - p->l1_lat;
                 else if (a.level == 3)
                     lat += p->dram_lat - p->l1_lat;
-                if (at && in->mask && t + lat > last_atom)
+                if (at && mask && t + lat > last_atom)
                     last_atom = t + lat;
                 if (a.l2_bytes > 0 && !st) {
                     if (t - w->base < acc->first_l2)
@@ -668,7 +695,7 @@ int im_warp_run(im_walker *w, int sub, im_next_fn next, void *ctx,
             } else {
                 lcause = IM_CPI_MEM_SHARED;
             }
-            if (in->mask == 0) /* predicated off: no access */
+            if (mask == 0) /* predicated off: no access */
                 lat = war;
             if (mk == 3 && p->const_ii > 0) /* own port, as dm's mem_unit */
                 dem_add(w, D, IM_R_SMCONST, p->const_ii, t, t0);
@@ -710,7 +737,7 @@ int im_warp_run(im_walker *w, int sub, im_next_fn next, void *ctx,
         if (done > maxt)
             maxt = done;
         /* ---- barriers end a phase ---- */
-        if ((ms->opflags & WC_OPF_BAR) && in->mask != 0) {
+        if ((ms->opflags & WC_OPF_BAR) && mask != 0) {
             double len = t + 1 - t0;
             total += len;
             if (len > acc->lmax[phase]) {

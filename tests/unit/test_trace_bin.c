@@ -5,7 +5,8 @@
  * and the ../shared real traces are converted, and the binary trace must
  * give the same kernels, CTA order, CTA index, warp streams and records
  * (every wc_inst field but line) as the text, also through seeks and
- * rewinds.  Bad input: every truncation of a converted file and byte flips
+ * rewinds, and by reference (wc_cta_next_refs: static record, mask, lane
+ * addresses of the last of a batch) in batches of 1, 7 and 256.  Bad input: every truncation of a converted file and byte flips
  * all through it give WC_EINPUT with the file named, or (a flip the
  * checksums cannot see) the same records; never a crash.
  */
@@ -165,6 +166,89 @@ static long long cmp_kernel(wc_trace *a, wc_trace *b, size_t k)
     return bad ? -1 : n;
 }
 
+/* Kernel k of b (binary) read by reference (wc_cta_next_refs, batches of
+ * `batch`) against a (text) read in full: the same static fields, mask and
+ * addresses; a static record number names one static record.  Returns the
+ * instructions compared, or -1 on the first difference. */
+static long long cmp_refs(wc_trace *a, wc_trace *b, size_t k, size_t batch)
+{
+    wc_diag d;
+    wc_kreader *ra = NULL, *rb = NULL;
+    CHECK_EQ_INT(wc_kreader_open(a, k, &ra, &d), 0);
+    CHECK_EQ_INT(wc_kreader_open(b, k, &rb, &d), 0);
+    wc_inst *ia = malloc(sizeof *ia), *buf = malloc(sizeof *buf);
+    wc_iref *r = calloc(batch, sizeof *r);
+    size_t nsid = 1u << 16;
+    const wc_inst **by_sid = calloc(nsid, sizeof *by_sid);
+    long long n = 0;
+    int bad = !ra || !rb || !ia || !buf || !r || !by_sid;
+    while (!bad) {
+        wc_cta *x = NULL, *y = NULL;
+        CHECK_EQ_INT(wc_kreader_next(ra, &x, &d), 0);
+        CHECK_EQ_INT(wc_kreader_next(rb, &y, &d), 0);
+        CHECK((x == NULL) == (y == NULL));
+        if (!x || !y) {
+            wc_cta_free(x);
+            wc_cta_free(y);
+            break;
+        }
+        for (unsigned w = 0; w < wc_cta_nwarps(x) && !bad; w++) {
+            size_t got = 0, at = 0;
+            for (;;) {
+                if (at == got) {
+                    int g = wc_cta_next_refs(y, w, buf, r, batch, &got, &d);
+                    int ga = wc_cta_next(x, w, ia, &d);
+                    if (g != 1) {
+                        CHECK_EQ_INT(g, 0);
+                        CHECK_EQ_INT(ga, 0);
+                        bad |= g != 0 || ga != 0;
+                        break;
+                    }
+                    CHECK(got >= 1 && got <= batch);
+                    at = 0;
+                    if (ga != 1) {
+                        CHECK(0);
+                        bad = 1;
+                        break;
+                    }
+                } else if (wc_cta_next(x, w, ia, &d) != 1) {
+                    CHECK(0);
+                    bad = 1;
+                    break;
+                }
+                const wc_iref *e = &r[at++];
+                wc_inst s = *e->in;
+                s.mask = e->mask;
+                if (!(s.iflags & WC_IF_HAS_ADDR))
+                    memcpy(s.addr, ia->addr, sizeof s.addr);
+                else
+                    CHECK(e->in == buf && at == got); /* last of a batch */
+                if (!same(&s, ia)) {
+                    CHECK(0);
+                    bad = 1;
+                    break;
+                }
+                CHECK(e->sid != WC_SID_NONE);
+                if (e->sid < nsid && e->in != buf) { /* one record a number */
+                    if (!by_sid[e->sid])
+                        by_sid[e->sid] = e->in;
+                    CHECK(by_sid[e->sid] == e->in);
+                }
+                n++;
+            }
+        }
+        wc_cta_free(x);
+        wc_cta_free(y);
+    }
+    wc_kreader_close(ra);
+    wc_kreader_close(rb);
+    free(ia);
+    free(buf);
+    free(r);
+    free(by_sid);
+    return bad ? -1 : n;
+}
+
 /* Convert path to out; compare every kernel; returns instructions. */
 static long long convert_and_compare(const char *path, const char *out,
                                      wc_convert_stats *st)
@@ -195,6 +279,9 @@ static long long convert_and_compare(const char *path, const char *out,
     for (size_t k = 0; k < wc_trace_nkernels(a) && k < wc_trace_nkernels(b);
          k++) {
         long long m = cmp_kernel(a, b, k);
+        long long m1 = cmp_refs(a, b, k, 1), m7 = cmp_refs(a, b, k, 7),
+                  m256 = cmp_refs(a, b, k, 256);
+        CHECK(m1 == m && m7 == m && m256 == m);
         if (m < 0)
             n = -1;
         else if (n >= 0)
