@@ -201,7 +201,7 @@ int cmd_info(int argc, char **argv)
      * stdout empty).  Up to KEEP_MAX kernels the statistics are kept;
      * past it they are scanned a second time while printing, so memory
      * does not grow with the number of launches. */
-    enum { KEEP_MAX = 4096 };
+    enum { KEEP_MAX = 256 };
     int keep = nk <= KEEP_MAX;
     kstats *st = calloc(keep && nk ? nk : 1, sizeof *st);
     if (!st) {
