@@ -4,7 +4,7 @@
  * times in kernelslist.g; `warpcast predict` in every mode (and --jobs 2,
  * every --format) and `warpcast info` run as child processes, and the peak
  * RSS (ru_maxrss) of the long run may exceed that of the short one by less
- * than 1 MB.  Before launch records were dropped as predict went, the
+ * than 1 MB (2 MB with several threads).  Before launch records were dropped as predict went, the
  * difference was about 6 MB (1.7 KB a launch).
  *
  * The program is $WARPCAST, else warpcast beside the tests directory this
@@ -83,8 +83,10 @@ static long run_rss(char *const *args)
     return ru.ru_maxrss;
 }
 
+/* bound: KB; with several threads the per-thread malloc arenas make the
+ * peak depend on timing (up to about 0.8 MB seen), so those get 2 MB */
 static void one(const char *what, const char *d_small, const char *d_large,
-                char **args, int slot)
+                char **args, int slot, long bound)
 {
     args[slot] = (char *)d_small;
     long a = run_rss(args);
@@ -98,7 +100,7 @@ static void one(const char *what, const char *d_small, const char *d_large,
         return;
     }
     printf("  %-34s peak RSS %ld KB -> %ld KB\n", what, a, b);
-    CHECK(b - a < BOUND_KB);
+    CHECK(b - a < bound);
 }
 
 int main(int argc, char **argv)
@@ -142,16 +144,16 @@ int main(int argc, char **argv)
             snprintf(what, sizeof what, "predict --mode %s", modes[m]);
             char *args[] = {prog, "predict", "--mode", (char *)modes[m],
                             "--jobs", "1", "--format", "json", NULL, NULL};
-            one(what, ds, dl, args, 8);
+            one(what, ds, dl, args, 8, BOUND_KB);
         }
-        char *a2[] = {prog, "predict", "--mode", "interval", "--jobs", "2",
+        char *a2[] = {prog, "predict", "--mode", "detailed", "--jobs", "2",
                       "--format", "csv", NULL, NULL};
-        one("predict --mode interval --jobs 2", ds, dl, a2, 8);
+        one("predict --mode detailed --jobs 2", ds, dl, a2, 8, 2 * BOUND_KB);
         char *a3[] = {prog, "predict", "--mode", "hybrid", "--jobs", "3",
                       NULL, NULL};
-        one("predict --mode hybrid --jobs 3", ds, dl, a3, 6);
+        one("predict --mode hybrid --jobs 3", ds, dl, a3, 6, 2 * BOUND_KB);
         char *a4[] = {prog, "info", "--format", "text", NULL, NULL};
-        one("info", ds, dl, a4, 4);
+        one("info", ds, dl, a4, 4, BOUND_KB);
     }
     fixture_rm_tree(ds);
     fixture_rm_tree(dl);
