@@ -197,53 +197,71 @@ int cmd_info(int argc, char **argv)
     if (wc_trace_open(path, &t, &d) != 0)
         cli_fail(&d);
     size_t nk = wc_trace_nkernels(t);
-    kstats *st = calloc(nk ? nk : 1, sizeof *st);
+    /* Every kernel is scanned before anything is printed (an error leaves
+     * stdout empty).  Up to KEEP_MAX kernels the statistics are kept;
+     * past it they are scanned a second time while printing, so memory
+     * does not grow with the number of launches. */
+    enum { KEEP_MAX = 256 };
+    int keep = nk <= KEEP_MAX;
+    kstats *st = calloc(keep && nk ? nk : 1, sizeof *st);
     if (!st) {
         wc_diag_set(&d, WC_EINTERNAL, "", 0, 0, "out of memory");
         cli_fail(&d);
     }
     cli_warn_trace(&c, t);
     for (size_t k = 0; k < nk; k++) {
-        if (scan_kernel(t, k, &st[k], &d) != 0)
+        if (scan_kernel(t, k, &st[keep ? k : 0], &d) != 0)
             cli_fail(&d);
         cli_warn_trace(&c, t);
+        if (!keep)
+            wc_trace_forget(t, k + 1);
     }
 
     FILE *f = cli_open_out(&c);
+    cli_json j;
     if (c.format == CLI_FMT_JSON) {
-        cli_json j;
         json_begin(&j, f, 0);
         json_obj(&j, NULL);
         json_arr(&j, "kernels");
-        for (size_t k = 0; k < nk; k++)
-            print_json_kernel(&j, wc_trace_kernel(t, k), &st[k]);
-        json_arr_end(&j);
-        json_obj_end(&j);
-        json_end(&j);
     } else if (c.format == CLI_FMT_CSV) {
         fprintf(f, "id,name,grid_x,grid_y,grid_z,block_x,block_y,block_z,ctas,"
                    "warps,warp_instructions,control_bits");
         for (int u = 0; u < WC_UNIT_COUNT; u++)
             fprintf(f, ",%s", wc_unit_name(u));
         fprintf(f, "\n");
-        for (size_t k = 0; k < nk; k++) {
-            const wc_kernel_info *ki = wc_trace_kernel(t, k);
+    }
+    for (size_t k = 0; k < nk; k++) {
+        const kstats *sk = &st[keep ? k : 0];
+        if (!keep) {
+            memset(st, 0, sizeof *st);
+            if (scan_kernel(t, k, st, &d) != 0)
+                cli_fail(&d);
+        }
+        const wc_kernel_info *ki = wc_trace_kernel(t, k);
+        if (c.format == CLI_FMT_JSON) {
+            print_json_kernel(&j, ki, sk);
+        } else if (c.format == CLI_FMT_CSV) {
             fprintf(f, "%d,%s,%u,%u,%u,%u,%u,%u,%llu,%llu,%llu,%d", ki->id,
                     ki->name, ki->grid[0], ki->grid[1], ki->grid[2],
                     ki->block[0], ki->block[1], ki->block[2],
-                    (unsigned long long)st[k].ctas,
-                    (unsigned long long)st[k].warps,
-                    (unsigned long long)st[k].insts, ki->has_ctrl);
+                    (unsigned long long)sk->ctas,
+                    (unsigned long long)sk->warps,
+                    (unsigned long long)sk->insts, ki->has_ctrl);
             for (int u = 0; u < WC_UNIT_COUNT; u++)
-                fprintf(f, ",%llu", (unsigned long long)st[k].mix[u]);
+                fprintf(f, ",%llu", (unsigned long long)sk->mix[u]);
             fprintf(f, "\n");
-        }
-    } else {
-        for (size_t k = 0; k < nk; k++) {
+        } else {
             if (k)
                 fprintf(f, "\n");
-            print_text(f, wc_trace_kernel(t, k), &st[k]);
+            print_text(f, ki, sk);
         }
+        if (!keep)
+            wc_trace_forget(t, k + 1);
+    }
+    if (c.format == CLI_FMT_JSON) {
+        json_arr_end(&j);
+        json_obj_end(&j);
+        json_end(&j);
     }
     cli_warn_unknown_ops(&c, t);
     cli_close_out(&c, f);

@@ -317,14 +317,18 @@ static long parse_long(const char *opt, const char *v)
 
 /* Every --kernel id must name a kernel of the trace: otherwise an error
  * (exit 2) saying which ids exist, as ranges ("1-3 7"). */
-static void check_ksel(const wc_trace *t, const char *path, const long *ksel,
+static void check_ksel(wc_trace *t, const char *path, const long *ksel,
                        int nksel)
 {
     size_t nk = wc_trace_nkernels(t);
     for (int s = 0; s < nksel; s++) {
         size_t k = 0;
-        while (k < nk && wc_trace_kernel(t, k)->id != ksel[s])
+        while (k < nk && wc_trace_kernel(t, k)->id != ksel[s]) {
             k++;
+            if ((k & 63) == 0) /* launch records are read again later */
+                wc_trace_forget(t, k);
+        }
+        wc_trace_forget(t, nk);
         if (k < nk)
             continue;
         char ids[256] = "";
@@ -392,6 +396,14 @@ typedef struct prun {
     uint64_t tl_offset;      /* timeline (one job)                           */
 } prun;
 
+/* Launches before this one are done with (mu held): the oldest in flight,
+ * else the next to look at. */
+static size_t oldest(const prun *P)
+{
+    const pjob *o = &P->ring[P->seq_out % P->W];
+    return o->state && o->seq == P->seq_out ? o->k : P->next_k;
+}
+
 /* The next selected kernel, in its ring slot (mu held); NULL when none is
  * left.  Waits while the ring is full. */
 static pjob *take(prun *P)
@@ -420,6 +432,7 @@ static pjob *take(prun *P)
                 want |= cli_kernel_match(P->kre[s], dname, ki->name);
             if (!want) {
                 free(dname);
+                wc_trace_forget(P->t, oldest(P));
                 continue;
             }
         }
@@ -814,6 +827,8 @@ int cmd_predict(int argc, char **argv)
         pthread_mutex_lock(&P.mu);
         memset(j, 0, sizeof *j);
         P.seq_out = seq + 1;
+        /* memory stays bounded by the kernels in flight */
+        wc_trace_forget(t, oldest(&P));
         pthread_cond_broadcast(&P.cv);
         pthread_mutex_unlock(&P.mu);
     }

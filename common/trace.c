@@ -34,6 +34,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <pthread.h>
@@ -286,11 +287,11 @@ static void src_close(tsrc *s)
     free(s);
 }
 
-/* Take kernel ki off the idle list (t->mu held). */
-static void idle_remove(wc_trace *t, size_t ki)
+/* Take kernel k off the idle list (t->mu held). */
+static void idle_remove(wc_trace *t, const kent *k)
 {
     for (unsigned i = 0; i < t->nidle; i++)
-        if (t->idle[i] == ki) {
+        if (t->idle[i] == k) {
             memmove(t->idle + i, t->idle + i + 1,
                     (t->nidle - i - 1) * sizeof t->idle[0]);
             t->nidle--;
@@ -298,23 +299,22 @@ static void idle_remove(wc_trace *t, size_t ki)
         }
 }
 
-/* Kernel ki's source has no user left: keep a zstd text among the SRC_IDLE
+/* Kernel k's source has no user left: keep a zstd text among the SRC_IDLE
  * last used (the oldest is closed), close any other (t->mu held). */
-static void idle_add(wc_trace *t, size_t ki)
+static void idle_add(wc_trace *t, kent *k)
 {
-    kent *k = &t->k[ki];
     if (k->kind != WCT_ZSTD) {
         src_close(k->src);
         k->src = NULL;
         return;
     }
     if (t->nidle == SRC_IDLE) {
-        kent *old = &t->k[t->idle[0]];
+        kent *old = t->idle[0];
         src_close(old->src);
         old->src = NULL;
-        idle_remove(t, t->idle[0]);
+        idle_remove(t, old);
     }
-    t->idle[t->nidle++] = ki;
+    t->idle[t->nidle++] = k;
 }
 
 static int src_get(wc_trace *t, kent *k, tsrc **out, wc_diag *d)
@@ -336,7 +336,7 @@ static int src_get(wc_trace *t, kent *k, tsrc **out, wc_diag *d)
         }
         k->src = s;
     } else if (k->src->refs == 0) {
-        idle_remove(t, (size_t)(k - t->k));
+        idle_remove(t, k);
     }
     k->src->refs++;
     *out = k->src;
@@ -351,7 +351,7 @@ static void src_put(wc_trace *t, kent *k, tsrc *s)
         return;
     pthread_mutex_lock(&t->mu);
     if (--s->refs == 0)
-        idle_add(t, (size_t)(k - t->k));
+        idle_add(t, k);
     pthread_mutex_unlock(&t->mu);
 }
 
@@ -592,21 +592,54 @@ out:
 
 /* ---- building the kernel list ------------------------------------------------- */
 
-kent *wct_add_kernel(wc_trace *t, wc_diag *d)
+/* Append launch k (NULL: made on demand from loff) to the list. */
+static int launch_push(wc_trace *t, kent *k, uint64_t loff, wc_diag *d)
 {
     if (t->nk == t->capk) {
         size_t nc = t->capk ? t->capk * 2 : 8;
-        kent *nk = realloc(t->k, nc * sizeof *nk);
-        if (!nk) {
-            oom(d);
-            return NULL;
-        }
-        t->k = nk;
+        kent **nk = realloc(t->k, nc * sizeof *nk);
+        if (nk)
+            t->k = nk;
+        uint64_t *no = realloc(t->loff, nc * sizeof *no);
+        if (no)
+            t->loff = no;
+        if (!nk || !no)
+            return oom(d);
         t->capk = nc;
     }
-    kent *k = &t->k[t->nk++];
-    memset(k, 0, sizeof *k);
+    t->k[t->nk] = k;
+    t->loff[t->nk] = loff;
+    t->nk++;
+    return 0;
+}
+
+/* A new launch whose record is kept for the life of the trace. */
+kent *wct_add_kernel(wc_trace *t, wc_diag *d)
+{
+    kent *k = calloc(1, sizeof *k);
+    if (!k) {
+        oom(d);
+        return NULL;
+    }
+    if (launch_push(t, k, 0, d) != 0) {
+        free(k);
+        return NULL;
+    }
     return k;
+}
+
+/* Free a launch record (no reader or CTA of it may be alive). */
+static void kent_free(kent *k)
+{
+    if (!k)
+        return;
+    if (k->src)
+        src_close(k->src);
+    ix_free(k->ix);
+    free(k->ix);
+    wctb_kern_free(k);
+    free(k->own_path);
+    free(k);
 }
 
 static int set_path(char *dst, size_t n, const char *dir, const char *name,
@@ -620,10 +653,33 @@ static int set_path(char *dst, size_t n, const char *dir, const char *name,
     return w < 0 || (size_t)w >= n ? -1 : 0;
 }
 
-/* Open a kernel trace file (plain or zstd) named path; errors at kernelslist
- * line `line` when kl != NULL. */
-static int add_kernel_file(wc_trace *t, const char *path, const char *kl,
-                           long line, wc_diag *d)
+static const char *note_add(wc_trace *t, int warn, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* A kernel of the trace that no listing of the directory lists runs
+ * without control bits: say so (once per kernel name). */
+static void apply_sass(wc_trace *t, kent *k)
+{
+    if (!t->sass_any)
+        return;
+    wc_kernel_info *ki = &k->info;
+    ki->has_ctrl = t->sass && wc_sass_has_kernel(t->sass, ki->name);
+    if (!ki->has_ctrl)
+        ki->ctrl_note = note_add(
+            t, 1,
+            "%s: no cuobjdump listing (*.sass) there lists kernel '%s': "
+            "it runs without control bits",
+            t->sass_dir, ki->name);
+}
+
+/* Find the kernel trace file named path (plain, or .zst beside it, or the
+ * decompressed file beside a .xz) and read its header into k (zeroed,
+ * info.id preset); errors at kernelslist line `line` when kl != NULL. */
+static int load_kernel_file(wc_trace *t, kent *k, const char *path,
+                            const char *kl, long line, wc_diag *d)
 {
     char p[1024];
     if (snprintf(p, sizeof p, "%s", path) >= (int)sizeof p)
@@ -667,38 +723,144 @@ static int add_kernel_file(wc_trace *t, const char *path, const char *kl,
         return wc_diag_set(d, WC_EINPUT, kl ? kl : p, line, kl ? 1 : 0,
                            "xz-compressed traces are not supported; "
                            "decompress with unxz");
-    kent *k = wct_add_kernel(t, d);
-    if (!k)
-        return WC_EINTERNAL;
     k->kind = kind;
     k->info.name = "";
-    if (!(k->info.path = wct_intern(t, p, strlen(p)))) {
-        t->nk--;
+    if (!(k->own_path = strdup(p)))
         return oom(d);
-    }
-    k->info.id = (int)t->nk;
+    k->info.path = k->own_path;
     int rc = read_header(t, k, d);
-    if (rc != 0)
-        t->nk--;
+    if (rc == 0)
+        apply_sass(t, k);
     return rc;
+}
+
+/* Add a launch of kernel file path: its header is read (and checked) now;
+ * with loff (kernelslist offset + 1) the record is dropped and made again
+ * when asked for, else kept. */
+static int add_kernel_file(wc_trace *t, const char *path, const char *kl,
+                           long line, uint64_t loff, wc_diag *d)
+{
+    kent *k = calloc(1, sizeof *k);
+    if (!k)
+        return oom(d);
+    k->info.id = (int)t->nk + 1;
+    int rc = load_kernel_file(t, k, path, kl, line, d);
+    if (rc == 0 && loff) {
+        kent_free(k);
+        k = NULL;
+    }
+    if (rc == 0)
+        rc = launch_push(t, k, loff, d);
+    if (rc != 0)
+        kent_free(k);
+    return rc;
+}
+
+/* Launch k's record made again from its kernelslist line (t->kmu held);
+ * &t->stale when the file cannot be read as it was at open. */
+static kent *kremake(wc_trace *t, size_t k)
+{
+    char buf[1200];
+    if (!t->loff[k] || t->kl_fd < 0)
+        return &t->stale;
+    if (t->nlive == t->caplive) {
+        size_t nc = t->caplive ? t->caplive * 2 : 16;
+        size_t *nl = realloc(t->live, nc * sizeof *nl);
+        if (!nl)
+            return &t->stale;
+        t->live = nl;
+        t->caplive = nc;
+    }
+    ssize_t n = pread(t->kl_fd, buf, sizeof buf - 1, (off_t)(t->loff[k] - 1));
+    if (n <= 0)
+        return &t->stale;
+    const char *s = buf;
+    const char *nl = memchr(buf, '\n', (size_t)n);
+    size_t sn = nl ? (size_t)(nl - buf) : (size_t)n;
+    trim(&s, &sn);
+    char p[1024];
+    if (sn == 0 || set_path(p, sizeof p, t->kl_dir, s, sn) != 0)
+        return &t->stale;
+    kent *e = calloc(1, sizeof *e);
+    if (!e)
+        return &t->stale;
+    e->info.id = (int)(k + 1);
+    wc_diag d;
+    if (load_kernel_file(t, e, p, NULL, 0, &d) != 0) {
+        kent_free(e);
+        return &t->stale;
+    }
+    t->k[k] = e;
+    t->live[t->nlive++] = k;
+    return e;
+}
+
+/* Launch k's record (k < t->nk), made again when dropped. */
+static kent *kget(wc_trace *t, size_t k)
+{
+    pthread_mutex_lock(&t->kmu);
+    kent *e = t->k[k] ? t->k[k] : kremake(t, k);
+    pthread_mutex_unlock(&t->kmu);
+    return e;
+}
+
+void wc_trace_forget(wc_trace *t, size_t below)
+{
+    if (!t)
+        return;
+    pthread_mutex_lock(&t->kmu);
+    for (size_t i = 0; i < t->nlive;) {
+        size_t k = t->live[i];
+        kent *e = t->k[k];
+        int drop = k < below;
+        if (drop) {
+            pthread_mutex_lock(&t->mu);
+            drop = !(e->src && e->src->refs) && e->ctrl_chk != 1;
+            if (drop && e->src) { /* idle: close it */
+                idle_remove(t, e);
+                src_close(e->src);
+                e->src = NULL;
+            }
+            pthread_mutex_unlock(&t->mu);
+        }
+        if (!drop) {
+            i++;
+            continue;
+        }
+        kent_free(e);
+        t->k[k] = NULL;
+        t->live[i] = t->live[--t->nlive];
+    }
+    pthread_mutex_unlock(&t->kmu);
 }
 
 /* kernelslist.g: MemcpyHtoD lines and kernel trace file names. */
 static int read_kernelslist(wc_trace *t, const char *kl, const char *dir,
                             wc_diag *d)
 {
-    char *buf;
-    size_t len;
-    int rc = wc_read_file(kl, &buf, &len, d);
-    if (rc != 0)
-        return rc;
+    /* streamed: memory does not grow with the number of lines */
+    FILE *fp = fopen(kl, "rb");
+    if (!fp)
+        return wc_diag_set(d, WC_EINPUT, kl, 0, 0, "cannot open: %s",
+                           strerror(errno));
+    if (!(t->kl_dir = strdup(dir ? dir : ""))) {
+        fclose(fp);
+        return oom(d);
+    }
+    t->kl_fd = open(kl, O_RDONLY | O_CLOEXEC);
+    char *buf = NULL;
+    size_t bcap = 0;
+    int rc = 0;
     long line = 0;
-    size_t pos = 0;
-    while (pos < len && rc == 0) {
-        const char *l = buf + pos;
-        const char *nl = memchr(l, '\n', len - pos);
-        size_t n = nl ? (size_t)(nl - l) : len - pos;
-        pos += n + (nl ? 1 : 0);
+    uint64_t pos = 0;
+    ssize_t got;
+    while (rc == 0 && (got = getline(&buf, &bcap, fp)) > 0) {
+        const char *l = buf;
+        uint64_t at = pos;
+        size_t n = (size_t)got;
+        pos += n;
+        if (n && l[n - 1] == '\n')
+            n--;
         line++;
         const char *s = l;
         size_t sn = n;
@@ -747,10 +909,15 @@ static int read_kernelslist(wc_trace *t, const char *kl, const char *dir,
                 rc = wc_diag_set(d, WC_EINPUT, kl, line, 1,
                                  "kernel trace path too long");
             else
-                rc = add_kernel_file(t, p, kl, line, d);
+                rc = add_kernel_file(t, p, kl, line,
+                                     t->kl_fd >= 0 ? at + 1 : 0, d);
         }
     }
+    if (rc == 0 && ferror(fp))
+        rc = wc_diag_set(d, WC_EINPUT, kl, line, 0, "read error: %s",
+                         strerror(errno));
     free(buf);
+    fclose(fp);
     return rc;
 }
 
@@ -887,16 +1054,10 @@ static int load_sass_dir(wc_trace *t, const char *dir, wc_diag *d)
     free(names);
     if (rc != 0 || nn == 0)
         return rc;
-    for (size_t k = 0; k < t->nk; k++) {
-        wc_kernel_info *ki = &t->k[k].info;
-        ki->has_ctrl = t->sass && wc_sass_has_kernel(t->sass, ki->name);
-        if (!ki->has_ctrl)
-            ki->ctrl_note = note_add(
-                t, 1,
-                "%s: no cuobjdump listing (*.sass) there lists kernel '%s': "
-                "it runs without control bits",
-                dir && *dir ? dir : ".", ki->name);
-    }
+    /* each kernel is told about as it is read (apply_sass) */
+    t->sass_any = 1;
+    if (!(t->sass_dir = strdup(dir && *dir ? dir : ".")))
+        return oom(d);
     return 0;
 }
 
@@ -965,7 +1126,15 @@ int wc_trace_open(const char *path, wc_trace **out, wc_diag *d)
         return oom(d);
     pthread_mutex_init(&t->mu, NULL);
     pthread_mutex_init(&t->ctrl_mu, NULL);
-    int rc = 0;
+    pthread_mutex_init(&t->kmu, NULL);
+    t->kl_fd = -1;
+    t->stale.kind = KIND_STALE;
+    t->stale.ctrl_chk = 2;
+    t->stale.info.name = "";
+    t->stale.info.path = "";
+    int rc = 0, src = 0;
+    wc_diag sd;
+    memset(&sd, 0, sizeof sd);
     char dir[1024];
     struct stat st;
     if (strlen(path) >= sizeof dir - 32) {
@@ -981,6 +1150,8 @@ int wc_trace_open(const char *path, wc_trace **out, wc_diag *d)
                              "directory holds no kernelslist.g");
             goto fail;
         }
+        /* listings first: each kernel is matched as it is read */
+        src = load_sass_dir(t, dir, &sd);
         rc = read_kernelslist(t, kl, dir, d);
     } else {
         const char *sl = strrchr(path, '/');
@@ -1013,15 +1184,20 @@ int wc_trace_open(const char *path, wc_trace **out, wc_diag *d)
         } else if (kind == WCT_ZSTD || ends(path, ".traceg") ||
                    ends(path, ".zst") || !exists(path) ||
                    looks_kernel(path)) {
-            rc = add_kernel_file(t, path, NULL, 0, d);
+            src = load_sass_dir(t, dir, &sd);
+            rc = add_kernel_file(t, path, NULL, 0, 0, d);
         } else {
+            src = load_sass_dir(t, dir, &sd);
             rc = read_kernelslist(t, path, dir, d);
         }
     }
     if (rc != 0)
         goto fail;
-    if ((rc = load_sass_dir(t, dir, d)) != 0)
+    if (src != 0) { /* a listing's error, after the kernels' */
+        *d = sd;
+        rc = src;
         goto fail;
+    }
     *out = t;
     return 0;
 fail:
@@ -1033,14 +1209,15 @@ void wc_trace_close(wc_trace *t)
 {
     if (!t)
         return;
-    for (size_t k = 0; k < t->nk; k++) {
-        if (t->k[k].src) /* idle, or readers left open: release anyway */
-            src_close(t->k[k].src);
-        ix_free(t->k[k].ix);
-        free(t->k[k].ix);
-        wctb_kern_free(&t->k[k]);
-    }
+    for (size_t k = 0; k < t->nk; k++)
+        kent_free(t->k[k]); /* idle, or readers left open: release anyway */
     free(t->k);
+    free(t->loff);
+    free(t->live);
+    if (t->kl_fd >= 0)
+        close(t->kl_fd);
+    free(t->kl_dir);
+    free(t->sass_dir);
     wc_sass_free(t->sass);
     wc_ubench_free(t->ub);
     for (size_t i = 0; i < t->nunk; i++)
@@ -1056,6 +1233,7 @@ void wc_trace_close(wc_trace *t)
     free(t->warn);
     pthread_mutex_destroy(&t->mu);
     pthread_mutex_destroy(&t->ctrl_mu);
+    pthread_mutex_destroy(&t->kmu);
     free(t);
 }
 
@@ -1066,7 +1244,8 @@ size_t wc_trace_nkernels(const wc_trace *t)
 
 const wc_kernel_info *wc_trace_kernel(const wc_trace *t, size_t k)
 {
-    return t && k < t->nk ? &t->k[k].info : NULL;
+    /* the record is made again when it was dropped (wc_trace_forget) */
+    return t && k < t->nk ? &kget((wc_trace *)t, k)->info : NULL;
 }
 
 size_t wc_trace_memcpy(const wc_trace *t, uint64_t *bytes)
@@ -1145,7 +1324,14 @@ static int kreader_open(wc_trace *t, size_t k, wc_kreader **out,
     if (!r)
         return oom(d);
     r->t = t;
-    r->k = &t->k[k];
+    r->k = kget(t, k);
+    if (r->k->kind == KIND_STALE) {
+        free(r);
+        return wc_diag_set(d, WC_EINPUT, "", 0, 0,
+                           "kernel launch %zu: its trace file can no longer "
+                           "be read as it was when the trace was opened",
+                           k + 1);
+    }
     if (r->k->kind == KIND_BIN) {
         int rc = wctb_load(t, r->k, d);
         if (rc == 0)
@@ -1765,7 +1951,7 @@ int wc_trace_cta_insts(wc_trace *t, size_t k, const uint64_t **insts,
     if (!t || k >= t->nk)
         return wc_diag_set(d, WC_EUSAGE, "", 0, 0, "no kernel %zu in trace",
                            k);
-    kent *ke = &t->k[k];
+    kent *ke = kget(t, k);
     ctaix *ix = get_ix(t, ke);
     if (!ix && ke->kind == KIND_UBENCH) {
         ctaix *u = calloc(1, sizeof *u);
@@ -1915,7 +2101,7 @@ int wc_trace_check_ctrl(wc_trace *t, size_t k, wc_diag *d)
     if (!t || k >= t->nk)
         return wc_diag_set(d, WC_EUSAGE, "", 0, 0, "no kernel %zu in trace",
                            k);
-    kent *ke = &t->k[k];
+    kent *ke = kget(t, k);
     pthread_mutex_lock(&t->mu);
     int done = ke->ctrl_chk == 2;
     pthread_mutex_unlock(&t->mu);

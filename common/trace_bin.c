@@ -1072,7 +1072,7 @@ void wctb_kern_free(kent *k)
 
 int wc_trace_is_binary(const wc_trace *t)
 {
-    return t && t->nk > 0 && t->k[0].kind == KIND_BIN;
+    return t && t->nk > 0 && t->k[0] && t->k[0]->kind == KIND_BIN;
 }
 
 /* ---- writing ------------------------------------------------------------- */
@@ -1522,10 +1522,10 @@ int wc_trace_convert(wc_trace *t, const char *out, wc_convert_stats *st,
         return wc_diag_set(d, WC_EUSAGE, out, 0, 0, "path too long");
     for (size_t k = 0; k < t->nk; k++) {
         struct stat sb;
-        const char *p = t->k[k].info.path;
+        const char *p = wc_trace_kernel(t, k)->path;
         int dup = 0;
         for (size_t j = 0; j < k && !dup; j++)
-            dup = t->k[j].info.path == p;
+            dup = strcmp(wc_trace_kernel(t, j)->path, p) == 0;
         if (!dup && p && stat(p, &sb) == 0)
             st->in_bytes += (uint64_t)sb.st_size;
     }

@@ -68,14 +68,35 @@ typedef struct kent {
                               trace and, once loaded, its static table    */
     long grid_line, grid_col;   /* where the header gives grid dim / block  */
     long block_line, block_col; /* dim (value column), for diagnostics      */
+    char *own_path;    /* text kernels: the path (info.path), owned        */
 } kent;
 
 #define KIND_UBENCH 100
 #define KIND_BIN 101 /* a kernel of a binary trace (trace_bin.c) */
+#define KIND_STALE 102 /* a launch whose kernel file could not be read
+                          again (changed since the trace was opened)    */
 
+/*
+ * Launches.  k[i] is launch i's record, or NULL while it is not in memory:
+ * a kernelslist.g is read once at open (every header checked) and records
+ * are made again on demand from the launch's line (loff[i] - 1 is its byte
+ * offset in the kernelslist; 0: the record cannot be remade and is kept).
+ * wc_trace_forget drops records a caller is done with, so memory does not
+ * grow with the number of launches (k[] and loff[] only: 16 bytes each).
+ * k[] and live[] are guarded by kmu (taken before mu).
+ */
 struct wc_trace {
-    kent *k;
+    kent **k;
+    uint64_t *loff;
     size_t nk, capk;
+    size_t *live;          /* launches with a record that can be dropped */
+    size_t nlive, caplive;
+    int kl_fd;             /* the kernelslist, open for remaking records */
+    char *kl_dir;          /* directory kernel file names are relative to */
+    kent stale;            /* what a launch that cannot be remade gets    */
+    int sass_any;          /* the directory has *.sass files (notes)     */
+    char *sass_dir;
+    pthread_mutex_t kmu;
     wc_sass *sass;   /* merged cuobjdump listings of the directory, or NULL */
     wc_ubench *ub;   /* for a .sass microbenchmark                          */
     uint64_t ncopy, copy_bytes;
@@ -89,7 +110,7 @@ struct wc_trace {
     size_t nnotes, capnotes;
     const char **warn;     /* warnings, in order, each once (WARN_MAX)    */
     size_t nwarn;
-    size_t idle[SRC_IDLE]; /* kernels whose zstd text is kept idle, LRU */
+    kent *idle[SRC_IDLE];  /* kernels whose zstd text is kept idle, LRU */
     unsigned nidle;
     pthread_mutex_t mu;    /* sources, indexes, unknown-opcode counts */
     pthread_mutex_t ctrl_mu; /* held while a listing is checked (threads

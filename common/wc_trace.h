@@ -52,7 +52,15 @@ typedef struct wc_cta wc_cta;       /* one thread block: per-warp streams */
 int wc_trace_open(const char *path, wc_trace **out, wc_diag *d);
 void wc_trace_close(wc_trace *t);
 size_t wc_trace_nkernels(const wc_trace *t);
+/* Launch k (NULL past the end).  The record stays valid until
+ * wc_trace_forget drops it (or wc_trace_close). */
 const wc_kernel_info *wc_trace_kernel(const wc_trace *t, size_t k);
+/* The caller is done with launches 0 .. below-1: their records, CTA
+ * indexes (wc_trace_cta_insts) and idle open texts may be freed (not those
+ * with a reader or CTA alive), and are read again if asked for later.  A
+ * program that walks a long trace calls it as it goes, so memory does not
+ * grow with the number of launches (16 bytes a launch stay). */
+void wc_trace_forget(wc_trace *t, size_t below);
 /* Unknown opcodes met so far: name and count (i < n). */
 size_t wc_trace_unknown_ops(const wc_trace *t, const char *const **names,
                             const uint64_t **counts);

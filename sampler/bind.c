@@ -907,6 +907,8 @@ static int stream_hash(wc_trace *t, size_t k, uint64_t *out, wc_diag *d)
  * kernel is committed (ready). */
 typedef struct reuse_ent {
     size_t k;
+    wc_kernel_info key;    /* k's name (interned), grid, block, shmem and
+                              nregs: compared without reading k again */
     int hashed, ready;
     uint64_t hash;
     smp_kernel_result res;
@@ -974,7 +976,7 @@ static int find_reuse(smp_ctx *c, wc_trace *t, size_t k, reuse_ent **hit,
     const wc_kernel_info *ki = wc_trace_kernel(t, k);
     for (size_t i = 0; i < c->nents; i++) {
         reuse_ent *e = &c->ents[i];
-        if (!same_launch(wc_trace_kernel(t, e->k), ki))
+        if (!same_launch(&e->key, ki))
             continue;
         int rc;
         if (!*hashed) {
@@ -995,8 +997,8 @@ static int find_reuse(smp_ctx *c, wc_trace *t, size_t k, reuse_ent **hit,
     return 0;
 }
 
-static int remember(smp_ctx *c, size_t k, uint64_t hash, int hashed,
-                    wc_diag *d)
+static int remember(smp_ctx *c, const wc_kernel_info *ki, size_t k,
+                    uint64_t hash, int hashed, wc_diag *d)
 {
     if (c->nents == c->cap) {
         size_t cap = c->cap ? c->cap * 2 : 16;
@@ -1009,6 +1011,9 @@ static int remember(smp_ctx *c, size_t k, uint64_t hash, int hashed,
     reuse_ent *e = &c->ents[c->nents++];
     memset(e, 0, sizeof *e);
     e->k = k;
+    e->key = *ki;
+    e->key.path = NULL; /* not kept: the launch record may be dropped */
+    e->key.ctrl_note = NULL;
     e->hash = hash;
     e->hashed = hashed;
     return 0;
@@ -1062,7 +1067,7 @@ int smp_ctx_plan(smp_ctx *c, wc_trace *t, size_t k, long *from, wc_diag *d)
         *from = (long)e->k;
         return 0;
     }
-    return remember(c, k, hash, hashed, d);
+    return remember(c, wc_trace_kernel(t, k), k, hash, hashed, d);
 }
 
 int smp_ctx_reused(const smp_ctx *c, size_t from, smp_kernel_result *r,
