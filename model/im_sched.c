@@ -29,17 +29,26 @@ int im_sched_init(im_sched *s, long nsm, int slots)
     s->nsm = nsm;
     s->slots = slots;
     s->sm = calloc((size_t)nsm, sizeof *s->sm);
-    if (!s->sm)
+    /* one block for every SM's CTA records and one for the slot flags, not
+     * two small blocks per SM: per-SM blocks freed at each kernel's end
+     * fragmented the heap and let the peak RSS of a many-launch run grow
+     * with the launch count (tests/unit/test_mem_launches.c) */
+    im_rcta *cs = malloc((size_t)nsm * (size_t)slots * sizeof *cs);
+    unsigned char *us = calloc((size_t)nsm * (size_t)slots, 1);
+    if (!s->sm || !cs || !us) {
+        free(s->sm);
+        free(cs);
+        free(us);
+        s->sm = NULL;
         return -1;
+    }
     for (long i = 0; i < nsm; i++) {
         s->sm[i].slow = 1;
         s->sm[i].next = INFINITY;
         /* every field of a resident CTA is written when it arrives
          * (im_sched_add): no clearing, so a launch pays for what it uses */
-        s->sm[i].c = malloc((size_t)slots * sizeof *s->sm[i].c);
-        s->sm[i].slot_used = calloc((size_t)slots, 1);
-        if (!s->sm[i].c || !s->sm[i].slot_used)
-            return -1;
+        s->sm[i].c = cs + (size_t)i * (size_t)slots;
+        s->sm[i].slot_used = us + (size_t)i * (size_t)slots;
     }
     s->t_dispatch = -INFINITY;
     return 0;
@@ -47,11 +56,10 @@ int im_sched_init(im_sched *s, long nsm, int slots)
 
 void im_sched_free(im_sched *s)
 {
-    if (s->sm)
-        for (long i = 0; i < s->nsm; i++) {
-            free(s->sm[i].c);
-            free(s->sm[i].slot_used);
-        }
+    if (s->sm && s->nsm > 0) {
+        free(s->sm[0].c);
+        free(s->sm[0].slot_used);
+    }
     free(s->sm);
     memset(s, 0, sizeof *s);
 }
