@@ -17,8 +17,7 @@
 
 int im_cache_init(im_cache *c, const ua_cache_geom *geom)
 {
-    c->c = ua_cache_create(geom);
-    ua_cache_untimed(c->c); /* functional: no fill times */
+    c->c = ua_cache_create_untimed(geom); /* functional: no fill times */
     return c->c ? 0 : -1;
 }
 

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "im_int.h"
+#include "wc_pool.h"
 
 int im_sched_init(im_sched *s, long nsm, int slots)
 {
@@ -33,12 +34,13 @@ int im_sched_init(im_sched *s, long nsm, int slots)
      * two small blocks per SM: per-SM blocks freed at each kernel's end
      * fragmented the heap and let the peak RSS of a many-launch run grow
      * with the launch count (tests/unit/test_mem_launches.c) */
-    im_rcta *cs = malloc((size_t)nsm * (size_t)slots * sizeof *cs);
-    unsigned char *us = calloc((size_t)nsm * (size_t)slots, 1);
+    size_t ncs = (size_t)nsm * (size_t)slots;
+    im_rcta *cs = wc_pool_alloc(ncs * sizeof *cs, 0, 0);
+    unsigned char *us = wc_pool_alloc(ncs, 0, 1);
     if (!s->sm || !cs || !us) {
         free(s->sm);
-        free(cs);
-        free(us);
+        wc_pool_free(cs, ncs * sizeof *cs, 0);
+        wc_pool_free(us, ncs, 0);
         s->sm = NULL;
         return -1;
     }
@@ -57,8 +59,9 @@ int im_sched_init(im_sched *s, long nsm, int slots)
 void im_sched_free(im_sched *s)
 {
     if (s->sm && s->nsm > 0) {
-        free(s->sm[0].c);
-        free(s->sm[0].slot_used);
+        size_t ncs = (size_t)s->nsm * (size_t)s->slots;
+        wc_pool_free(s->sm[0].c, ncs * sizeof *s->sm[0].c, 0);
+        wc_pool_free(s->sm[0].slot_used, ncs, 0);
     }
     free(s->sm);
     memset(s, 0, sizeof *s);

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "im_int.h"
+#include "wc_pool.h"
 
 void im_cta_reset(im_cta_acc *a)
 {
@@ -377,7 +378,7 @@ void im_walker_free(im_walker *w)
 {
     if (!w)
         return;
-    free(w->memo);
+    wc_pool_free(w->memo, IM_MEMO_N * sizeof *w->memo, 0);
     free(w->big);
     free(w->big_rd);
     free(w->big_sreg);
@@ -448,7 +449,7 @@ int im_warp_run(im_walker *w, int sub, im_next_fn next, void *ctx,
     if (phase_at(acc, 0) != 0)
         return wc_diag_set(d, WC_EINTERNAL, "", 0, 0, "out of memory");
     if (!w->memo) {
-        if (!(w->memo = calloc(IM_MEMO_N, sizeof *w->memo)))
+        if (!(w->memo = wc_pool_alloc(IM_MEMO_N * sizeof *w->memo, 0, 1)))
             return wc_diag_set(d, WC_EINTERNAL, "", 0, 0, "out of memory");
         key_mask_init(w);
     }

@@ -193,6 +193,8 @@ ua_cache *ua_cache_create(const ua_cache_geom *geom);
  * and probe's *ready stay 0): drops their array.  Call before the first
  * access. */
 void ua_cache_untimed(ua_cache *c);
+/* ua_cache_create, then ua_cache_untimed, without allocating the fill times. */
+ua_cache *ua_cache_create_untimed(const ua_cache_geom *geom);
 void ua_cache_free(ua_cache *c); /* accepts NULL */
 /* Access sectors of the line holding addr.  Reads: missing sectors are
  * allocated (the line replaces the LRU way on a tag miss).  Writes: a

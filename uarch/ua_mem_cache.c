@@ -31,6 +31,7 @@
 #include <string.h>
 
 #include "ua.h"
+#include "wc_pool.h"
 
 #define UA_EMPTY_TAG UINT64_MAX
 
@@ -90,7 +91,18 @@ static inline cset set_at(const ua_cache *c, uint64_t idx)
     return s;
 }
 
-ua_cache *ua_cache_create(const ua_cache_geom *g)
+/* The set block's alignment and the fill-time array's size (wc_pool). */
+static size_t blk_align(const ua_cache *c)
+{
+    return c->stride % 64 == 0 ? 64 : 0;
+}
+
+static size_t ready_bytes(const ua_cache *c)
+{
+    return (size_t)c->sets * (size_t)c->assoc * sizeof *c->ready;
+}
+
+static ua_cache *cache_make(const ua_cache_geom *g, int timed)
 {
     if (!g || g->line_bytes <= 0 || g->sector_bytes <= 0 ||
         g->line_bytes % g->sector_bytes != 0 ||
@@ -131,13 +143,12 @@ ua_cache *ua_cache_create(const ua_cache_geom *g)
         c->stride = st >= 64 ? (st + 63) / 64 * 64 : (st + 7) / 8 * 8;
         size_t bytes = (size_t)c->sets * c->stride;
         /* cleared per set on first touch (set_of) */
-        c->blk = c->stride % 64 == 0 ? aligned_alloc(64, bytes)
-                                     : malloc(bytes);
-        c->ready = malloc((size_t)c->sets * a * sizeof *c->ready);
+        c->blk = wc_pool_alloc(bytes, blk_align(c), 0);
+        c->ready = timed ? wc_pool_alloc(ready_bytes(c), 0, 0) : NULL;
         c->ready_set = calloc((size_t)c->sets / 8 + 1, 1);
-        if (!c->blk || !c->ready || !c->ready_set) {
-            free(c->blk);
-            free(c->ready);
+        if (!c->blk || (timed && !c->ready) || !c->ready_set) {
+            wc_pool_free(c->blk, bytes, blk_align(c));
+            wc_pool_free(c->ready, ready_bytes(c), 0);
             free(c->ready_set);
             free(c);
             return NULL;
@@ -146,11 +157,24 @@ ua_cache *ua_cache_create(const ua_cache_geom *g)
     return c;
 }
 
+ua_cache *ua_cache_create(const ua_cache_geom *g)
+{
+    return cache_make(g, 1);
+}
+
+/* Without fill times from the start: no array allocated only to be freed
+ * by ua_cache_untimed (that per-kernel malloc/free pair fragmented the heap
+ * of many-launch interval runs). */
+ua_cache *ua_cache_create_untimed(const ua_cache_geom *g)
+{
+    return cache_make(g, 0);
+}
+
 void ua_cache_untimed(ua_cache *c)
 {
     if (!c || !c->ready || c->live)
         return; /* already in use: keep the fill times */
-    free(c->ready);
+    wc_pool_free(c->ready, ready_bytes(c), 0);
     c->ready = NULL;
 }
 
@@ -158,8 +182,8 @@ void ua_cache_free(ua_cache *c)
 {
     if (!c)
         return;
-    free(c->blk);
-    free(c->ready);
+    wc_pool_free(c->blk, (size_t)c->sets * c->stride, blk_align(c));
+    wc_pool_free(c->ready, ready_bytes(c), 0);
     free(c->ready_set);
     free(c);
 }

@@ -167,16 +167,17 @@ $W gpus --keys --format csv > "$tmp/k.csv"
 check "gpus --keys --format csv: quoted help" grep -q '^shmem_carveouts,string,,,,KiB list,"shared memory sizes the driver may pick, comma separated (""0,8,16,32,64,100"")"$' "$tmp/k.csv"
 
 # progress on stderr: on a terminal only, never in a pipe or with --quiet
-# (script(1) gives the command a terminal; a calibration of ~2 s)
+# (script(1) gives the command a terminal; WARPCAST_PROGRESS_AFTER=0: the
+# line from the first tick, as the calibration may take under a second)
 CAL="calibrate --gpu gt200 --model detailed --measured data/calib/gt200/tables.csv --set lat_fp32=20 --fit lat_fp32"
 $W $CAL > "$tmp/cal-pipe.txt" 2> "$tmp/cal-pipe.err"
 check "calibrate in a pipe: no progress" [ ! -s "$tmp/cal-pipe.err" ]
 if command -v script >/dev/null 2>&1; then
-    script -qec "$W $CAL > $tmp/cal-tty.txt" /dev/null > "$tmp/cal-tty.err" 2>&1
+    script -qec "env WARPCAST_PROGRESS_AFTER=0 $W $CAL > $tmp/cal-tty.txt" /dev/null > "$tmp/cal-tty.err" 2>&1
     check "calibrate on a terminal: progress" grep -q 'calibrate: detailed model, 1 key \.\.\. [0-9]* row predictions' "$tmp/cal-tty.err"
     # (but for the host seconds)
     check "calibrate: progress leaves the result alone" [ "$(sed 's/[0-9.]* s;//' "$tmp/cal-pipe.txt")" = "$(sed 's/[0-9.]* s;//' "$tmp/cal-tty.txt")" ]
-    script -qec "$W $CAL --quiet > /dev/null" /dev/null > "$tmp/cal-q.err" 2>&1
+    script -qec "env WARPCAST_PROGRESS_AFTER=0 $W $CAL --quiet > /dev/null" /dev/null > "$tmp/cal-q.err" 2>&1
     check "calibrate --quiet on a terminal: no progress" [ "$(grep -c 'row predictions' "$tmp/cal-q.err")" = 0 ]
 else
     echo "notice: study: script(1) absent: progress on a terminal not tested"
