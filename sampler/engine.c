@@ -34,8 +34,8 @@
  * whole run) taken as the non-sampling allowance of the interval.  The
  * whole gap: the detailed model may react to running regions alone up to
  * twice as strongly as the interval model, or not at all (vadd_ffma
- * 8192 x 256 on the H100 SXM: interval gap 6.8%, detailed about 10.5%,
- * error -3.36%; half the gap, 3.4%, missed it; docs/sampler.md). */
+ * 8192 x 256 on the H100 SXM: interval gap 6.3%, detailed about 9.5%,
+ * error -3.36%; half the gap, 3.2%, missed it; docs/sampler.md). */
 #define SMP_GAP_SHARE 1.0
 
 typedef struct loop {
