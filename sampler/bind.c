@@ -52,6 +52,19 @@
  * window is at most this share of the kernel's CTAs (else it costs about
  * as much as the pass it would save, and check_sharing decides after it). */
 #define SMP_WINDOW_SHARE 0.5
+/* Sampling is worth it only when its predicted detailed-model cost (the
+ * sampled regions with their warm-up CTAs, which run twice, see
+ * eng_region_) plus the interval pass is under this share of the kernel's
+ * detailed cost; otherwise the kernel runs in detail without the pass
+ * (sample_worth).  The 20% below 1 is the allowance for the prediction's
+ * error (region costs differ; the pass's share varies with the kernel). */
+#define SMP_WORTH 0.8
+/* Host cost of the interval model's whole-kernel pass as a share of the
+ * detailed model's on the same kernel: measured 0.07-0.09 on the H100 SXM
+ * memory kernels (copy2, vadd, vadd_ffma: 0.15-0.53 s against 1.7-6.9 s)
+ * and up to about 0.17 on compute kernels (issue 13: 10 M/s against
+ * 1.7 M/s); the larger is taken. */
+#define SMP_PASS_COST 0.2
 
 /* ------------------------------------------------------------------------ */
 /* Options                                                                   */
@@ -138,6 +151,11 @@ typedef struct kbind {
     ua_counts counts, reg_counts;
     int whole_model;
     uint64_t reg_insts;
+    uint64_t small;      /* effective small-kernel threshold (small_rule):
+                            the configured one, or 0 when the kernel's
+                            predicted detailed cost is not small            */
+    int collapsed;       /* 1: sampling not worth it (sample_worth), the
+                            kernel is one region and runs in detail         */
 } kbind;
 
 /* a -= b for the additive counts (a run with warm-up less the warm-up). */
@@ -366,6 +384,75 @@ static void go_all_sms(kbind *b)
 }
 
 /*
+ * Is sampling the current layout cheaper than the detailed model on the
+ * whole kernel?  The detailed model's host cost follows simulated SM-cycles
+ * (every SM ticks every cycle), so on regions of whole waves it is about
+ * proportional to the CTAs it runs: the sample costs, as a share of the
+ * whole kernel in detail, (n regions) x (region CTAs + twice the warm-up
+ * CTAs, run once with the region and once alone) / CTAs, with n what
+ * smp_select takes from one stratum: every K-th region, K = min(period,
+ * max(1, N/2)).  `pass` is the share still to pay for the interval model
+ * (SMP_PASS_COST before the whole-kernel pass, 0 after it).  Deterministic:
+ * counts only, no measured time.
+ */
+static int sample_worth(const kbind *b, double pass)
+{
+    const wc_gpu *g = b->g;
+    if (b->nregions < 2 || b->ctas == 0)
+        return 0;
+    long period = b->o->period > 0 ? b->o->period : g->smp_period;
+    size_t half = b->nregions / 2;
+    size_t K = (size_t)period < half ? (size_t)period : half;
+    if (K < 1)
+        K = 1;
+    size_t n = (b->nregions + K - 1) / K;
+    uint64_t warm = b->warm < b->ctas ? b->warm : 0;
+    double share = (double)n * (double)(b->rctas + 2 * warm) /
+                   (double)b->ctas;
+    return share + pass < SMP_WORTH;
+}
+
+/* The kernel as one region: the engine runs it in detail (one region is
+ * under its four-region minimum), and without the interval pass when this
+ * happens in eng_aux. */
+static void collapse(kbind *b)
+{
+    b->nregions = 1;
+    b->rctas = b->ctas;
+    b->collapsed = 1;
+}
+
+/*
+ * The small-kernel rule on the predicted detailed cost, not the warp
+ * instructions alone: the detailed model's host time follows simulated
+ * SM-cycles, and a memory-bound kernel of few instructions per CTA but many
+ * waves (copy2 16384 x 256 on the H100 SXM: 1.70M warp instructions, 4.3M
+ * SM-cycles, 4-7 s) costs as much as a compute kernel of several times its
+ * instructions.  From cheap facts (the CTA index's instruction count A, the
+ * CTAs, the occupancy): SM-cycles >= A / sub-cores (issue bound) and >=
+ * waves x SMs x dram_latency (each wave waits for at least one DRAM round
+ * trip of its loads).  Small when A is under smp_small_kernel_insts and the
+ * larger bound is under smp_small_kernel_insts / sub-cores (what a kernel
+ * of that many instructions costs at the full issue rate); a compute-bound
+ * kernel is thus judged as before.  Returns the threshold the engine is
+ * given: the configured one when small, else 0 (sample it).
+ */
+static uint64_t small_rule(const kbind *b, uint64_t small, double A)
+{
+    const wc_gpu *g = b->g;
+    if (A >= (double)small)
+        return small;
+    double sub = g->subcores_per_sm > 0 ? (double)g->subcores_per_sm : 1;
+    double per_wave = (double)g->num_sms * (double)b->occ;
+    double waves = per_wave > 0 ? ceil((double)b->ctas / per_wave) : 1;
+    double sms = (double)b->ctas < (double)g->num_sms ? (double)b->ctas
+                                                      : (double)g->num_sms;
+    double lat = waves * sms * (double)g->dram_latency;
+    double cost = fmax(A / sub, lat);
+    return cost < (double)small / sub ? small : 0;
+}
+
+/*
  * Slice validity, decided before the whole-kernel pass (one- and two-phase
  * sampling).  A region runs on s SMs with s/num_sms of the L2 and DRAM
  * bandwidth; that stands for the full GPU only when the slice sees the
@@ -377,20 +464,30 @@ static void go_all_sms(kbind *b)
  * of the slice's).  The full GPU is the interval model on an all-SM window
  * of the same waves centred on the middle region.  When the window would
  * be more than SMP_WINDOW_SHARE of the kernel, this is left to
- * check_sharing after the whole pass (one-phase) or done anyway (two-phase,
- * where there is no whole pass: the window is then a small share).
- * Invalid: regions span all SMs; a kernel with fewer than four of those
- * runs fully in detail, and the engine skips the interval pass for it.
+ * check_sharing after the whole pass (one-phase), unless `force`: done
+ * anyway (two-phase, where there is no whole pass: the window is then a
+ * small share).  `steady` (one-phase, when regions on all SMs would not be
+ * worth sampling, so that a slice found invalid only after the pass would
+ * cost the pass and the kernel in detail): the window runs after one wave
+ * of warm-up CTAs and is differenced (see the body); a 2-wave window from
+ * a cold start under-reads a bandwidth-bound kernel's utilisation
+ * (vadd_ffma 8192 x 256, H100 SXM: DRAM 0.75 cold against 1.00 steady,
+ * 0.92 over the whole kernel, which check_sharing then finds invalid).
+ * Invalid: regions span all SMs; a kernel with fewer than four of those,
+ * or whose sample would cost about as much as the kernel in detail
+ * (sample_worth), runs fully in detail, and the engine skips the interval
+ * pass for it.
  */
-static int check_slice(kbind *b, int two_phase, wc_diag *d)
+static int check_slice(kbind *b, int force, int steady, wc_diag *d)
 {
     const wc_gpu *g = b->g;
     if (!may_slice(b))
         return 0;
-    uint64_t wctas = (uint64_t)(g->num_sms * b->occ * b->waves);
+    uint64_t wave = (uint64_t)(g->num_sms * b->occ);
+    uint64_t wctas = wave * (uint64_t)b->waves;
     if (wctas > b->ctas)
         wctas = b->ctas;
-    if (!two_phase && (double)wctas > SMP_WINDOW_SHARE * (double)b->ctas)
+    if (!force && (double)wctas > SMP_WINDOW_SHARE * (double)b->ctas)
         return 0;
     int rc = run_mid(b, d);
     if (rc)
@@ -401,26 +498,38 @@ static int check_slice(kbind *b, int two_phase, wc_diag *d)
     uint64_t wf = mid > wctas / 2 ? mid - wctas / 2 : 0;
     if (wf + wctas > b->ctas)
         wf = b->ctas - wctas;
-    im_options o;
-    im_options_default(&o);
-    o.cta_first = wf;
-    o.cta_count = wctas;
-    im_result r;
-    memset(&r, 0, sizeof r);
-    rc = im_run_kernel(b->t, b->k, g, &o, &r, d);
+    /* steady: the window after one wave of warm-up CTAs, differenced like
+     * a region (eng_region_), so that its utilisation is the steady
+     * state's and not diluted by the ramp of a cold start. */
+    uint64_t w = steady ? (wave < wf ? wave : wf) : 0;
+    im_result r[2];
+    memset(r, 0, sizeof r);
+    for (int i = 0; i < (w ? 2 : 1) && rc == 0; i++) {
+        im_options o;
+        im_options_default(&o);
+        o.cta_first = wf - w;
+        o.cta_count = i == 0 ? w + wctas : w;
+        rc = im_run_kernel(b->t, b->k, g, &o, &r[i], d);
+    }
     if (rc == 0) {
-        double util[2] = {r.dram_util, r.l2_util};
-        double dram = r.warp_insts ? (double)r.dram_sectors /
-                                         (double)r.warp_insts
-                                   : 0;
-        double cpi = r.warp_insts ? (double)r.sim_cycles /
-                                        (double)r.warp_insts
-                                  : 0;
+        double cyc = (double)r[0].sim_cycles - (double)r[1].sim_cycles;
+        double ins = (double)r[0].warp_insts - (double)r[1].warp_insts;
+        double sec = (double)r[0].dram_sectors - (double)r[1].dram_sectors;
+        double util[2] = {0, 0};
+        if (cyc > 0) {
+            util[0] = (r[0].dram_util * (double)r[0].sim_cycles -
+                       r[1].dram_util * (double)r[1].sim_cycles) / cyc;
+            util[1] = (r[0].l2_util * (double)r[0].sim_cycles -
+                       r[1].l2_util * (double)r[1].sim_cycles) / cyc;
+        }
+        double dram = ins > 0 ? sec / ins : 0;
+        double cpi = ins > 0 ? cyc / ins : 0;
         b->sliced = 1;
         if (slice_verdict(b, dram, util, cpi, SMP_WINDOW_GAP))
             go_all_sms(b);
     }
-    im_result_free(&r);
+    im_result_free(&r[0]);
+    im_result_free(&r[1]);
     return rc;
 }
 
@@ -444,10 +553,7 @@ static int check_slice(kbind *b, int two_phase, wc_diag *d)
 static int check_sharing(kbind *b, double whole, double fixed,
                          double insts, const double util[2], wc_diag *d)
 {
-    const wc_gpu *g = b->g;
-    uint64_t small = b->o->small_kernel_insts
-                         ? b->o->small_kernel_insts
-                         : (uint64_t)g->smp_small_kernel_insts;
+    uint64_t small = b->small;
     if (!may_slice(b) || insts < (double)small)
         return 0; /* regions given, or the kernel runs fully in detail */
     if (!b->sliced) {
@@ -458,8 +564,12 @@ static int check_sharing(kbind *b, double whole, double fixed,
     /* Against the whole run: the composition gap includes the kernel's
      * tail, hence the larger allowance. */
     double cpi = insts > 0 ? (whole - fixed) / insts : 0;
-    if (slice_verdict(b, b->dram_whole, util, cpi, SMP_COMPOSE_GAP))
+    if (slice_verdict(b, b->dram_whole, util, cpi, SMP_COMPOSE_GAP)) {
         go_all_sms(b);
+        /* The pass is paid; what is left to pay is the sample. */
+        if (!sample_worth(b, 0))
+            collapse(b);
+    }
     return 0;
 }
 
@@ -767,9 +877,7 @@ static int eng_aux(void *ctx, size_t *nregions, const uint64_t **ins,
     for (uint64_t i = 0; i < nc; i++)
         total += ci[i];
     const wc_gpu *g = b->g;
-    uint64_t small = b->o->small_kernel_insts
-                         ? b->o->small_kernel_insts
-                         : (uint64_t)g->smp_small_kernel_insts;
+    uint64_t small = b->small;
     if (total >= (uint64_t)g->smp_two_phase_insts &&
         g->smp_two_phase_insts > 0) {
         /* Finer regions: the detailed sample is a count, not a share. */
@@ -779,7 +887,7 @@ static int eng_aux(void *ctx, size_t *nregions, const uint64_t **ins,
                                (double)g->smp_two_phase_regions));
             set_sms(b, sms, b->warm_opt);
         }
-        if ((rc = check_slice(b, 1, d)))
+        if ((rc = check_slice(b, 1, 0, d)))
             return rc;
         if ((rc = check_overlap(b, d)))
             return rc;
@@ -787,8 +895,20 @@ static int eng_aux(void *ctx, size_t *nregions, const uint64_t **ins,
         /* One-phase: decide on the slice before the whole pass when that
          * is cheap, so a kernel that cannot be sliced and has too few
          * waves for all-SM regions goes to the detailed model without it. */
-        if ((rc = check_slice(b, 0, d)))
+        int steady = may_slice(b);
+        if (steady) {
+            /* Would regions on all SMs be worth sampling, should the slice
+             * prove invalid?  If not, a slice judged valid here and invalid
+             * after the pass costs the pass and the kernel in detail: judge
+             * it on the steady state, as the whole pass would. */
+            kbind all = *b;
+            go_all_sms(&all);
+            steady = !sample_worth(&all, SMP_PASS_COST);
+        }
+        if ((rc = check_slice(b, 0, steady, d)))
             return rc;
+        if (!sample_worth(b, SMP_PASS_COST))
+            collapse(b);
     }
     free(b->ins);
     b->ins = calloc(b->nregions, sizeof *b->ins);
@@ -1128,9 +1248,26 @@ int smp_ctx_run_one(const smp_ctx *c, wc_trace *t, size_t k, const wc_gpu *g,
     p.stratify = o->stratify;
     p.max_strata = o->max_strata > 0 ? o->max_strata : (int)g->smp_max_strata;
     p.bias = o->bias >= 0 ? o->bias : g->smp_bias;
-    p.small_kernel_insts = o->small_kernel_insts
-                               ? o->small_kernel_insts
-                               : (uint64_t)g->smp_small_kernel_insts;
+    {
+        /* The small-kernel rule on the predicted detailed cost (from the
+         * CTA index: instructions, no decoding). */
+        const uint64_t *ci = NULL;
+        uint64_t nc = 0;
+        if ((rc = wc_trace_cta_insts(t, k, &ci, &nc, d))) {
+            smp_clock_free(clock);
+            wc_kreader_close(hold);
+            return rc;
+        }
+        double A = 0;
+        for (uint64_t i = 0; i < nc; i++)
+            A += (double)ci[i];
+        b.small = small_rule(&b,
+                             o->small_kernel_insts
+                                 ? o->small_kernel_insts
+                                 : (uint64_t)g->smp_small_kernel_insts,
+                             A);
+    }
+    p.small_kernel_insts = b.small;
     p.kernel = k;
     p.progress = o->progress;
     p.progress_ctx = o->progress_ctx;

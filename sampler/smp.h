@@ -255,7 +255,9 @@ typedef struct smp_engine {
      * region count (the engine may change its layout here).  fixed and
      * compose map the regions to the kernel:  kernel cycles ~ fixed +
      * compose * (sum of the regions' cycles)  (launch overhead; s / num_sms
-     * for regions on s SMs). */
+     * for regions on s SMs).  Four regions or fewer (one when sampling
+     * would cost about what the detailed model costs on the whole kernel):
+     * the engine runs the kernel in detail without the interval pass. */
     int (*aux)(void *ctx, size_t *nregions, const uint64_t **ins,
                double *fixed, double *compose, wc_diag *d);
     /* CTA granularity of the kernel's end (NULL: none).  Called after the

@@ -295,6 +295,53 @@ int main(void)
     }
     wc_trace_close(t);
 
+    /* The run-detailed-or-sample rule on predicted detailed cost (shared
+     * H100 SXM traces, default options).  vadd_ffma 8192 x 256: bandwidth-
+     * bound (the slice's steady-state DRAM utilisation is unlike the full
+     * GPU's), and regions on all SMs (4 of them, 2 sampled, each with a
+     * wave of warm-up run twice) would cost more than the kernel in detail:
+     * it runs in detail without the interval pass (it used to sample at
+     * 0.82x with -3.36% outside its interval).  copy2 16384 x 256: 1.70M
+     * warp instructions, under smp_small_kernel_insts, but 16 waves of
+     * DRAM round trips predict a detailed cost above the small-kernel
+     * rule's: it is sampled, on regions over all SMs. */
+    {
+        wc_gpu gs;
+        CHECK_EQ_INT(wc_gpu_load("h100-sxm", &gs, &d), 0);
+        static const char *const hw = "../shared/data/hw/h100-sxm/traces";
+        char p1[256], p2[256];
+        snprintf(p1, sizeof p1, "%s/vadd_ffma-8192x256", hw);
+        snprintf(p2, sizeof p2, "%s/copy2-16384x256", hw);
+        wc_trace *t1 = NULL, *t2 = NULL;
+        if (wc_trace_open(p1, &t1, &d) != 0 ||
+            wc_trace_open(p2, &t2, &d) != 0) {
+            fprintf(stderr, "NOTICE: %s absent, cost-rule checks skipped\n",
+                    hw);
+        } else {
+            smp_options_default(&o);
+            CHECK_EQ_INT(smp_run_kernel(t1, 0, &gs, &o, &r1, &d), 0);
+            fprintf(stderr, "vadd_ffma: %s, slice invalid %d, interval "
+                    "runs %zu, regions %zu\n", smp_how_name(r1.how),
+                    r1.slice_invalid, r1.host[SMP_INTERVAL].runs,
+                    r1.regions);
+            CHECK_EQ_INT(r1.how, SMP_HOW_FULL);
+            CHECK(r1.slice_invalid != 0);
+            CHECK_EQ_INT(r1.host[SMP_INTERVAL].runs, 0);
+            CHECK_EQ_INT(r1.detailed_warp_insts, 3211264);
+            CHECK_EQ_INT(smp_run_kernel(t2, 0, &gs, &o, &r2, &d), 0);
+            fprintf(stderr, "copy2: %s, %zu of %zu regions on %ld SMs, "
+                    "%.0f [%.0f, %.0f]\n", smp_how_name(r2.how),
+                    r2.sampled, r2.regions, r2.region_sms, r2.estimate,
+                    r2.ci95[0], r2.ci95[1]);
+            CHECK(r2.warp_insts < (uint64_t)gs.smp_small_kernel_insts);
+            CHECK_EQ_INT(r2.how, SMP_HOW_SAMPLED);
+            CHECK_EQ_INT(r2.region_sms, gs.num_sms);
+            CHECK(r2.detailed_warp_insts < r2.warp_insts / 2);
+        }
+        wc_trace_close(t1);
+        wc_trace_close(t2);
+    }
+
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     if (system(cmd) != 0)
