@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "kernel_cycles.h"
 #include "wc.h"
 #include "im.h"
 #include "dm.h"
@@ -61,44 +62,12 @@ static int write_trace(const char *op, unsigned ctas, unsigned stride,
     return fclose(f);
 }
 
-static double run(int mode, const wc_gpu *g)
-{
-    wc_diag d;
-    wc_trace *t = NULL;
-    if (wc_trace_open(dir, &t, &d) != 0) {
-        fprintf(stderr, "open: %s\n", d.msg);
-        return -1;
-    }
-    double cyc = -1;
-    if (mode == 0) {
-        im_result r;
-        memset(&r, 0, sizeof r);
-        if (im_run_kernel(t, 0, g, NULL, &r, &d) == 0) {
-            cyc = (double)r.cycles;
-            im_result_free(&r);
-        }
-    } else {
-        dm_options o;
-        dm_options_default(&o);
-        dm_result r;
-        memset(&r, 0, sizeof r);
-        if (dm_run_kernel(t, 0, g, &o, &r, &d) == 0) {
-            cyc = (double)r.cycles;
-            dm_result_free(&r);
-        }
-    }
-    if (cyc < 0)
-        fprintf(stderr, "mode %d: %s\n", mode, d.msg);
-    wc_trace_close(t);
-    return cyc;
-}
-
 static double kern(int mode, const wc_gpu *g, const char *op, unsigned ctas,
                    unsigned stride, unsigned share)
 {
     if (write_trace(op, ctas, stride, share) != 0)
         return -1;
-    return run(mode, g);
+    return kernel_cycles(dir, g, mode);
 }
 
 #define RED "REDG.E.ADD.F32.FTZ.RN.STRONG.GPU"

@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "kernel_cycles.h"
 #include "wc.h"
 #include "im.h"
 #include "dm.h"
@@ -101,39 +102,6 @@ static void check_before(void)
     }
 }
 
-/* Cycles of kernel 0 of dir, interval (m 0) or detailed (m 1). */
-static double run(const char *dir, const wc_gpu *g, int m)
-{
-    wc_diag d;
-    wc_trace *t = NULL;
-    if (wc_trace_open(dir, &t, &d) != 0) {
-        fprintf(stderr, "open %s: %s\n", dir, d.msg);
-        return -1;
-    }
-    double cyc = -1;
-    if (m == 0) {
-        im_result r;
-        memset(&r, 0, sizeof r);
-        if (im_run_kernel(t, 0, g, NULL, &r, &d) == 0) {
-            cyc = (double)r.cycles;
-            im_result_free(&r);
-        }
-    } else {
-        dm_options o;
-        dm_options_default(&o);
-        dm_result r;
-        memset(&r, 0, sizeof r);
-        if (dm_run_kernel(t, 0, g, &o, &r, &d) == 0) {
-            cyc = (double)r.cycles;
-            dm_result_free(&r);
-        }
-    }
-    if (cyc < 0)
-        fprintf(stderr, "%s mode %d: %s\n", dir, m, d.msg);
-    wc_trace_close(t);
-    return cyc;
-}
-
 static int synth(const char *dir, const char *kind, unsigned ctas,
                  unsigned threads, unsigned iters)
 {
@@ -162,10 +130,10 @@ static void what_if(const char *gpu, const char *mem, const char *cmp)
     snprintf(set, sizeof set, "clock_mhz=%.17g", 2 * g.clock_mhz);
     CHECK(wc_gpu_set(&h, set, &d) == 0);
     for (int m = 0; m < 2; m++) {
-        double m1 = run(mem, &g, m) - g.launch_overhead;
-        double m2 = run(mem, &h, m) - h.launch_overhead;
-        double c1 = run(cmp, &g, m) - g.launch_overhead;
-        double c2 = run(cmp, &h, m) - h.launch_overhead;
+        double m1 = kernel_cycles(mem, &g, m) - g.launch_overhead;
+        double m2 = kernel_cycles(mem, &h, m) - h.launch_overhead;
+        double c1 = kernel_cycles(cmp, &g, m) - g.launch_overhead;
+        double c2 = kernel_cycles(cmp, &h, m) - h.launch_overhead;
         printf("%s %s: DRAM stream %.0f -> %.0f cycles (x%.3f), compute "
                "%.0f -> %.0f (x%.3f) at %.0f -> %.0f MHz\n",
                gpu, m ? "detailed" : "interval", m1, m2, m2 / m1, c1, c2,

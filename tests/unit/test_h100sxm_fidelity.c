@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "kernel_cycles.h"
 #include "wc.h"
 #include "im.h"
 #include "dm.h"
@@ -59,47 +60,6 @@ static int big_kernel(const char *name)
 {
     return strncmp(name, "copy2-", 6) == 0 ||
            strncmp(name, "vadd_ffma-", 10) == 0;
-}
-
-/* Predicted cycles of the trace's kernel 0 in mode m (0 interval,
- * 1 detailed, 2 hybrid); -1 on error. */
-static double predict(const char *dir, const wc_gpu *g, int m)
-{
-    wc_diag d;
-    wc_trace *t = NULL;
-    if (wc_trace_open(dir, &t, &d) != 0) {
-        fprintf(stderr, "open %s: %s\n", dir, d.msg);
-        return -1;
-    }
-    double cyc = -1;
-    if (m == 0) {
-        im_result r;
-        memset(&r, 0, sizeof r);
-        if (im_run_kernel(t, 0, g, NULL, &r, &d) == 0) {
-            cyc = (double)r.cycles;
-            im_result_free(&r);
-        }
-    } else if (m == 1) {
-        dm_options o;
-        dm_options_default(&o);
-        dm_result r;
-        memset(&r, 0, sizeof r);
-        if (dm_run_kernel(t, 0, g, &o, &r, &d) == 0) {
-            cyc = (double)r.cycles;
-            dm_result_free(&r);
-        }
-    } else {
-        smp_options o;
-        smp_options_default(&o);
-        smp_kernel_result r;
-        memset(&r, 0, sizeof r);
-        if (smp_run_kernel(t, 0, g, &o, &r, &d) == 0)
-            cyc = (double)r.cycles;
-    }
-    if (cyc < 0)
-        fprintf(stderr, "%s mode %d: %s\n", dir, m, d.msg);
-    wc_trace_close(t);
-    return cyc;
 }
 
 int main(void)
@@ -159,7 +119,7 @@ int main(void)
                 char dir[700];
                 snprintf(dir, sizeof dir, "../shared/data/hw/h100-sxm/traces/%.200s",
                          rows[i].name);
-                double p = predict(dir, &g, m);
+                double p = kernel_cycles(dir, &g, m);
                 CHECK(p > 0);
                 if (p <= 0)
                     continue;
