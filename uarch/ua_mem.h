@@ -189,11 +189,9 @@ typedef struct ua_cache_stats {
  * cleared per set on its first access (the cost of a cache is what its
  * users touch). */
 ua_cache *ua_cache_create(const ua_cache_geom *geom);
-/* The caller never asks for fill times (no ua_cache_set_ready; res.ready
- * and probe's *ready stay 0): drops their array.  Call before the first
- * access. */
-void ua_cache_untimed(ua_cache *c);
-/* ua_cache_create, then ua_cache_untimed, without allocating the fill times. */
+/* For a caller that never asks for fill times (no ua_cache_set_ready;
+ * res.ready and probe's *ready stay 0): the same cache without their
+ * array. */
 ua_cache *ua_cache_create_untimed(const ua_cache_geom *geom);
 void ua_cache_free(ua_cache *c); /* accepts NULL */
 /* Access sectors of the line holding addr.  Reads: missing sectors are

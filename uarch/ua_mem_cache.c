@@ -20,7 +20,7 @@
  * instead of use stamps (the victim of a full set is the last one, the one
  * with the oldest stamp), then the valid and dirty sector masks (bytes when
  * a line has at most 8 sectors).  The callers' fill times live in a
- * parallel array, absent when the caller never asks (ua_cache_untimed).
+ * parallel array, absent when the caller never asks (ua_cache_create_untimed).
  * A set is cleared on its first touch (a bit per set), so making a cache
  * costs nothing for the sets a kernel never reaches.  The set index is a
  * mask for a power-of-two set count, else a precomputed multiply-shift
@@ -53,7 +53,6 @@ struct ua_cache {
     uint64_t *ready;      /* [set * assoc + way]; NULL: untimed */
     /* bit per set: cleared and set up (done on first touch) */
     uint8_t *ready_set;
-    long live;            /* sets touched so far */
     ua_cache_stats st;
 };
 
@@ -162,20 +161,9 @@ ua_cache *ua_cache_create(const ua_cache_geom *g)
     return cache_make(g, 1);
 }
 
-/* Without fill times from the start: no array allocated only to be freed
- * by ua_cache_untimed (that per-kernel malloc/free pair fragmented the heap
- * of many-launch interval runs). */
 ua_cache *ua_cache_create_untimed(const ua_cache_geom *g)
 {
     return cache_make(g, 0);
-}
-
-void ua_cache_untimed(ua_cache *c)
-{
-    if (!c || !c->ready || c->live)
-        return; /* already in use: keep the fill times */
-    wc_pool_free(c->ready, ready_bytes(c), 0);
-    c->ready = NULL;
 }
 
 void ua_cache_free(ua_cache *c)
@@ -245,7 +233,6 @@ static inline cset set_of(ua_cache *c, uint64_t la)
         if (st.ready)
             memset(st.ready, 0, a * sizeof *st.ready);
         c->ready_set[idx >> 3] |= (uint8_t)(1u << (idx & 7));
-        c->live++;
     }
     return st;
 }

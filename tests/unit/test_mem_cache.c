@@ -455,11 +455,10 @@ static void test_reference(void)
 static void test_untimed(void)
 {
     ua_cache_geom g = {3 * 7 * 128 * 5, 5, 128, 32, 1, 1, UA_SET_XOR};
-    ua_cache *a = ua_cache_create(&g), *b = ua_cache_create(&g);
+    ua_cache *a = ua_cache_create(&g), *b = ua_cache_create_untimed(&g);
     CHECK(a && b);
     if (!a || !b)
         return;
-    ua_cache_untimed(b);
     uint64_t seed = 12345;
     long bad = 0;
     for (int i = 0; i < 50000; i++) {
