@@ -219,9 +219,10 @@ typedef struct im_walker {
     const im_par *p;
     int use_ctrl;       /* this kernel: control bits drive dependences    */
     im_cache *l1, *l2;
-    /* absolute-time state: a new warp starts after every earlier time, so
-     * nothing needs resetting between warps */
+    /* every warp starts at time base (the same for all: a warp's walk
+     * depends on its instructions, not on where the walker stood) */
     double base;
+    int reg_dirty;      /* reg_ready / reg_war hold a warp's times        */
     double reg_ready[IM_NREG];
     uint8_t reg_cause[IM_NREG];
     double reg_war[IM_NREG];

@@ -409,9 +409,9 @@ void im_walker_free(im_walker *w)
 static inline void dem_add(im_walker *w, double *D, int r, double v,
                            double t, double t0)
 {
+    (void)D; /* the phase's demand: own[r], added at edges_flush */
     if (v <= 0)
         return;
-    D[r] += v;
     double n = r >= IM_R_SMMEM ? w->share_sm : w->share_sub;
     double c = (t - t0) - n * w->own[r];
     if (w->own[r] == 0) {
@@ -430,9 +430,11 @@ static void edges_flush(im_walker *w, im_cta_acc *acc, size_t phase,
                         double t0, double end)
 {
     double *E = acc->edge + phase * IM_NRES;
+    double *D = acc->dem + phase * IM_NRES;
     for (unsigned i = 0; i < w->nused; i++) {
         int r = w->used[i];
         double tail = end - (w->last[r] - t0) - 1;
+        D[r] += w->own[r];
         E[r] += w->own[r] * (w->lead[r] + (tail > 0 ? tail : 0));
         w->own[r] = 0;
     }
@@ -456,13 +458,17 @@ int im_warp_run(im_walker *w, int sub, im_next_fn next, void *ctx,
     double *dem = acc->dem;
     double t0 = w->base; /* phase start */
     double prev = w->base - 1, next_ok = w->base;
-    double maxt = w->base;
     double total = 0;
     uint64_t n = 0;
     int qpos = 0;
     int memq = p->memq; /* <= IM_MEMQ_MAX (im_par_init) */
     for (int i = 0; i < memq; i++)
         w->memq[i] = w->base - 1;
+    if (w->reg_dirty) { /* the previous warp used the scoreboard */
+        memset(w->reg_ready, 0, sizeof w->reg_ready);
+        memset(w->reg_war, 0, sizeof w->reg_war);
+        w->reg_dirty = 0;
+    }
     for (int i = 0; i < 6; i++)
         w->sb_ready[i] = w->base;
     for (int i = 0; i < WC_LAT_COUNT; i++)
@@ -720,6 +726,7 @@ int im_warp_run(im_walker *w, int sub, im_next_fn next, void *ctx,
             unsigned st = in->ctrl.stall ? in->ctrl.stall : 1;
             next_ok = t + st;
         } else {
+            w->reg_dirty = 1;
             for (unsigned i = 0; i < ms->ndreg; i++) {
                 wc_reg r = ms->dreg[i];
                 w->reg_ready[r] = done;
@@ -735,8 +742,6 @@ int im_warp_run(im_walker *w, int sub, im_next_fn next, void *ctx,
         ua_counts_inst(&acc->cnt, in, mk ? mcl : NULL, c_lines, c_sectors,
                        c_wf);
         prev = t;
-        if (done > maxt)
-            maxt = done;
         /* ---- barriers end a phase ---- */
         if ((ms->opflags & WC_OPF_BAR) && mask != 0) {
             double len = t + 1 - t0;
@@ -782,7 +787,5 @@ int im_warp_run(im_walker *w, int sub, im_next_fn next, void *ctx,
     acc->insts += n;
     *insts = n;
     *cycles = total;
-    /* the next warp starts after every time this one produced */
-    w->base = (maxt > prev ? maxt : prev) + 1e6;
     return 0;
 }
