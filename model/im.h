@@ -54,6 +54,7 @@ typedef struct im_options {
     long sms;           /* SMs to model, 0 = the config's num_sms           */
     int per_warp;       /* fill the per-warp arrays of the result           */
     uint64_t seed;      /* shuffle assignment policy                        */
+    int no_warp_memo;   /* walk every warp (the warp memo off: tests)       */
 } im_options;
 
 void im_options_default(im_options *o);
@@ -75,6 +76,7 @@ typedef struct im_result {
     double dram_util, l2_util; /* average bandwidth utilisation             */
     ua_counts counts;        /* per-kernel counts (predict: "counts")        */
     double host_seconds;
+    uint64_t warps_recalled; /* warps added from the warp memo, not walked  */
     /* per warp, in trace order, when im_options.per_warp (else NULL / 0) */
     size_t nwarps;
     uint64_t *warp_cta;      /* CTA number in the window                    */

@@ -215,6 +215,58 @@ typedef struct im_static {
     wc_reg sreg_in[IM_SREG_IN], dreg_in[IM_SREG_IN];
 } im_static;
 
+/*
+ * The warp memo (im_warp.c).  A warp's walk is a function of its
+ * instructions (static record number and mask of each), the outcome of its
+ * memory accesses (level, lines, sectors, bytes: the caches are asked in
+ * instruction order before the walk, so they see the same sequence), its
+ * sub-core, the warps sharing it, and the times at which its code lines and
+ * constant lines are ready.  A warp whose instructions and outcomes equal a
+ * recorded one's, and whose lines are all present and ready when it asks
+ * for them (as they were when it was recorded), adds the recorded result
+ * to its CTA instead of being walked: the same numbers, bit for bit (the
+ * memo on and off give identical results: test_warp_memo).  Only binary
+ * traces have static record numbers; text traces are always walked.
+ */
+#define IM_WM_SLOTS 256     /* recorded warps per kernel run (by hash)   */
+#define IM_WM_MAXI 16384    /* longest warp buffered and recorded        */
+#define IM_WM_MAXU 4096     /* records with addresses copied per warp    */
+#define IM_WM_MAXC 64       /* distinct constant lines of a recorded warp */
+
+typedef struct im_wm_res {
+    double own, edge;   /* demand on resource r, its edge term           */
+    uint32_t r;
+} im_wm_res;
+typedef struct im_wm_phase {
+    double len, comp[IM_CPI_COUNT];
+    uint32_t idx, nres;
+} im_wm_phase;
+/* What a warp adds to its CTA besides the per-phase terms. */
+typedef struct im_wm_sum {
+    double l2_bytes, dram_bytes;
+    uint64_t l1_hits, l2_hits, dram_sectors, intervals, insts;
+    double first_l2, first_dram, post_l2, post_dram, atom_tail, total;
+    ua_counts cnt;
+} im_wm_sum;
+typedef struct im_wm {
+    int full, sub;
+    uint64_t hash;
+    unsigned share_sub, share_sm;
+    size_t n, naux, nil, ncl, nph, nres;
+    size_t cap_n, cap_aux, cap_il, cap_ph, cap_res;
+    uint64_t *seq;      /* sid << 32 | mask, per instruction              */
+    im_macc *aux;       /* memory outcomes, per memory instruction        */
+    struct im_wm_line { /* code line asked for at each line change, and */
+        uint64_t line;  /* when (warp time)                              */
+        double now;
+    } *il;
+    uint64_t cl[IM_WM_MAXC]; /* constant lines, first use and its time   */
+    double clnow[IM_WM_MAXC];
+    im_wm_phase *ph;
+    im_wm_res *res;
+    im_wm_sum s;
+} im_wm;
+
 typedef struct im_walker {
     const im_par *p;
     int use_ctrl;       /* this kernel: control bits drive dependences    */
@@ -250,6 +302,20 @@ typedef struct im_walker {
     im_static *memo;    /* [IM_MEMO_N], allocated by the first warp       */
     uint64_t kmask[IM_KEY_W]; /* key bytes that count (all but per-instance
                                  iflags bits)                            */
+    wc_inst minst;      /* a static record with this instance's mask      */
+    /* warp memo: the table ([IM_WM_SLOTS] + one being recorded), whether
+     * the warp being walked is recorded, its buffered instructions, copies
+     * of those with addresses, their memory outcomes */
+    int wm_on;
+    im_wm *wm;
+    int wm_rec;
+    wc_iref *wbuf;
+    size_t wbuf_cap;
+    wc_inst *wcopy;
+    size_t wcopy_cap;
+    im_macc *waux;
+    size_t waux_cap;
+    uint64_t wm_hits, wm_walks; /* information (im_result)              */
     im_static *big;     /* one record too large for an entry (scratch)    */
     im_rd *big_rd;
     wc_reg *big_sreg, *big_dreg;
@@ -263,6 +329,9 @@ void im_walker_free(im_walker *w);
 int im_warp_run(im_walker *w, int sub, im_next_fn next, void *ctx,
                 im_cta_acc *acc, uint64_t *insts, double *cycles,
                 wc_diag *d);
+
+/* Is `line` in c, and its ready time (no change to c). */
+int im_icode_peek(const im_icode *c, uint64_t line, double *ready);
 
 /* ---- im_sched.c ---------------------------------------------------------- */
 

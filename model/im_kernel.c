@@ -221,6 +221,7 @@ static int run_init(im_run *x, const wc_gpu *g, const wc_kernel_info *ki,
         goto oom;
     x->w->p = &x->p;
     x->w->base = 1;
+    x->w->wm_on = !x->o.no_warp_memo;
     x->w->use_ctrl = x->p.force_ctrl || (x->p.use_ctrl_auto && ki->has_ctrl);
     if (x->p.force_sb)
         x->w->use_ctrl = 0;
@@ -506,6 +507,7 @@ static int run_cta(im_run *x, const im_cta_src *src, uint64_t cta_no,
 static void run_finish(im_run *x, int whole)
 {
     im_result *r = x->r;
+    r->warps_recalled = x->w->wm_hits;
     double end = im_sched_drain(&x->s);
     /* SM idle time while the kernel runs (tail of the last wave, uneven
      * CTAs) over the SMs that ran something */

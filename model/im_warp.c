@@ -379,6 +379,23 @@ void im_walker_free(im_walker *w)
     if (!w)
         return;
     wc_pool_free(w->memo, IM_MEMO_N * sizeof *w->memo, 0);
+    if (w->wm)
+        for (int i = 0; i <= IM_WM_SLOTS; i++) {
+            im_wm *e = &w->wm[i];
+            free(e->seq);
+            free(e->aux);
+            free(e->il);
+            free(e->ph);
+            free(e->res);
+        }
+    free(w->wm);
+    free(w->wbuf);
+    free(w->wcopy);
+    free(w->waux);
+    w->wm = NULL;
+    w->wbuf = NULL;
+    w->wcopy = NULL;
+    w->waux = NULL;
     free(w->big);
     free(w->big_rd);
     free(w->big_sreg);
@@ -406,10 +423,9 @@ void im_walker_free(im_walker *w)
  * waits for at a kernel's start (seed 000 5.1.1, 5.2) are time r cannot
  * work.  The warp then ends its tail after its last use.
  */
-static inline void dem_add(im_walker *w, double *D, int r, double v,
-                           double t, double t0)
+static inline void dem_add(im_walker *w, int r, double v, double t,
+                           double t0)
 {
-    (void)D; /* the phase's demand: own[r], added at edges_flush */
     if (v <= 0)
         return;
     double n = r >= IM_R_SMMEM ? w->share_sm : w->share_sub;
@@ -424,8 +440,263 @@ static inline void dem_add(im_walker *w, double *D, int r, double v,
     w->last[r] = t;
 }
 
-/* End of a phase at `end` (phase time): own demand x (lead + tail) into
- * the CTA's edge sums, and the warp's per-phase state cleared. */
+/* ---- the warp memo (im_int.h) ---------------------------------------- */
+
+/* Grow *a (elements of size sz, capacity *cap) to hold n + 1; 0 or -1. */
+static int grow(void **a, size_t *cap, size_t n, size_t sz)
+{
+    if (n < *cap)
+        return 0;
+    size_t nc = *cap ? *cap * 2 : 64;
+    while (nc <= n)
+        nc *= 2;
+    void *b = realloc(*a, nc * sz);
+    if (!b)
+        return -1;
+    *a = b;
+    *cap = nc;
+    return 0;
+}
+#define GROW(a, cap, n) grow((void **)&(a), &(cap), (n), sizeof *(a))
+
+static inline uint64_t wm_mix(uint64_t h, uint64_t x)
+{
+    h = (h ^ x) * 0x9E3779B97F4A7C15ull;
+    return h ^ (h >> 29);
+}
+
+static uint64_t wm_mix_acc(uint64_t h, const im_macc *a)
+{
+    uint64_t b[sizeof *a / 8 + 1];
+    memset(b, 0, sizeof b);
+    memcpy(b, a, sizeof *a);
+    for (size_t i = 0; i < sizeof b / 8; i++)
+        h = wm_mix(h, b[i]);
+    return h;
+}
+
+/* The recorded warp equal to the one buffered (NULL: none). */
+static const im_wm *wm_find(const im_walker *w, uint64_t h, int sub,
+                            size_t n, size_t naux)
+{
+    const im_wm *e = &w->wm[h & (IM_WM_SLOTS - 1)];
+    if (!e->full || e->hash != h || e->sub != sub || e->n != n ||
+        e->naux != naux || e->share_sub != w->share_sub ||
+        e->share_sm != w->share_sm)
+        return NULL;
+    for (size_t i = 0; i < n; i++)
+        if (e->seq[i] != ((uint64_t)w->wbuf[i].sid << 32 | w->wbuf[i].mask))
+            return NULL;
+    if (naux && memcmp(e->aux, w->waux, naux * sizeof *e->aux) != 0)
+        return NULL;
+    return e;
+}
+
+/* Line l of c present and ready by `now`. */
+static int ready_by(const im_icode *c, uint64_t l, double now)
+{
+    double r;
+    return im_icode_peek(c, l, &r) && !(r > now);
+}
+
+/* Every code and constant line of e present and ready when asked for. */
+static int wm_valid(const im_walker *w, const im_wm *e, int sub)
+{
+    for (size_t i = 0; i < e->nil; i++)
+        if (!w->ic ||
+            !ready_by(w->ic, e->il[i].line, w->cta_t + e->il[i].now))
+            return 0;
+    for (size_t i = 0; i < e->ncl; i++) {
+        double now = w->cta_t + e->clnow[i];
+        if (!w->cl1 || !ready_by(w->cl1, e->cl[i], now) ||
+            !ready_by(&w->cl0[sub], e->cl[i], now))
+            return 0;
+    }
+    return 1;
+}
+
+static void counts_add(ua_counts *a, const ua_counts *b, int sign)
+{
+    uint64_t k = sign > 0 ? 1 : (uint64_t)-1;
+    for (int u = 0; u < WC_UNIT_COUNT; u++)
+        a->warp_insts_by_unit[u] += k * b->warp_insts_by_unit[u];
+    a->global_requests += k * b->global_requests;
+    a->global_sectors += k * b->global_sectors;
+    a->shared_wavefronts += k * b->shared_wavefronts;
+    a->atomics += k * b->atomics;
+    a->l1_hit_sectors += k * b->l1_hit_sectors;
+    a->l2_hit_sectors += k * b->l2_hit_sectors;
+    a->dram_bytes += k * b->dram_bytes;
+}
+
+/* A warp's totals into its CTA (walked or recalled alike). */
+static void sum_merge(im_cta_acc *acc, const im_wm_sum *s)
+{
+    acc->l2_bytes += s->l2_bytes;
+    acc->dram_bytes += s->dram_bytes;
+    acc->l1_hits += s->l1_hits;
+    acc->l2_hits += s->l2_hits;
+    acc->dram_sectors += s->dram_sectors;
+    acc->intervals += s->intervals;
+    acc->insts += s->insts;
+    if (s->first_l2 < acc->first_l2)
+        acc->first_l2 = s->first_l2;
+    if (s->first_dram < acc->first_dram)
+        acc->first_dram = s->first_dram;
+    if (s->post_l2 < acc->post_l2)
+        acc->post_l2 = s->post_l2;
+    if (s->post_dram < acc->post_dram)
+        acc->post_dram = s->post_dram;
+    if (s->atom_tail > acc->atom_tail)
+        acc->atom_tail = s->atom_tail;
+    if (s->total > acc->warp_total_max)
+        acc->warp_total_max = s->total;
+}
+
+/* One phase's end into the CTA: its length and components (the longest
+ * warp's), its demands and edge terms. */
+static void phase_merge(im_cta_acc *acc, size_t phase, double len,
+                        const double *comp)
+{
+    if (len > acc->lmax[phase]) {
+        acc->lmax[phase] = len;
+        memcpy(acc->crit + phase * IM_CPI_COUNT, comp,
+               IM_CPI_COUNT * sizeof *comp);
+    }
+}
+
+/* Add recorded warp e to the CTA, as walking it would. */
+static int wm_replay(im_walker *w, const im_wm *e, im_cta_acc *acc)
+{
+    const im_wm_res *r = e->res;
+    for (size_t i = 0; i < e->nph; i++) {
+        const im_wm_phase *ph = &e->ph[i];
+        if (phase_at(acc, ph->idx) != 0)
+            return -1;
+        phase_merge(acc, ph->idx, ph->len, ph->comp);
+        double *D = acc->dem + (size_t)ph->idx * IM_NRES;
+        double *E = acc->edge + (size_t)ph->idx * IM_NRES;
+        for (uint32_t k = 0; k < ph->nres; k++, r++) {
+            D[r->r] += r->own;
+            E[r->r] += r->edge;
+        }
+    }
+    sum_merge(acc, &e->s);
+    counts_add(&acc->cnt, &e->s.cnt, 1);
+    /* the code lines asked for, in order (the stream buffer moves on) */
+    for (size_t i = 0; i < e->nil; i++)
+        (void)im_icode_fetch(w->ic, w->p, e->il[i].line,
+                             w->cta_t + e->il[i].now);
+    return 0;
+}
+
+/* Recording: each returns 0, or stops the recording (w->wm_rec = 0). */
+static im_wm *rec(im_walker *w)
+{
+    return &w->wm[IM_WM_SLOTS];
+}
+
+static void rec_line(im_walker *w, uint64_t line, double rel, double now)
+{
+    im_wm *e = rec(w);
+    if (!ready_by(w->ic, line, now) || GROW(e->il, e->cap_il, e->nil)) {
+        w->wm_rec = 0;
+        return;
+    }
+    e->il[e->nil].line = line;
+    e->il[e->nil++].now = rel;
+}
+
+static void rec_const(im_walker *w, int sub, uint64_t cl, double rel,
+                      double now)
+{
+    im_wm *e = rec(w);
+    if (!ready_by(w->cl1, cl, now) || !ready_by(&w->cl0[sub], cl, now)) {
+        w->wm_rec = 0;
+        return;
+    }
+    for (size_t i = 0; i < e->ncl; i++)
+        if (e->cl[i] == cl)
+            return; /* ready then, ready later: the ready time is fixed */
+    if (e->ncl == IM_WM_MAXC) {
+        w->wm_rec = 0;
+        return;
+    }
+    e->cl[e->ncl] = cl;
+    e->clnow[e->ncl++] = rel;
+}
+
+static void rec_phase(im_walker *w, size_t phase, double len,
+                      const double *comp)
+{
+    im_wm *e = rec(w);
+    if (GROW(e->ph, e->cap_ph, e->nph)) {
+        w->wm_rec = 0;
+        return;
+    }
+    im_wm_phase *ph = &e->ph[e->nph++];
+    ph->idx = (uint32_t)phase;
+    ph->len = len;
+    memcpy(ph->comp, comp, sizeof ph->comp);
+    ph->nres = 0;
+}
+
+static void rec_res(im_walker *w, int r, double own, double edge)
+{
+    im_wm *e = rec(w);
+    if (GROW(e->res, e->cap_res, e->nres)) {
+        w->wm_rec = 0;
+        return;
+    }
+    e->res[e->nres].r = (uint32_t)r;
+    e->res[e->nres].own = own;
+    e->res[e->nres++].edge = edge;
+    e->ph[e->nph - 1].nres++;
+}
+
+/* Start recording the buffered warp (hash h). */
+static void rec_begin(im_walker *w, uint64_t h, int sub, size_t n,
+                      size_t naux)
+{
+    im_wm *e = rec(w);
+    e->full = 0;
+    e->nil = e->ncl = e->nph = e->nres = 0;
+    e->n = e->naux = 0;
+    if (GROW(e->seq, e->cap_n, n ? n - 1 : 0) ||
+        (naux && GROW(e->aux, e->cap_aux, naux - 1))) {
+        w->wm_rec = 0;
+        return;
+    }
+    for (size_t i = 0; i < n; i++)
+        e->seq[i] = (uint64_t)w->wbuf[i].sid << 32 | w->wbuf[i].mask;
+    if (naux)
+        memcpy(e->aux, w->waux, naux * sizeof *e->aux);
+    e->n = n;
+    e->naux = naux;
+    e->hash = h;
+    e->sub = sub;
+    e->share_sub = w->share_sub;
+    e->share_sm = w->share_sm;
+    w->wm_rec = 1;
+}
+
+/* The recording complete: into its slot (the slot's buffers become the
+ * next recording's). */
+static void rec_store(im_walker *w, const im_wm_sum *s)
+{
+    im_wm *e = rec(w);
+    e->s = *s;
+    e->full = 1;
+    im_wm *slot = &w->wm[e->hash & (IM_WM_SLOTS - 1)];
+    im_wm t = *slot;
+    *slot = *e;
+    *e = t;
+    e->full = 0;
+}
+
+/* End of a phase at `end` (phase time): the phase's demand and own demand
+ * x (lead + tail) into the CTA's sums, and the warp's per-phase state
+ * cleared. */
 static void edges_flush(im_walker *w, im_cta_acc *acc, size_t phase,
                         double t0, double end)
 {
@@ -434,20 +705,108 @@ static void edges_flush(im_walker *w, im_cta_acc *acc, size_t phase,
     for (unsigned i = 0; i < w->nused; i++) {
         int r = w->used[i];
         double tail = end - (w->last[r] - t0) - 1;
+        double edge = w->own[r] * (w->lead[r] + (tail > 0 ? tail : 0));
         D[r] += w->own[r];
-        E[r] += w->own[r] * (w->lead[r] + (tail > 0 ? tail : 0));
+        E[r] += edge;
+        if (w->wm_rec)
+            rec_res(w, r, w->own[r], edge);
         w->own[r] = 0;
     }
     w->nused = 0;
+}
+
+/* The instruction to walk: a buffered static record, or a record with
+ * addresses copied (the memo's collection pass), with this instance's
+ * mask where the memory path reads it. */
+static const wc_inst *inst_of(im_walker *w, const im_static *ms,
+                              const wc_inst *in, uint32_t mask)
+{
+    if (ms->mk && in->mask != mask) {
+        memcpy(&w->minst, in, offsetof(wc_inst, addr));
+        w->minst.mask = mask;
+        return &w->minst;
+    }
+    return in;
+}
+
+/* The memo's collection pass: pull the warp's instructions into w->wbuf
+ * (copies of records with addresses into w->wcopy), ask the caches for the
+ * memory instructions in order (outcomes into w->waux), and hash it all.
+ * Stops at the end of the warp (*ended), or where the warp cannot be
+ * recorded (no static record numbers, too long, out of memory): the
+ * instructions not taken are left in *pend / *pend_n.  Returns 0 or an
+ * error code. */
+static int collect(im_walker *w, int sub, im_next_fn next, void *ctx,
+                   im_cta_acc *acc, size_t *nbuf, size_t *naux,
+                   uint64_t *hash, int *ended, const wc_iref **pend,
+                   size_t *pend_n, wc_diag *d)
+{
+    const im_par *p = w->p;
+    const wc_iref *batch = NULL;
+    size_t bi = 0, bcount = 0, nb = 0, na = 0, nc = 0;
+    uint64_t h = wm_mix(wm_mix(0x2545F4914F6CDD1Dull, (uint64_t)sub),
+                        (uint64_t)w->share_sub << 32 | w->share_sm);
+    *ended = 0;
+    for (;;) {
+        if (bi == bcount) {
+            int rc = next(ctx, &batch, &bcount, d);
+            if (rc < 0)
+                return -rc;
+            if (rc == 0) {
+                *ended = 1;
+                bcount = bi = 0;
+                break;
+            }
+            bi = 0;
+        }
+        const wc_iref *ref = &batch[bi];
+        if (ref->sid == WC_SID_NONE || nb == IM_WM_MAXI ||
+            GROW(w->wbuf, w->wbuf_cap, nb))
+            break;
+        const wc_inst *in = ref->in;
+        const im_static *ms = memo_get(w, in, ref->sid);
+        if (!ms)
+            return wc_diag_set(d, WC_EINTERNAL, "", 0, 0, "out of memory");
+        int unstable = in == &w->in; /* the reader's buffer */
+        if (unstable && (nc == IM_WM_MAXU || GROW(w->wcopy, w->wcopy_cap, nc)))
+            break;
+        if (ms->mk && GROW(w->waux, w->waux_cap, na))
+            break;
+        wc_iref *b = &w->wbuf[nb++];
+        *b = *ref;
+        h = wm_mix(h, (uint64_t)ref->sid << 32 | ref->mask);
+        if (ms->mk == 1 || ms->mk == 2) {
+            const wc_inst *mi = inst_of(w, ms, in, ref->mask);
+            im_macc *a = &w->waux[na++];
+            if (ms->mk == 1) {
+                im_mem_global(p, w->l1, w->l2, mi, &ms->mcl, a);
+                if (ms->mcl.atomic && ref->mask)
+                    atom_count(p, acc, mi);
+            } else {
+                memset(a, 0, sizeof *a);
+                a->wavefronts = im_mem_wavefronts(p, mi);
+            }
+            h = wm_mix_acc(h, a);
+        }
+        if (unstable) {
+            /* the static fields are all the walk reads of it now */
+            memcpy(&w->wcopy[nc], in, offsetof(wc_inst, addr));
+            b->in = &w->wcopy[nc++];
+        }
+        bi++;
+    }
+    *nbuf = nb;
+    *naux = na;
+    *hash = h;
+    *pend = batch ? batch + bi : NULL;
+    *pend_n = bcount - bi;
+    return 0;
 }
 
 int im_warp_run(im_walker *w, int sub, im_next_fn next, void *ctx,
                 im_cta_acc *acc, uint64_t *insts, double *cycles, wc_diag *d)
 {
     const im_par *p = w->p;
-    double comp[IM_CPI_COUNT];
-    memset(comp, 0, sizeof comp);
-    size_t phase = 0;
     if (phase_at(acc, 0) != 0)
         return wc_diag_set(d, WC_EINTERNAL, "", 0, 0, "out of memory");
     if (!w->memo) {
@@ -455,7 +814,41 @@ int im_warp_run(im_walker *w, int sub, im_next_fn next, void *ctx,
             return wc_diag_set(d, WC_EINTERNAL, "", 0, 0, "out of memory");
         key_mask_init(w);
     }
-    double *dem = acc->dem;
+    if (w->wm_on && !w->wm && !(w->wm = calloc(IM_WM_SLOTS + 1, sizeof *w->wm)))
+        return wc_diag_set(d, WC_EINTERNAL, "", 0, 0, "out of memory");
+    /* ---- the warp memo: collect, recall or record ---- */
+    size_t nbuf = 0, naux = 0, pend_n = 0;
+    const wc_iref *pend = NULL;
+    int ended = 0;
+    w->wm_rec = 0;
+    if (w->wm_on) {
+        uint64_t h;
+        int rc = collect(w, sub, next, ctx, acc, &nbuf, &naux, &h, &ended,
+                         &pend, &pend_n, d);
+        if (rc)
+            return rc;
+        if (ended) {
+            const im_wm *e = wm_find(w, h, sub, nbuf, naux);
+            if (e && wm_valid(w, e, sub)) {
+                if (wm_replay(w, e, acc) != 0)
+                    return wc_diag_set(d, WC_EINTERNAL, "", 0, 0,
+                                       "out of memory");
+                w->wm_hits++;
+                *insts = e->s.insts;
+                *cycles = e->s.total;
+                return 0;
+            }
+            rec_begin(w, h, sub, nbuf, naux);
+        }
+    }
+    w->wm_walks++;
+    double comp[IM_CPI_COUNT];
+    memset(comp, 0, sizeof comp);
+    size_t phase = 0;
+    ua_counts cnt0 = acc->cnt;
+    im_wm_sum ws;
+    memset(&ws, 0, sizeof ws);
+    ws.first_l2 = ws.first_dram = ws.post_l2 = ws.post_dram = 1e300;
     double t0 = w->base; /* phase start */
     double prev = w->base - 1, next_ok = w->base;
     double total = 0;
@@ -481,30 +874,42 @@ int im_warp_run(im_walker *w, int sub, im_next_fn next, void *ctx,
             w->rfc[b][s] = WC_REG_NONE;
     const wc_inst *in = NULL;
     const wc_iref *batch = NULL;
-    size_t bi = 0, bcount = 0;
+    size_t bi = 0, bcount = 0, ai = 0;
+    /* sources in order: the buffered instructions (stage 0; memory
+     * outcomes in w->waux), the rest of the collection's last batch
+     * (stage 1), then the stream */
+    int stage = w->wm_on ? 0 : 2, buffered = 0;
     uint64_t cur_line = UINT64_MAX;
     double last_l2 = -1, last_dram = -1; /* data time of the last access */
     double last_atom = -1; /* last atomic performed at the L2 */
-    int rc;
+    int rc = 0;
     for (;;) {
         if (bi == bcount) {
-            if ((rc = next(ctx, &batch, &bcount, d)) != 1)
-                break;
-            bi = 0;
+            bi = bcount = 0;
+            while (bcount == 0 && stage < 2) {
+                buffered = stage == 0;
+                batch = stage == 0 ? w->wbuf : pend;
+                bcount = stage == 0 ? nbuf : pend_n;
+                stage++;
+            }
+            if (bcount == 0) {
+                buffered = 0;
+                if (ended) {
+                    rc = 0;
+                    break;
+                }
+                if ((rc = next(ctx, &batch, &bcount, d)) != 1)
+                    break;
+            }
         }
         const wc_iref *ref = &batch[bi++];
-        in = ref->in;
         const uint32_t mask = ref->mask;
-        const im_static *ms = memo_get(w, in, ref->sid);
+        const im_static *ms = memo_get(w, ref->in, ref->sid);
         if (!ms)
             return wc_diag_set(d, WC_EINTERNAL, "", 0, 0, "out of memory");
-        if (ms->mk && in->mask != mask) {
-            /* a static record (no addresses): the memory path reads the
-             * instance's mask from the record */
-            memcpy(&w->in, in, offsetof(wc_inst, addr));
-            w->in.mask = mask;
-            in = &w->in;
-        }
+        /* a static record (no addresses): the memory path reads the
+         * instance's mask from the record */
+        in = inst_of(w, ms, ref->in, mask);
         int lc = ms->lc;
         int ctrl = w->use_ctrl && in->ctrl.valid;
         const ua_mem_class *mcl = &ms->mcl;
@@ -549,7 +954,10 @@ int im_warp_run(im_walker *w, int sub, im_next_fn next, void *ctx,
             /* a new code line: wait until it is in the SM's icache (cold
              * misses are shared by every warp that asks meanwhile) */
             cur_line = ms->iline;
-            double now = w->cta_t + (prev + 1 - w->base);
+            double rel = prev + 1 - w->base;
+            double now = w->cta_t + rel;
+            if (w->wm_rec)
+                rec_line(w, cur_line, rel, now);
             double rdy = im_icode_fetch(w->ic, p, cur_line, now);
             if (rdy > now)
                 BIND(prev + 1 + (rdy - now), IM_CPI_FETCH);
@@ -559,7 +967,10 @@ int im_warp_run(im_walker *w, int sub, im_next_fn next, void *ctx,
              * in the sub-core's L0 FL constant cache at issue; a cold line
              * comes from the SM's L1 constant cache or, first, the L2 */
             uint64_t cl = in->const_addr / p->cline;
-            double now = w->cta_t + (e - w->base);
+            double rel = e - w->base;
+            double now = w->cta_t + rel;
+            if (w->wm_rec)
+                rec_const(w, sub, cl, rel, now);
             double r1 = im_lines_fetch(w->cl1, cl, now, p->c_l1_miss);
             double r0 = im_lines_fetch(&w->cl0[sub], cl, now,
                                        (r1 > now ? r1 - now : 0) +
@@ -597,14 +1008,13 @@ int im_warp_run(im_walker *w, int sub, im_next_fn next, void *ctx,
             cause = IM_CPI_MEM_SHARED;
         if (cause != CAUSE_NONE && cause != IM_CPI_DEP &&
             cause != IM_CPI_UNIT)
-            acc->intervals++; /* a long-latency event cut an interval */
+            ws.intervals++; /* a long-latency event cut an interval */
         comp[IM_CPI_BASE] += 1;
         if (cause != CAUSE_NONE)
             comp[cause] += e - (prev + 1);
         double t = e;
         /* ---- demands and results ---- */
-        double *D = dem + phase * IM_NRES;
-        dem_add(w, D, IM_R_ISSUE + sub, 1, t, t0);
+        dem_add(w, IM_R_ISSUE + sub, 1, t, t0);
         /* RF reads: fixed latency in the window after issue; variable
          * latency from the queue after Control, with the slots left (its
          * own clock here), one register per bank and cycle */
@@ -618,7 +1028,7 @@ int im_warp_run(im_walker *w, int sub, im_next_fn next, void *ctx,
                 *bn = st + reads[b];
                 if (*bn > vread_end)
                     vread_end = *bn;
-                dem_add(w, D, IM_R_BANK + sub * UA_MAX_BANKS + b, reads[b],
+                dem_add(w, IM_R_BANK + sub * UA_MAX_BANKS + b, reads[b],
                         t, t0);
             }
         }
@@ -627,9 +1037,9 @@ int im_warp_run(im_walker *w, int sub, im_next_fn next, void *ctx,
         int lcause = IM_CPI_DEP;
         if (!mk) {
             if (lc == WC_LAT_fp64 && p->fp64_shared)
-                dem_add(w, D, IM_R_FP64SM, p->ii[lc], t, t0);
+                dem_add(w, IM_R_FP64SM, p->ii[lc], t, t0);
             else
-                dem_add(w, D, IM_RU(sub, lc), p->ii[lc], t, t0);
+                dem_add(w, IM_RU(sub, lc), p->ii[lc], t, t0);
             w->unit_free[lc] = t + p->ii[lc];
             if (!fixed && vread_end - t > lat)
                 lat = vread_end - t; /* result after its operands are read */
@@ -647,28 +1057,31 @@ int im_warp_run(im_walker *w, int sub, im_next_fn next, void *ctx,
             w->memq[qpos] = S + (p->sub_latency - p->dispatch);
             if (++qpos == memq)
                 qpos = 0;
-            dem_add(w, D, IM_R_MEMSUB + sub, sub_ii, t, t0);
+            dem_add(w, IM_R_MEMSUB + sub, sub_ii, t, t0);
             double smb = p->shared_ii;
             lat = raw;
             if (mk == 1) {
                 im_macc a;
                 int st = mcl->is_write;
                 int at = mcl->atomic;
-                im_mem_global(p, w->l1, w->l2, in, mcl, &a);
+                if (buffered) /* asked in the collection pass */
+                    a = w->waux[ai++];
+                else
+                    im_mem_global(p, w->l1, w->l2, in, mcl, &a);
                 c_lines = a.lines;
                 c_sectors = a.sectors;
                 double lines = a.lines ? a.lines : 1;
                 if (lines * p->l1_line_cycles > smb)
                     smb = lines * p->l1_line_cycles;
-                acc->l2_bytes += a.l2_bytes;
-                acc->dram_bytes += a.dram_bytes;
-                acc->l1_hits += a.l1_hit_sectors;
-                acc->l2_hits += a.l2_hit_sectors;
-                acc->dram_sectors += a.dram_sectors;
+                ws.l2_bytes += a.l2_bytes;
+                ws.dram_bytes += a.dram_bytes;
+                ws.l1_hits += a.l1_hit_sectors;
+                ws.l2_hits += a.l2_hit_sectors;
+                ws.dram_sectors += a.dram_sectors;
                 lat += (lines - 1) * p->l1_line_cycles;
                 if (at && a.level < 2)
                     a.level = 2;
-                if (at && mask)
+                if (at && mask && !buffered)
                     atom_count(p, acc, in);
                 if (a.level == 2)
                     lat += p->l2_lat - p->l1_lat;
@@ -677,14 +1090,14 @@ int im_warp_run(im_walker *w, int sub, im_next_fn next, void *ctx,
                 if (at && mask && t + lat > last_atom)
                     last_atom = t + lat;
                 if (a.l2_bytes > 0 && !st) {
-                    if (t - w->base < acc->first_l2)
-                        acc->first_l2 = t - w->base;
+                    if (t - w->base < ws.first_l2)
+                        ws.first_l2 = t - w->base;
                     if (t + lat > last_l2)
                         last_l2 = t + lat;
                 }
                 if (a.dram_bytes > 0 && !st) {
-                    if (t - w->base < acc->first_dram)
-                        acc->first_dram = t - w->base;
+                    if (t - w->base < ws.first_dram)
+                        ws.first_dram = t - w->base;
                     if (t + lat > last_dram)
                         last_dram = t + lat;
                 }
@@ -692,7 +1105,8 @@ int im_warp_run(im_walker *w, int sub, im_next_fn next, void *ctx,
                          : a.level == 2 ? IM_CPI_MEM_L2
                                         : IM_CPI_MEM_L1;
             } else if (mk == 2) {
-                unsigned wf = im_mem_wavefronts(p, in);
+                unsigned wf = buffered ? w->waux[ai++].wavefronts
+                                       : im_mem_wavefronts(p, in);
                 c_wf = wf;
                 if (wf > 1)
                     lat += (wf - 1) * p->wavefront_cycles;
@@ -705,9 +1119,9 @@ int im_warp_run(im_walker *w, int sub, im_next_fn next, void *ctx,
             if (mask == 0) /* predicated off: no access */
                 lat = war;
             if (mk == 3 && p->const_ii > 0) /* own port, as dm's mem_unit */
-                dem_add(w, D, IM_R_SMCONST, p->const_ii, t, t0);
+                dem_add(w, IM_R_SMCONST, p->const_ii, t, t0);
             else
-                dem_add(w, D, IM_R_SMMEM, smb, t, t0);
+                dem_add(w, IM_R_SMMEM, smb, t, t0);
         }
         /* results: dependence counters or register scoreboard */
         double done = t + lat;
@@ -746,17 +1160,15 @@ int im_warp_run(im_walker *w, int sub, im_next_fn next, void *ctx,
         if ((ms->opflags & WC_OPF_BAR) && mask != 0) {
             double len = t + 1 - t0;
             total += len;
-            if (len > acc->lmax[phase]) {
-                acc->lmax[phase] = len;
-                memcpy(acc->crit + phase * IM_CPI_COUNT, comp, sizeof comp);
-            }
+            phase_merge(acc, phase, len, comp);
+            if (w->wm_rec)
+                rec_phase(w, phase, len, comp);
             memset(comp, 0, sizeof comp);
             edges_flush(w, acc, phase, t0, len);
             if (phase + 1 < IM_MAX_PHASES) {
                 if (phase_at(acc, phase + 1) != 0)
                     return wc_diag_set(d, WC_EINTERNAL, "", 0, 0,
                                        "out of memory");
-                dem = acc->dem;
                 phase++;
             }
             t0 = t + 1 + p->barrier_cycles;
@@ -770,21 +1182,25 @@ int im_warp_run(im_walker *w, int sub, im_next_fn next, void *ctx,
     if (n == 0)
         len = 0;
     total += len;
-    if (len > acc->lmax[phase]) {
-        acc->lmax[phase] = len;
-        memcpy(acc->crit + phase * IM_CPI_COUNT, comp, sizeof comp);
-    }
+    phase_merge(acc, phase, len, comp);
+    if (w->wm_rec)
+        rec_phase(w, phase, len, comp);
     edges_flush(w, acc, phase, t0, len);
-    if (total > acc->warp_total_max)
-        acc->warp_total_max = total;
+    ws.total = total;
     double end = prev + 1;
-    if (last_l2 >= 0 && end - last_l2 < acc->post_l2)
-        acc->post_l2 = end - last_l2 > 0 ? end - last_l2 : 0;
-    if (last_atom > end && last_atom - end > acc->atom_tail)
-        acc->atom_tail = last_atom - end;
-    if (last_dram >= 0 && end - last_dram < acc->post_dram)
-        acc->post_dram = end - last_dram > 0 ? end - last_dram : 0;
-    acc->insts += n;
+    if (last_l2 >= 0)
+        ws.post_l2 = end - last_l2 > 0 ? end - last_l2 : 0;
+    if (last_atom > end)
+        ws.atom_tail = last_atom - end;
+    if (last_dram >= 0)
+        ws.post_dram = end - last_dram > 0 ? end - last_dram : 0;
+    ws.insts = n;
+    sum_merge(acc, &ws);
+    if (w->wm_rec) {
+        ws.cnt = acc->cnt;
+        counts_add(&ws.cnt, &cnt0, -1);
+        rec_store(w, &ws);
+    }
     *insts = n;
     *cycles = total;
     return 0;

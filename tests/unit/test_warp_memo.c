@@ -1,0 +1,153 @@
+/*
+ * tests/unit/test_warp_memo.c - the interval model's warp memo (im_int.h)
+ * changes nothing: every kind of synthetic kernel, converted to the binary
+ * form, predicted with the memo on and off, gives the same result bit for
+ * bit (cycles, CPI stack, counts, per-warp times), and the memo is in use
+ * (warps recalled) where warps repeat.  Text traces have no static record
+ * numbers and are always walked.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "im.h"
+#include "synth_fixture.h"
+
+static int same_result(const im_result *a, const im_result *b)
+{
+    int ok = a->cycles == b->cycles && a->sim_cycles == b->sim_cycles &&
+             a->warp_insts == b->warp_insts && a->ctas == b->ctas &&
+             a->warps == b->warps && a->intervals == b->intervals &&
+             a->l1_hits == b->l1_hits && a->l2_hits == b->l2_hits &&
+             a->dram_sectors == b->dram_sectors &&
+             memcmp(a->cpi, b->cpi, sizeof a->cpi) == 0 &&
+             memcmp(&a->dram_util, &b->dram_util, sizeof a->dram_util) == 0 &&
+             memcmp(&a->l2_util, &b->l2_util, sizeof a->l2_util) == 0 &&
+             memcmp(&a->counts, &b->counts, sizeof a->counts) == 0 &&
+             a->nwarps == b->nwarps;
+    for (size_t i = 0; ok && i < a->nwarps; i++)
+        ok = a->warp_insts_of[i] == b->warp_insts_of[i] &&
+             memcmp(&a->warp_cycles[i], &b->warp_cycles[i],
+                    sizeof(double)) == 0;
+    return ok;
+}
+
+/* Kernel 0 of trace t with the memo on and off; sms SMs (0: all). */
+static void compare(wc_trace *t, const wc_gpu *g, long sms, const char *what,
+                    uint64_t *recalled)
+{
+    im_options o;
+    im_options_default(&o);
+    o.sms = sms;
+    o.per_warp = 1;
+    im_result on, off;
+    wc_diag d;
+    int rc1 = im_run_kernel(t, 0, g, &o, &on, &d);
+    o.no_warp_memo = 1;
+    int rc2 = im_run_kernel(t, 0, g, &o, &off, &d);
+    CHECK(rc1 == 0 && rc2 == 0);
+    if (rc1 || rc2)
+        return;
+    int same = same_result(&on, &off);
+    if (!same)
+        fprintf(stderr, "%s: memo on %llu cycles, off %llu\n", what,
+                (unsigned long long)on.cycles, (unsigned long long)off.cycles);
+    CHECK(same);
+    CHECK_EQ_INT(off.warps_recalled, 0);
+    *recalled = on.warps_recalled;
+    im_result_free(&on);
+    im_result_free(&off);
+}
+
+int main(void)
+{
+    static const char *kinds[] = {"compute", "latency",    "memory",
+                                  "divergent", "imbalanced", "balanced",
+                                  "shared",  "chase",      "fp64",
+                                  "tensor",  "mixed"};
+    /* on 4 SMs of each GPU: many waves, so that warps repeat */
+    static const char *gpus[] = {"h100-pcie", "v100"};
+    for (size_t gi = 0; gi < sizeof gpus / sizeof *gpus; gi++)
+        for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++) {
+            synth_fixture fx;
+            wc_synth_params sp;
+            wc_synth_defaults(&sp, kinds[k]);
+            sp.ctas = 48;
+            sp.iters = 6;
+            if (synth_fixture_open(&fx, "wm", &sp, gpus[gi], 1) != 0) {
+                CHECK(0);
+                continue;
+            }
+            char bin[128];
+            snprintf(bin, sizeof bin, "%s/t.wctb", fx.dir);
+            wc_convert_stats cs;
+            wc_trace *tb = NULL;
+            if (wc_trace_convert(fx.t, bin, &cs, &fx.d) != 0 ||
+                wc_trace_open(bin, &tb, &fx.d) != 0) {
+                fixture_show(&fx.d);
+                CHECK(0);
+                synth_fixture_close(&fx);
+                continue;
+            }
+            char what[96];
+            snprintf(what, sizeof what, "%s on %s", kinds[k], gpus[gi]);
+            uint64_t rb = 0, rt = 0;
+            compare(tb, &fx.g, 4, what, &rb);
+            compare(fx.t, &fx.g, 4, what, &rt);
+            CHECK_EQ_INT(rt, 0); /* text: always walked */
+            /* kernels whose warps repeat exactly are recalled */
+            if (!strcmp(kinds[k], "compute") || !strcmp(kinds[k], "fp64") ||
+                !strcmp(kinds[k], "tensor") || !strcmp(kinds[k], "memory"))
+                CHECK(rb > 0);
+            printf("warp memo %-10s %-9s: %llu warps recalled, results "
+                   "identical\n", kinds[k], gpus[gi], (unsigned long long)rb);
+            wc_trace_close(tb);
+            unlink(bin);
+            synth_fixture_close(&fx);
+        }
+    /* the real H100 SXM kernels (third-party traces: ../shared) */
+    static const char *real[] = {
+        "atom_lane-1056x256", "copy2-16384x256", "dfma_dep64-132x256",
+        "empty-1x32", "ffma_dep64-132x256", "ffma_dep64-1x32",
+        "ffma_dep64-4224x32", "ffma_dep64_dyn200k-264x256",
+        "ffma_ilp128-132x128", "imad_dep128-132x512", "mufu64-132x256",
+        "smem32-132x256", "strided2-1024x256", "vadd-4096x256",
+        "vadd_ffma-8192x256"};
+    char rp[512];
+    wc_gpu g;
+    wc_diag d;
+    if (shared_path("data/hw/h100-sxm/traces", rp, sizeof rp) &&
+        wc_gpu_load("h100-sxm", &g, &d) == 0) {
+        char tmp[] = "/tmp/wc-wmr-XXXXXX";
+        CHECK(mkdtemp(tmp) != NULL);
+        uint64_t all = 0;
+        for (size_t i = 0; i < sizeof real / sizeof *real; i++) {
+            char dir[640], bin[128];
+            snprintf(dir, sizeof dir, "%s/%s", rp, real[i]);
+            snprintf(bin, sizeof bin, "%s/k.wctb", tmp);
+            wc_trace *t = NULL, *tb = NULL;
+            wc_convert_stats cs;
+            if (wc_trace_open(dir, &t, &d) != 0 ||
+                wc_trace_convert(t, bin, &cs, &d) != 0 ||
+                wc_trace_open(bin, &tb, &d) != 0) {
+                fixture_show(&d);
+                CHECK(0);
+            } else {
+                uint64_t rb = 0;
+                compare(tb, &g, 0, real[i], &rb);
+                all += rb;
+            }
+            if (tb)
+                wc_trace_close(tb);
+            if (t)
+                wc_trace_close(t);
+            unlink(bin);
+        }
+        rmdir(tmp);
+        printf("warp memo: 15 H100 SXM kernels identical, %llu warps "
+               "recalled\n", (unsigned long long)all);
+        CHECK(all > 0);
+    }
+    CHECK_DONE();
+}
