@@ -311,11 +311,10 @@ typedef struct im_walker {
     int wm_rec;
     wc_iref *wbuf;
     size_t wbuf_cap;
-    wc_inst *wcopy;
-    size_t wcopy_cap;
+    wc_inst *wcopy;     /* [IM_WM_MAXU] */
     im_macc *waux;
     size_t waux_cap;
-    uint64_t wm_hits, wm_walks; /* information (im_result)              */
+    uint64_t wm_hits, wm_walks, wm_stored; /* recalled, walked, recorded */
     im_static *big;     /* one record too large for an entry (scratch)    */
     im_rd *big_rd;
     wc_reg *big_sreg, *big_dreg;

@@ -687,6 +687,7 @@ static void rec_store(im_walker *w, const im_wm_sum *s)
     im_wm *e = rec(w);
     e->s = *s;
     e->full = 1;
+    w->wm_stored++;
     im_wm *slot = &w->wm[e->hash & (IM_WM_SLOTS - 1)];
     im_wm t = *slot;
     *slot = *e;
@@ -768,7 +769,10 @@ static int collect(im_walker *w, int sub, im_next_fn next, void *ctx,
         if (!ms)
             return wc_diag_set(d, WC_EINTERNAL, "", 0, 0, "out of memory");
         int unstable = in == &w->in; /* the reader's buffer */
-        if (unstable && (nc == IM_WM_MAXU || GROW(w->wcopy, w->wcopy_cap, nc)))
+        if (unstable && !w->wcopy &&
+            !(w->wcopy = malloc(IM_WM_MAXU * sizeof *w->wcopy)))
+            break; /* all at once: the buffer points into it */
+        if (unstable && nc == IM_WM_MAXU)
             break;
         if (ms->mk && GROW(w->waux, w->waux_cap, na))
             break;
@@ -821,6 +825,9 @@ int im_warp_run(im_walker *w, int sub, im_next_fn next, void *ctx,
     const wc_iref *pend = NULL;
     int ended = 0;
     w->wm_rec = 0;
+    if (w->wm_on && w->wm_stored >= 128 && w->wm_hits * 4 < w->wm_stored)
+        w->wm_on = 0; /* warps rarely repeat here: the memo does not pay
+                         (deterministic: a function of the trace) */
     if (w->wm_on) {
         uint64_t h;
         int rc = collect(w, sub, next, ctx, acc, &nbuf, &naux, &h, &ended,
