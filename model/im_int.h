@@ -255,7 +255,7 @@ typedef struct im_wm {
     size_t n, naux, nil, ncl, nph, nres;
     size_t cap_n, cap_aux, cap_il, cap_ph, cap_res;
     uint64_t *seq;      /* sid << 32 | mask, per instruction              */
-    im_macc *aux;       /* memory outcomes, per memory instruction        */
+    uint64_t *aux;      /* memory outcomes, two words per memory inst.    */
     struct im_wm_line { /* code line asked for at each line change, and */
         uint64_t line;  /* when (warp time)                              */
         double now;
@@ -314,6 +314,8 @@ typedef struct im_walker {
     wc_inst *wcopy;     /* [IM_WM_MAXU] */
     im_macc *waux;
     size_t waux_cap;
+    uint64_t *wkey;     /* what the walk reads of waux (two words each)   */
+    size_t wkey_cap;
     uint64_t wm_hits, wm_walks, wm_stored; /* recalled, walked, recorded */
     im_static *big;     /* one record too large for an entry (scratch)    */
     im_rd *big_rd;

@@ -392,10 +392,12 @@ void im_walker_free(im_walker *w)
     free(w->wbuf);
     free(w->wcopy);
     free(w->waux);
+    free(w->wkey);
     w->wm = NULL;
     w->wbuf = NULL;
     w->wcopy = NULL;
     w->waux = NULL;
+    w->wkey = NULL;
     free(w->big);
     free(w->big_rd);
     free(w->big_sreg);
@@ -465,14 +467,15 @@ static inline uint64_t wm_mix(uint64_t h, uint64_t x)
     return h ^ (h >> 29);
 }
 
-static uint64_t wm_mix_acc(uint64_t h, const im_macc *a)
+/* What the walk reads of a memory outcome besides the byte and sector
+ * sums (those add up the same in any warp: the collection pass sums
+ * them, and a recalled warp adds its own): two words. */
+static void acc_key(const im_macc *a, uint64_t k[2])
 {
-    uint64_t b[sizeof *a / 8 + 1];
-    memset(b, 0, sizeof b);
-    memcpy(b, a, sizeof *a);
-    for (size_t i = 0; i < sizeof b / 8; i++)
-        h = wm_mix(h, b[i]);
-    return h;
+    k[0] = (uint64_t)a->lines | (uint64_t)a->sectors << 32;
+    k[1] = (uint64_t)a->wavefronts | (uint64_t)(unsigned)a->level << 32 |
+           (uint64_t)(a->l2_bytes > 0) << 40 |
+           (uint64_t)(a->dram_bytes > 0) << 41;
 }
 
 /* The recorded warp equal to the one buffered (NULL: none). */
@@ -487,7 +490,7 @@ static const im_wm *wm_find(const im_walker *w, uint64_t h, int sub,
     for (size_t i = 0; i < n; i++)
         if (e->seq[i] != ((uint64_t)w->wbuf[i].sid << 32 | w->wbuf[i].mask))
             return NULL;
-    if (naux && memcmp(e->aux, w->waux, naux * sizeof *e->aux) != 0)
+    if (naux && memcmp(e->aux, w->wkey, 2 * naux * sizeof *e->aux) != 0)
         return NULL;
     return e;
 }
@@ -566,7 +569,8 @@ static void phase_merge(im_cta_acc *acc, size_t phase, double len,
 }
 
 /* Add recorded warp e to the CTA, as walking it would. */
-static int wm_replay(im_walker *w, const im_wm *e, im_cta_acc *acc)
+static int wm_replay(im_walker *w, const im_wm *e, const im_wm_sum *own,
+                     im_cta_acc *acc)
 {
     const im_wm_res *r = e->res;
     for (size_t i = 0; i < e->nph; i++) {
@@ -581,7 +585,13 @@ static int wm_replay(im_walker *w, const im_wm *e, im_cta_acc *acc)
             E[r->r] += r->edge;
         }
     }
-    sum_merge(acc, &e->s);
+    im_wm_sum s = e->s;
+    s.l2_bytes = own->l2_bytes;
+    s.dram_bytes = own->dram_bytes;
+    s.l1_hits = own->l1_hits;
+    s.l2_hits = own->l2_hits;
+    s.dram_sectors = own->dram_sectors;
+    sum_merge(acc, &s);
     counts_add(&acc->cnt, &e->s.cnt, 1);
     /* the code lines asked for, in order (the stream buffer moves on) */
     for (size_t i = 0; i < e->nil; i++)
@@ -663,14 +673,14 @@ static void rec_begin(im_walker *w, uint64_t h, int sub, size_t n,
     e->nil = e->ncl = e->nph = e->nres = 0;
     e->n = e->naux = 0;
     if (GROW(e->seq, e->cap_n, n ? n - 1 : 0) ||
-        (naux && GROW(e->aux, e->cap_aux, naux - 1))) {
+        (naux && GROW(e->aux, e->cap_aux, 2 * naux - 1))) {
         w->wm_rec = 0;
         return;
     }
     for (size_t i = 0; i < n; i++)
         e->seq[i] = (uint64_t)w->wbuf[i].sid << 32 | w->wbuf[i].mask;
     if (naux)
-        memcpy(e->aux, w->waux, naux * sizeof *e->aux);
+        memcpy(e->aux, w->wkey, 2 * naux * sizeof *e->aux);
     e->n = n;
     e->naux = naux;
     e->hash = h;
@@ -740,7 +750,7 @@ static const wc_inst *inst_of(im_walker *w, const im_static *ms,
 static int collect(im_walker *w, int sub, im_next_fn next, void *ctx,
                    im_cta_acc *acc, size_t *nbuf, size_t *naux,
                    uint64_t *hash, int *ended, const wc_iref **pend,
-                   size_t *pend_n, wc_diag *d)
+                   size_t *pend_n, im_wm_sum *sum, wc_diag *d)
 {
     const im_par *p = w->p;
     const wc_iref *batch = NULL;
@@ -774,23 +784,31 @@ static int collect(im_walker *w, int sub, im_next_fn next, void *ctx,
             break; /* all at once: the buffer points into it */
         if (unstable && nc == IM_WM_MAXU)
             break;
-        if (ms->mk && GROW(w->waux, w->waux_cap, na))
+        if (ms->mk && (GROW(w->waux, w->waux_cap, na) ||
+                       GROW(w->wkey, w->wkey_cap, 2 * na + 1)))
             break;
         wc_iref *b = &w->wbuf[nb++];
         *b = *ref;
         h = wm_mix(h, (uint64_t)ref->sid << 32 | ref->mask);
         if (ms->mk == 1 || ms->mk == 2) {
             const wc_inst *mi = inst_of(w, ms, in, ref->mask);
-            im_macc *a = &w->waux[na++];
+            im_macc *a = &w->waux[na];
             if (ms->mk == 1) {
                 im_mem_global(p, w->l1, w->l2, mi, &ms->mcl, a);
                 if (ms->mcl.atomic && ref->mask)
                     atom_count(p, acc, mi);
+                sum->l2_bytes += a->l2_bytes; /* in the walk's order */
+                sum->dram_bytes += a->dram_bytes;
+                sum->l1_hits += a->l1_hit_sectors;
+                sum->l2_hits += a->l2_hit_sectors;
+                sum->dram_sectors += a->dram_sectors;
             } else {
                 memset(a, 0, sizeof *a);
                 a->wavefronts = im_mem_wavefronts(p, mi);
             }
-            h = wm_mix_acc(h, a);
+            acc_key(a, &w->wkey[2 * na]);
+            h = wm_mix(wm_mix(h, w->wkey[2 * na]), w->wkey[2 * na + 1]);
+            na++;
         }
         if (unstable) {
             /* the static fields are all the walk reads of it now */
@@ -824,20 +842,22 @@ int im_warp_run(im_walker *w, int sub, im_next_fn next, void *ctx,
     size_t nbuf = 0, naux = 0, pend_n = 0;
     const wc_iref *pend = NULL;
     int ended = 0;
+    im_wm_sum csum; /* the warp's byte and sector sums (collection) */
     w->wm_rec = 0;
     if (w->wm_on && w->wm_stored >= 128 && w->wm_hits * 4 < w->wm_stored)
         w->wm_on = 0; /* warps rarely repeat here: the memo does not pay
                          (deterministic: a function of the trace) */
     if (w->wm_on) {
         uint64_t h;
+        memset(&csum, 0, sizeof csum);
         int rc = collect(w, sub, next, ctx, acc, &nbuf, &naux, &h, &ended,
-                         &pend, &pend_n, d);
+                         &pend, &pend_n, &csum, d);
         if (rc)
             return rc;
         if (ended) {
             const im_wm *e = wm_find(w, h, sub, nbuf, naux);
             if (e && wm_valid(w, e, sub)) {
-                if (wm_replay(w, e, acc) != 0)
+                if (wm_replay(w, e, &csum, acc) != 0)
                     return wc_diag_set(d, WC_EINTERNAL, "", 0, 0,
                                        "out of memory");
                 w->wm_hits++;
