@@ -29,6 +29,14 @@ $W sweep "$tmp/mem" --vary num_sms=66,132 --mode detailed,hybrid,interval --jobs
 check "sweep exit status" [ $r1 = 0 ] && [ $r3 = 0 ]
 check "sweep all modes: --jobs 1 = --jobs 3" cmp -s "$tmp/m1.csv" "$tmp/m3.csv"
 check "sweep all modes: 6 rows" [ "$(wc -l < "$tmp/m1.csv")" = 7 ]
+# a text trace read by several points is converted once to the binary form
+# (in the sweep's temporary directory, removed after): the same table
+mkdir "$tmp/td"
+TMPDIR="$tmp/td" $W sweep "$tmp/mem" --vary num_sms=66,132 --mode detailed,hybrid,interval --jobs 2 --quiet --no-convert --out "$tmp/m0.csv"; r0=$?
+check "sweep --no-convert exit status" [ $r0 = 0 ]
+check "sweep: converted once = read as text at every point" cmp -s "$tmp/m1.csv" "$tmp/m0.csv"
+TMPDIR="$tmp/td" $W sweep "$tmp/mem" --vary num_sms=66,132 --mode hybrid,interval --jobs 2 --quiet --out "$tmp/m2.csv"
+check "sweep: nothing left in TMPDIR" [ -z "$(ls -A "$tmp/td")" ]
 V="--vary num_sms=66,114,132 --vary clock_mhz=1200:1800:300 --mode interval"
 $W sweep "$tmp/app" "$tmp/mem" $V --jobs 1 --quiet --out "$tmp/s1.csv"; r1=$?
 $W sweep "$tmp/app" "$tmp/mem" $V --jobs 3 --quiet --out "$tmp/s3.csv"; r3=$?
