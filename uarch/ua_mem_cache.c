@@ -398,9 +398,13 @@ void ua_cache_access(ua_cache *c, uint64_t addr, uint32_t sectors,
         if ((sectors & v) && s.ready)
             res->ready = s.ready[l];
     }
-    unsigned nmiss = (unsigned)ua_popcount32(res->miss);
+    /* counted once: a line access mostly misses all or none */
+    unsigned nsec = ua_popcount32(sectors);
+    unsigned nmiss = res->miss == sectors ? nsec
+                     : res->miss          ? ua_popcount32(res->miss)
+                                          : 0;
     c->st.sector_misses += nmiss;
-    c->st.sector_hits += (uint64_t)ua_popcount32(sectors) - nmiss;
+    c->st.sector_hits += (uint64_t)nsec - nmiss;
     if (res->miss)
         c->st.misses++;
     else
