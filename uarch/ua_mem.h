@@ -191,7 +191,7 @@ typedef struct ua_cache_stats {
 } ua_cache_stats;
 
 /* Returns NULL when out of memory or the geometry is invalid.  Memory:
- * sets x ways x 11 to 26 bytes (8 of them fill times), allocated once and
+ * sets x ways x 11 to 27 bytes (8 of them fill times), allocated once and
  * cleared per set on its first access (the cost of a cache is what its
  * users touch). */
 ua_cache *ua_cache_create(const ua_cache_geom *geom);

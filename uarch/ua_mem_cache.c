@@ -15,8 +15,10 @@
  *
  * Layout (speed only): one contiguous block per set (64-byte aligned
  * when a set takes a host cache line or more) holding, over its ways, the
- * tags (a lookup reads only these: an empty way holds UA_EMPTY_TAG), then
- * the ways in recency order (most recent first, bytes when assoc <= 256)
+ * tags (an empty way holds UA_EMPTY_TAG), then with 8 ways or more a
+ * byte per way, the tag's fingerprint or 0 for an empty way (a lookup
+ * compares 8 of them a word and reads only the tags that match: one host
+ * cache line instead of all tags), then the ways in recency order (most recent first, bytes when assoc <= 256)
  * instead of use stamps (the victim of a full set is the last one, the one
  * with the oldest stamp), then the valid and dirty sector masks (bytes when
  * a line has at most 8 sectors).  The callers' fill times live in a
@@ -366,9 +368,10 @@ void ua_cache_access(ua_cache *c, uint64_t addr, uint32_t sectors,
         return;
     }
     cset s = set_of(c, la);
-    /* one pass over the tags: the way holding la, and the first empty way
-     * (an empty way holds UA_EMPTY_TAG; the masks are read only where a
-     * tag could be an empty way's) */
+    /* the way holding la, and the first empty way: by fingerprint (8 ways
+     * or more), else one pass over the tags (an empty way holds
+     * UA_EMPTY_TAG; the masks are read only where a tag could be an empty
+     * way's) */
     long l = -1, empty = -1, pos = -1;
     const uint64_t *tg = s.tag;
     uint8_t f = c->fp_bytes ? fp_of(la) : 0;
