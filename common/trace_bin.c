@@ -405,6 +405,16 @@ static int dec_inst(const unsigned char *p, size_t n, size_t *at, dstate *s,
         }
         return 0;
     }
+    if (mode == A_STRIDE && mask == 0xffffffffu) { /* every lane written */
+        if (get_var(p, n, at, &v) != 0) {
+            *why = "bad address stride";
+            return -1;
+        }
+        uint64_t stride = unzz(v);
+        for (unsigned l = 0; l < WC_WARP_SIZE; l++)
+            in->addr[l] = base + stride * l;
+        return 0;
+    }
     memset(in->addr, 0, sizeof in->addr);
     unsigned f = (unsigned)__builtin_ctz(mask);
     in->addr[f] = base;

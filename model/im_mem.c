@@ -29,6 +29,13 @@ void im_cache_free(im_cache *c)
     c->c = NULL;
 }
 
+/* Bits set in sub, a subset of set (whose count is n): the common cases
+ * (none, all) without counting. */
+static inline unsigned sub_count(uint32_t sub, uint32_t set, unsigned n)
+{
+    return sub == set ? n : sub ? ua_popcount32(sub) : 0;
+}
+
 /* Sectors of one L1 line to the L2 (split by L2 line when they differ). */
 static void to_l2(const im_par *p, im_cache *l2, uint64_t line,
                   uint32_t sectors, int is_write, im_macc *a)
@@ -47,12 +54,12 @@ static void to_l2(const im_par *p, im_cache *l2, uint64_t line,
         ua_cache_res r;
         ua_cache_access(l2->c, part[i].addr, part[i].sectors, is_write, &r);
         unsigned n = ua_popcount32(part[i].sectors);
-        unsigned nm = ua_popcount32(r.miss);
+        unsigned nm = sub_count(r.miss, part[i].sectors, n);
         a->l2_bytes += (double)n * sb;
         if (r.evicted && r.evict_dirty)
             a->dram_bytes += (double)ua_popcount32(r.evict_dirty) * sb;
         if (is_write) {
-            a->dram_bytes += (double)ua_popcount32(r.fwd) * sb;
+            a->dram_bytes += (double)sub_count(r.fwd, part[i].sectors, n) * sb;
             continue;
         }
         a->l2_hit_sectors += n - nm;
@@ -93,7 +100,8 @@ void im_mem_global(const im_par *p, im_cache *l1, im_cache *l2,
             if (r.fwd)
                 to_l2(p, l2, line, r.fwd, 1, a);
         } else {
-            a->l1_hit_sectors += ua_popcount32(s) - ua_popcount32(r.miss);
+            unsigned ns = ua_popcount32(s);
+            a->l1_hit_sectors += ns - sub_count(r.miss, s, ns);
             if (r.miss)
                 to_l2(p, l2, line, r.miss, 0, a);
         }

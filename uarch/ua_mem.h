@@ -20,12 +20,18 @@
 #include "wc.h"
 
 /* Bits set in x (inline: without -mpopcnt __builtin_popcount is a call,
- * so the instruction only where the compiler targets it). */
+ * so the instruction only where the compiler targets it).  Sector masks
+ * mostly have at most 8 bits (lines of up to 8 sectors): those take the
+ * counts of their two nibbles from a 16-entry table held in a constant. */
 static inline unsigned ua_popcount32(uint32_t x)
 {
 #if defined(__POPCNT__) && (defined(__GNUC__) || defined(__clang__))
     return (unsigned)__builtin_popcount(x);
 #else
+    const uint64_t nib = 0x4332322132212110ull; /* 4 bits per count */
+    if (x < 256)
+        return (unsigned)(((nib >> ((x & 15u) * 4u)) & 15u) +
+                          ((nib >> ((x >> 4) * 4u)) & 15u));
     x = x - ((x >> 1) & 0x55555555u);
     x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
     x = (x + (x >> 4)) & 0x0f0f0f0fu;
@@ -185,7 +191,7 @@ typedef struct ua_cache_stats {
 } ua_cache_stats;
 
 /* Returns NULL when out of memory or the geometry is invalid.  Memory:
- * sets x ways x 11 to 26 bytes (8 of them fill times), allocated once and
+ * sets x ways x 11 to 27 bytes (8 of them fill times), allocated once and
  * cleared per set on its first access (the cost of a cache is what its
  * users touch). */
 ua_cache *ua_cache_create(const ua_cache_geom *geom);

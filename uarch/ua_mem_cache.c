@@ -15,8 +15,10 @@
  *
  * Layout (speed only): one contiguous block per set (64-byte aligned
  * when a set takes a host cache line or more) holding, over its ways, the
- * tags (a lookup reads only these: an empty way holds UA_EMPTY_TAG), then
- * the ways in recency order (most recent first, bytes when assoc <= 256)
+ * tags (an empty way holds UA_EMPTY_TAG), then with 8 ways or more a
+ * byte per way, the tag's fingerprint or 0 for an empty way (a lookup
+ * compares 8 of them a word and reads only the tags that match: one host
+ * cache line instead of all tags), then the ways in recency order (most recent first, bytes when assoc <= 256)
  * instead of use stamps (the victim of a full set is the last one, the one
  * with the oldest stamp), then the valid and dirty sector masks (bytes when
  * a line has at most 8 sectors).  The callers' fill times live in a
@@ -47,6 +49,7 @@ struct ua_cache {
     unsigned __int128 mod_m; /* ceil(2^128 / sets) */
 #endif
     int ord8, mask8;      /* byte-wide recency order / sector masks */
+    size_t off_fp, fp_bytes; /* fingerprints: fp_bytes 0 when assoc < 8 */
     size_t off_ord, off_valid, off_dirty;
     unsigned char *blk;   /* one block of stride bytes per set */
     size_t stride;
@@ -60,6 +63,7 @@ struct ua_cache {
 typedef struct cset {
     uint64_t *tag;    /* line address, UA_EMPTY_TAG when the way is empty  */
     uint64_t *ready;  /* fill completes at this cycle (NULL: untimed)      */
+    uint8_t *fp;      /* tag fingerprints, 0: the way is empty (assoc >= 8) */
     void *ord;        /* the ways, most recently used first                */
     void *valid;      /* sectors present (0: way empty)                    */
     void *dirty;
@@ -83,6 +87,7 @@ static inline cset set_at(const ua_cache *c, uint64_t idx)
     cset s;
     unsigned char *b = c->blk + (size_t)idx * c->stride;
     s.tag = (uint64_t *)(void *)b;
+    s.fp = b + c->off_fp;
     s.ord = b + c->off_ord;
     s.valid = b + c->off_valid;
     s.dirty = b + c->off_dirty;
@@ -135,7 +140,9 @@ static ua_cache *cache_make(const ua_cache_geom *g, int timed)
         c->ord8 = a <= 256;
         c->mask8 = ns <= 8;
         size_t mw = c->mask8 ? 1 : 4;
-        c->off_ord = 8 * a;
+        c->off_fp = 8 * a;
+        c->fp_bytes = a >= 8 ? (a + 7) / 8 * 8 : 0;
+        c->off_ord = c->off_fp + c->fp_bytes;
         c->off_valid = (c->off_ord + a * (c->ord8 ? 1 : 2) + mw - 1) / mw * mw;
         c->off_dirty = c->off_valid + a * mw;
         size_t st = c->off_dirty + a * mw;
@@ -228,6 +235,7 @@ static inline cset set_of(ua_cache *c, uint64_t la)
             else
                 ((uint16_t *)st.ord)[w] = (uint16_t)w;
         }
+        memset(st.fp, 0, c->fp_bytes);
         memset(st.valid, 0, a * mw);
         memset(st.dirty, 0, a * mw);
         if (st.ready)
@@ -254,14 +262,16 @@ static long find(const ua_cache *c, const cset *s, uint64_t la)
     return -1;
 }
 
-/* Make way w of s the most recently used. */
-static void touch(const ua_cache *c, cset *s, long w)
+/* Make way w of s the most recently used; pos: its place in the order
+ * when the caller knows it (the victim of a full set is the last), else
+ * -1. */
+static void touch(const ua_cache *c, cset *s, long w, long pos)
 {
     if (c->ord8) {
         uint8_t *o = s->ord;
         if (o[0] == w)
             return;
-        long i = 1;
+        long i = pos > 0 ? pos : 1;
         while (o[i] != w)
             i++;
         memmove(&o[1], &o[0], (size_t)i);
@@ -270,7 +280,7 @@ static void touch(const ua_cache *c, cset *s, long w)
         uint16_t *o = s->ord;
         if (o[0] == w)
             return;
-        long i = 1;
+        long i = pos > 0 ? pos : 1;
         while (o[i] != w)
             i++;
         memmove(&o[1], &o[0], (size_t)i * sizeof *o);
@@ -282,6 +292,61 @@ static inline long lru_way(const ua_cache *c, const cset *s)
 {
     return c->ord8 ? ((const uint8_t *)s->ord)[c->assoc - 1]
                    : ((const uint16_t *)s->ord)[c->assoc - 1];
+}
+
+/* The fingerprint of line la: 1 to 255 (0 marks an empty way). */
+static inline uint8_t fp_of(uint64_t la)
+{
+    uint8_t f = (uint8_t)((la * 0x9e3779b97f4a7c15ull) >> 56);
+    return (uint8_t)(f + (f == 0));
+}
+
+/* Bytes p[0] .. p[7] as a word, p[i] in bits 8i .. 8i + 7 (one load on a
+ * little-endian host). */
+static inline uint64_t load8(const uint8_t *p)
+{
+    return (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16 |
+           (uint64_t)p[3] << 24 | (uint64_t)p[4] << 32 |
+           (uint64_t)p[5] << 40 | (uint64_t)p[6] << 48 |
+           (uint64_t)p[7] << 56;
+}
+
+/* 0x80 in each byte of x that is 0, 0 in the others (exact). */
+static inline uint64_t zero_bytes(uint64_t x)
+{
+    const uint64_t lo7 = 0x7f7f7f7f7f7f7f7full;
+    return ~(((x & lo7) + lo7) | x | lo7);
+}
+
+/* With fingerprints, for a line la other than UA_EMPTY_TAG (fingerprint
+ * f): the way of s holding la, or -1 with *empty the first empty way (-1:
+ * none).  The ways the tag walk in ua_cache_access finds: a way holding a
+ * line other than UA_EMPTY_TAG has sectors present and that line's
+ * fingerprint (ua_cache_access keeps it so), a way is empty (UA_EMPTY_TAG,
+ * no sector) exactly when its fingerprint is 0, and only the ways whose
+ * fingerprint is f read their tag. */
+static inline long fp_find(const ua_cache *c, const cset *s, uint64_t la,
+                           uint8_t f, long *empty)
+{
+    uint64_t bf = 0x0101010101010101ull * f;
+    long a = c->assoc, e = -1;
+    for (long b = 0; b < a; b += 8) {
+        uint64_t x = load8(s->fp + b);
+        uint64_t keep = a - b >= 8 ? ~(uint64_t)0
+                                   : ((uint64_t)1 << (8 * (a - b))) - 1;
+        for (uint64_t m = zero_bytes(x ^ bf) & keep; m; m &= m - 1) {
+            long w = b + (long)(__builtin_ctzll(m) >> 3);
+            if (s->tag[w] == la)
+                return w;
+        }
+        if (e < 0) {
+            uint64_t z = zero_bytes(x) & keep;
+            if (z)
+                e = b + (long)(__builtin_ctzll(z) >> 3);
+        }
+    }
+    *empty = e;
+    return -1;
 }
 
 void ua_cache_access(ua_cache *c, uint64_t addr, uint32_t sectors,
@@ -303,23 +368,29 @@ void ua_cache_access(ua_cache *c, uint64_t addr, uint32_t sectors,
         return;
     }
     cset s = set_of(c, la);
-    /* one pass over the tags: the way holding la, and the first empty way
-     * (an empty way holds UA_EMPTY_TAG; the masks are read only where a
-     * tag could be an empty way's) */
-    long l = -1, empty = -1;
+    /* the way holding la, and the first empty way: by fingerprint (8 ways
+     * or more), else one pass over the tags (an empty way holds
+     * UA_EMPTY_TAG; the masks are read only where a tag could be an empty
+     * way's) */
+    long l = -1, empty = -1, pos = -1;
     const uint64_t *tg = s.tag;
-    for (long w = 0; w < c->assoc; w++) {
-        uint64_t t = tg[w];
-        if (t == la) {
-            if (la != UA_EMPTY_TAG || get_m(c, s.valid, w)) {
-                l = w;
-                break;
-            }
-            if (empty < 0)
+    uint8_t f = c->fp_bytes ? fp_of(la) : 0;
+    if (c->fp_bytes && la != UA_EMPTY_TAG) {
+        l = fp_find(c, &s, la, f, &empty);
+    } else {
+        for (long w = 0; w < c->assoc; w++) {
+            uint64_t t = tg[w];
+            if (t == la) {
+                if (la != UA_EMPTY_TAG || get_m(c, s.valid, w)) {
+                    l = w;
+                    break;
+                }
+                if (empty < 0)
+                    empty = w;
+            } else if (t == UA_EMPTY_TAG && empty < 0 &&
+                       !get_m(c, s.valid, w)) {
                 empty = w;
-        } else if (t == UA_EMPTY_TAG && empty < 0 &&
-                   !get_m(c, s.valid, w)) {
-            empty = w;
+            }
         }
     }
     uint32_t v = 0;
@@ -330,9 +401,13 @@ void ua_cache_access(ua_cache *c, uint64_t addr, uint32_t sectors,
         if ((sectors & v) && s.ready)
             res->ready = s.ready[l];
     }
-    unsigned nmiss = (unsigned)ua_popcount32(res->miss);
+    /* counted once: a line access mostly misses all or none */
+    unsigned nsec = ua_popcount32(sectors);
+    unsigned nmiss = res->miss == sectors ? nsec
+                     : res->miss          ? ua_popcount32(res->miss)
+                                          : 0;
     c->st.sector_misses += nmiss;
-    c->st.sector_hits += (uint64_t)ua_popcount32(sectors) - nmiss;
+    c->st.sector_hits += (uint64_t)nsec - nmiss;
     if (res->miss)
         c->st.misses++;
     else
@@ -340,7 +415,12 @@ void ua_cache_access(ua_cache *c, uint64_t addr, uint32_t sectors,
 
     if (l < 0 && (!is_write || c->write_alloc)) {
         /* the first empty way, else the least recently used one */
-        l = empty >= 0 ? empty : lru_way(c, &s);
+        if (empty >= 0) {
+            l = empty;
+        } else {
+            l = lru_way(c, &s);
+            pos = c->assoc - 1;
+        }
         v = get_m(c, s.valid, l);
         if (v) {
             uint32_t dl = get_m(c, s.dirty, l);
@@ -352,6 +432,8 @@ void ua_cache_access(ua_cache *c, uint64_t addr, uint32_t sectors,
                 c->st.writebacks++;
         }
         s.tag[l] = la;
+        if (c->fp_bytes)
+            s.fp[l] = f;
         v = 0;
         put_m(c, s.dirty, l, 0);
         if (s.ready)
@@ -361,13 +443,16 @@ void ua_cache_access(ua_cache *c, uint64_t addr, uint32_t sectors,
         return; /* write miss, no-write-allocate: all go on (res->fwd) */
     v |= sectors;
     put_m(c, s.valid, l, v);
-    if (!v)
+    if (!v) {
         s.tag[l] = UA_EMPTY_TAG; /* nothing present: the way stays empty */
+        if (c->fp_bytes)
+            s.fp[l] = 0;
+    }
     if (is_write && c->write_back) {
         put_m(c, s.dirty, l, get_m(c, s.dirty, l) | sectors);
         res->fwd = 0; /* written back on eviction */
     }
-    touch(c, &s, l);
+    touch(c, &s, l, pos);
 }
 
 void ua_cache_set_ready(ua_cache *c, uint64_t addr, uint32_t sectors,

@@ -23,6 +23,77 @@ static void add_sector(ua_line *out, unsigned *n, uint64_t la, unsigned s)
     (*n)++;
 }
 
+/* Fast path (speed only, the same lines and sectors as the lane walk
+ * below): the active lanes, in rank order, at a0 + k * s with 0 <= s <= w
+ * (coalesced, overlapping or broadcast; an access without addresses is
+ * a0 = 0, s = w) touch exactly the bytes [a0, a0 + (cnt - 1) * s + w), so
+ * their lines are consecutive, first-touched in address order, and their
+ * sectors a contiguous run.  Sets [*lo, *hi] and returns 1 for such an
+ * access (nothing wraps past 2^64), else 0. */
+static int lane_range(const wc_inst *in, uint64_t w, uint64_t *lo,
+                      uint64_t *hi)
+{
+    uint32_t m = in->mask;
+    uint64_t cnt = ua_popcount32(m);
+    if (!(in->iflags & WC_IF_HAS_ADDR)) {
+        *lo = 0;
+        *hi = cnt * w - 1;
+        return 1;
+    }
+    const uint64_t *ad = in->addr;
+    uint64_t a0 = ad[__builtin_ctz(m)], s = 0;
+    m &= m - 1;
+    if (m) {
+        s = ad[__builtin_ctz(m)] - a0;
+        if (s > w)
+            return 0;
+    }
+    if (in->mask == 0xffffffffu) {
+        uint64_t e = a0;
+        for (unsigned l = 1; l < WC_WARP_SIZE; l++) {
+            e += s;
+            if (ad[l] != e)
+                return 0;
+        }
+    } else {
+        uint64_t e = a0;
+        for (; m; m &= m - 1) {
+            e += s;
+            if (ad[__builtin_ctz(m)] != e)
+                return 0;
+        }
+    }
+    uint64_t span = (cnt - 1) * s + w - 1;
+    if (a0 > UINT64_MAX - span)
+        return 0;
+    *lo = a0;
+    *hi = a0 + span;
+    return 1;
+}
+
+/* The lines and sectors of the bytes [lo, hi] (lines of 2^ls bytes,
+ * sectors of 2^ss): returns the number written to out, or 0 when they
+ * would not fit (the caller takes the lane walk). */
+static unsigned range_lines(uint64_t lo, uint64_t hi, unsigned ls,
+                            unsigned ss, ua_line *out)
+{
+    unsigned sh = ls - ss; /* sectors per line: 2^sh <= 32 */
+    uint64_t smask = ((uint64_t)1 << sh) - 1;
+    uint32_t full = sh >= 5 ? 0xffffffffu : (1u << (1u << sh)) - 1u;
+    uint64_t fs = lo >> ss, lsn = hi >> ss;
+    uint64_t fl = fs >> sh, ll = lsn >> sh;
+    if (ll - fl >= UA_MAX_LINES)
+        return 0;
+    unsigned n = (unsigned)(ll - fl + 1);
+    for (unsigned i = 0; i < n; i++) {
+        out[i].addr = (fl + i) << ls;
+        out[i].sectors = full;
+    }
+    out[0].sectors &= full << (unsigned)(fs & smask);
+    out[n - 1].sectors &= full >> (unsigned)(smask - (lsn & smask));
+    return n;
+}
+
 /* Power-of-two line and sector sizes (every config): shifts instead of
  * divisions, and a lane whose sectors the previous lane already added is
  * skipped (adding them again would change nothing). */
@@ -34,6 +105,12 @@ static unsigned coalesce_pow2(const wc_inst *in, unsigned ls, unsigned ss,
     int has_addr = (in->iflags & WC_IF_HAS_ADDR) != 0;
     uint64_t pf = 1, pl = 0; /* sector range of the previous lane (empty) */
     uint64_t smask = ((uint64_t)1 << (ls - ss)) - 1;
+    uint64_t lo, hi;
+    if (in->mask && lane_range(in, w, &lo, &hi)) {
+        n = range_lines(lo, hi, ls, ss, out);
+        if (n)
+            return n;
+    }
     for (uint32_t m = in->mask; m; m &= m - 1) {
         unsigned l = (unsigned)__builtin_ctz(m);
         uint64_t a = has_addr ? in->addr[l] : (uint64_t)rank * w;

@@ -379,6 +379,10 @@ static void test_reference(void)
         {300 * 32 * 7, 300, 32, 32, UA_SET_MOD, 1 << 18}, /* wide order  */
         {96 * 11, 1, 96, 32, UA_SET_MOD, 1 << 14},      /* line not 2^k  */
         {0, 4, 128, 32, UA_SET_MOD, 1 << 12},           /* no cache      */
+        /* 8 ways and more take the fingerprint lookup: full sets */
+        {16 * 128 * 16, 16, 128, 32, UA_SET_MOD, 1 << 16},
+        {8 * 64 * 8, 8, 64, 32, UA_SET_XOR, 1 << 14},
+        {5 * 128 * 12, 12, 128, 32, UA_SET_MOD, 1 << 15}, /* 12: 8 + 4   */
     };
     for (size_t gi = 0; gi < sizeof geo / sizeof geo[0]; gi++) {
         for (int wb = 0; wb < 2; wb++) {

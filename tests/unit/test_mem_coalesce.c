@@ -205,9 +205,141 @@ static void test_banks(void)
     CHECK_EQ_INT(ua_shmem_wavefronts(&in, 32, 4), 4);
 }
 
+/* The definition, byte by byte: every active lane (rank order) adds each
+ * sector its bytes touch to its line, lines in first-touch order (what
+ * ua_coalesce must give whichever path it takes). */
+static unsigned ref_coalesce(const wc_inst *in, unsigned lb, unsigned sb,
+                             ua_line *out)
+{
+    unsigned n = 0, rank = 0;
+    uint64_t w = in->width ? in->width : 4;
+    for (unsigned l = 0; l < WC_WARP_SIZE; l++) {
+        if (!(in->mask >> l & 1u))
+            continue;
+        uint64_t a = (in->iflags & WC_IF_HAS_ADDR) ? in->addr[l]
+                                                   : (uint64_t)rank * w;
+        rank++;
+        uint64_t last = a + (w - 1) < a ? UINT64_MAX : a + (w - 1);
+        for (uint64_t b = a;;) { /* each sector of [a, last] */
+            uint64_t la = b - b % lb;
+            uint32_t bit = 1u << ((b - la) / sb);
+            unsigned i = 0;
+            while (i < n && out[i].addr != la)
+                i++;
+            if (i == n && n < UA_MAX_LINES) {
+                out[n].addr = la;
+                out[n++].sectors = 0;
+            }
+            if (i < n)
+                out[i].sectors |= bit;
+            uint64_t next = (b / sb + 1) * sb;
+            if (next > last || next <= b)
+                break;
+            b = next;
+        }
+    }
+    return n;
+}
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
+
+static uint64_t rnd(void)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return rng_state;
+}
+
+/* ua_coalesce against ref_coalesce: identical lines, order and sectors. */
+static int same_as_ref(const wc_inst *in, unsigned lb, unsigned sb)
+{
+    static ua_line a[UA_MAX_LINES], b[UA_MAX_LINES];
+    unsigned na = ua_coalesce(in, lb, sb, a);
+    unsigned nb = ref_coalesce(in, lb, sb, b);
+    if (na != nb)
+        return 0;
+    for (unsigned i = 0; i < na; i++)
+        if (a[i].addr != b[i].addr || a[i].sectors != b[i].sectors)
+            return 0;
+    return 1;
+}
+
+/* The contiguous fast path (base + rank * stride with stride <= width,
+ * full and partial masks, no addresses) and the lane walk (everything
+ * else) give what the definition gives, over structured and random
+ * accesses and line / sector sizes (powers of two and not). */
+static void test_coalesce_paths(void)
+{
+    static const unsigned widths[] = {1, 2, 4, 8, 12, 16, 32, 255};
+    static const unsigned geoms[][2] = {{128, 32}, {32, 32}, {64, 4},
+                                        {1024, 32}, {256, 8}, {96, 32},
+                                        {128, 4}};
+    static const uint64_t bases[] = {0, 4, 0x1000, 0x7fb0fc800010ull,
+                                     0x7fb0fc80007cull, 127,
+                                     UINT64_MAX - 200, UINT64_MAX - 4000};
+    static const uint32_t masks[] = {0xffffffffu, 0x1u, 0x80000000u,
+                                     0x0000ffffu, 0xaaaaaaaau, 0xf0f0f00fu};
+    wc_inst in;
+    int bad = 0, cases = 0;
+    for (size_t g = 0; g < sizeof geoms / sizeof geoms[0]; g++)
+        for (size_t wi = 0; wi < sizeof widths / sizeof widths[0]; wi++)
+            for (size_t mi = 0; mi < sizeof masks / sizeof masks[0]; mi++)
+                for (size_t bi = 0; bi < sizeof bases / sizeof bases[0];
+                     bi++) {
+                    unsigned w = widths[wi];
+                    mk(&in, "LDG.E", w, masks[mi]);
+                    /* stride 0 (broadcast), below, at and above w,
+                     * negative */
+                    const uint64_t strides[] = {0, 1, w / 2, w, w + 1,
+                                                (uint64_t)-(int64_t)w, 128};
+                    for (size_t si = 0; si < 7; si++) {
+                        uint64_t b = bases[bi], st = strides[si];
+                        /* lanes by rank (the fast path's form) and by
+                         * lane number */
+                        unsigned r = 0;
+                        for (unsigned l = 0; l < WC_WARP_SIZE; l++)
+                            in.addr[l] = (in.mask >> l & 1u)
+                                             ? b + st * r++
+                                             : rnd();
+                        cases++;
+                        bad += !same_as_ref(&in, geoms[g][0], geoms[g][1]);
+                        strided(&in, b, st);
+                        cases++;
+                        bad += !same_as_ref(&in, geoms[g][0], geoms[g][1]);
+                        /* one lane off the pattern */
+                        unsigned hi = 31u - (unsigned)__builtin_clz(in.mask);
+                        in.addr[hi] += 1 + (rnd() & 63);
+                        cases++;
+                        bad += !same_as_ref(&in, geoms[g][0], geoms[g][1]);
+                    }
+                    in.iflags &= (uint8_t)~WC_IF_HAS_ADDR;
+                    cases++;
+                    bad += !same_as_ref(&in, geoms[g][0], geoms[g][1]);
+                }
+    /* random: scattered, clustered, random masks and widths */
+    for (int k = 0; k < 20000; k++) {
+        unsigned w = widths[rnd() % 8];
+        uint32_t m = (uint32_t)rnd();
+        if (k % 3 == 0)
+            m = 0xffffffffu;
+        mk(&in, "LDG.E", w, m);
+        uint64_t b = rnd() >> (rnd() % 64);
+        uint64_t spread = (uint64_t)1 << (rnd() % 16);
+        for (unsigned l = 0; l < WC_WARP_SIZE; l++)
+            in.addr[l] = k % 2 ? b + rnd() % spread : b + l * (rnd() % 3) * w;
+        const unsigned *gm = geoms[rnd() % (sizeof geoms / sizeof geoms[0])];
+        cases++;
+        bad += !same_as_ref(&in, gm[0], gm[1]);
+    }
+    CHECK_EQ_INT(bad, 0);
+    CHECK(cases > 20000);
+}
+
 int main(void)
 {
     test_coalesce();
     test_banks();
+    test_coalesce_paths();
     CHECK_DONE();
 }

@@ -3,7 +3,8 @@
  * coalescing and queue tests do not cover: the memory-op classes and their
  * seed 000 Table 2 rows (atomics and reductions included), what a write
  * forwards to the next level under each write policy (res.fwd), the set
- * index keys l1_set_hash / l2_set_hash, and the L1 -> L2 line split.
+ * index keys l1_set_hash / l2_set_hash, the L1 -> L2 line split, and
+ * ua_popcount32 (its small-mask table and its general path).
  */
 #include <string.h>
 
@@ -188,8 +189,37 @@ static void test_split(void)
     CHECK_EQ_INT(out[0].sectors, 0x50);
 }
 
+/* Bits counted one by one. */
+static unsigned bits_of(uint32_t x)
+{
+    unsigned n = 0;
+    for (; x; x >>= 1)
+        n += x & 1u;
+    return n;
+}
+
+static void test_popcount(void)
+{
+    long bad = 0;
+    for (uint32_t x = 0; x < 70000; x++) /* the table, and past it */
+        bad += ua_popcount32(x) != bits_of(x);
+    uint32_t y = 0x9e3779b9u;
+    for (int i = 0; i < 100000; i++) {
+        y ^= y << 13;
+        y ^= y >> 17;
+        y ^= y << 5;
+        bad += ua_popcount32(y) != bits_of(y);
+        bad += ua_popcount32(y & 0xffu) != bits_of(y & 0xffu);
+    }
+    bad += ua_popcount32(0xffffffffu) != 32;
+    bad += ua_popcount32(0x80000000u) != 1;
+    bad += ua_popcount32(0xffu) != 8;
+    CHECK_EQ_INT(bad, 0);
+}
+
 int main(void)
 {
+    test_popcount();
     test_classes();
     test_fwd();
     test_set_hash();
