@@ -231,7 +231,6 @@ typedef struct im_static {
 #define IM_WM_SLOTS 256     /* recorded warps per kernel run (by hash)   */
 #define IM_WM_MAXI 16384    /* longest warp buffered and recorded        */
 #define IM_WM_MAXU 4096     /* records with addresses copied per warp    */
-#define IM_WM_MAXC 64       /* distinct constant lines of a recorded warp */
 
 typedef struct im_wm_res {
     double own, edge;   /* demand on resource r, its edge term           */
@@ -248,20 +247,25 @@ typedef struct im_wm_sum {
     double first_l2, first_dram, post_l2, post_dram, atom_tail, total;
     ua_counts cnt;
 } im_wm_sum;
+/* A request a warp made of its SM's instruction cache (a new code line) or
+ * constant caches (a constant operand), in walk order, with the wait it
+ * got: the walk is a function of its instructions and these waits. */
+typedef struct im_wm_ev {
+    uint64_t line;
+    double rel;         /* warp time of the request                      */
+    double wait;        /* ready - now, when ready > now                 */
+    uint8_t konst, waited;
+} im_wm_ev;
 typedef struct im_wm {
     int full, sub;
     uint64_t hash;
     unsigned share_sub, share_sm;
-    size_t n, naux, nil, ncl, nph, nres;
-    size_t cap_n, cap_aux, cap_il, cap_ph, cap_res;
+    size_t n, naux, nev, nph, nres;
+    size_t cap_n, cap_aux, cap_ev, cap_ph, cap_res;
+    int clean;          /* no request waited                              */
     uint64_t *seq;      /* sid << 32 | mask, per instruction              */
     uint64_t *aux;      /* memory outcomes, two words per memory inst.    */
-    struct im_wm_line { /* code line asked for at each line change, and */
-        uint64_t line;  /* when (warp time)                              */
-        double now;
-    } *il;
-    uint64_t cl[IM_WM_MAXC]; /* constant lines, first use and its time   */
-    double clnow[IM_WM_MAXC];
+    im_wm_ev *ev;       /* the cache requests, in order                   */
     im_wm_phase *ph;
     im_wm_res *res;
     im_wm_sum s;
@@ -317,6 +321,11 @@ typedef struct im_walker {
     uint64_t *wkey;     /* what the walk reads of waux (two words each)   */
     size_t wkey_cap;
     uint64_t wm_hits, wm_walks, wm_stored; /* recalled, walked, recorded */
+    uint64_t wm_clean;  /* recorded without a wait                        */
+    /* requests already made for the warp being walked (a recall that
+     * stopped at a request whose wait differed): their waits, in order */
+    im_wm_ev *pre;
+    size_t npre, pre_cap, iev;
     im_static *big;     /* one record too large for an entry (scratch)    */
     im_rd *big_rd;
     wc_reg *big_sreg, *big_dreg;

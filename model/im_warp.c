@@ -384,13 +384,15 @@ void im_walker_free(im_walker *w)
             im_wm *e = &w->wm[i];
             free(e->seq);
             free(e->aux);
-            free(e->il);
+            free(e->ev);
             free(e->ph);
             free(e->res);
         }
     free(w->wm);
     free(w->wbuf);
     free(w->wcopy);
+    free(w->pre);
+    w->pre = NULL;
     free(w->waux);
     free(w->wkey);
     w->wm = NULL;
@@ -495,24 +497,42 @@ static const im_wm *wm_find(const im_walker *w, uint64_t h, int sub,
     return e;
 }
 
-/* Line l of c present and ready by `now`. */
-static int ready_by(const im_icode *c, uint64_t l, double now)
+/* Ask the SM's instruction cache for a code line, or the constant caches
+ * (the SM's L1, then the sub-core's L0) for a constant line, at warp time
+ * q->rel, as the walk does; q gets the wait. */
+static void ask(im_walker *w, int sub, im_wm_ev *q)
 {
+    const im_par *p = w->p;
+    double now = w->cta_t + q->rel;
     double r;
-    return im_icode_peek(c, l, &r) && !(r > now);
+    if (!q->konst) {
+        r = im_icode_fetch(w->ic, p, q->line, now);
+    } else {
+        double r1 = im_lines_fetch(w->cl1, q->line, now, p->c_l1_miss);
+        r = im_lines_fetch(&w->cl0[sub], q->line, now,
+                           (r1 > now ? r1 - now : 0) + p->c_l0_miss);
+    }
+    q->waited = r > now;
+    q->wait = q->waited ? r - now : 0;
 }
 
-/* Every code and constant line of e present and ready when asked for. */
-static int wm_valid(const im_walker *w, const im_wm *e, int sub)
+/* Make recorded warp e's cache requests at this warp's times, in order,
+ * as its walk would (they change the caches as the walk would), up to the
+ * first whose wait differs.  1: every wait as recorded (the walk would be
+ * e's); 0: the requests made, with the waits they got, are in w->pre (the
+ * walk takes them from there); -1: out of memory (nothing asked). */
+static int wm_check(im_walker *w, const im_wm *e, int sub)
 {
-    for (size_t i = 0; i < e->nil; i++)
-        if (!w->ic ||
-            !ready_by(w->ic, e->il[i].line, w->cta_t + e->il[i].now))
-            return 0;
-    for (size_t i = 0; i < e->ncl; i++) {
-        double now = w->cta_t + e->clnow[i];
-        if (!w->cl1 || !ready_by(w->cl1, e->cl[i], now) ||
-            !ready_by(&w->cl0[sub], e->cl[i], now))
+    w->npre = 0;
+    if (e->nev && GROW(w->pre, w->pre_cap, e->nev - 1))
+        return -1;
+    for (size_t i = 0; i < e->nev; i++) {
+        const im_wm_ev *r = &e->ev[i];
+        im_wm_ev *q = &w->pre[w->npre++];
+        *q = *r;
+        ask(w, sub, q);
+        if (q->waited != r->waited ||
+            memcmp(&q->wait, &r->wait, sizeof q->wait) != 0)
             return 0;
     }
     return 1;
@@ -569,8 +589,7 @@ static void phase_merge(im_cta_acc *acc, size_t phase, double len,
 }
 
 /* Add recorded warp e to the CTA, as walking it would. */
-static int wm_replay(im_walker *w, const im_wm *e, const im_wm_sum *own,
-                     im_cta_acc *acc)
+static int wm_replay(const im_wm *e, const im_wm_sum *own, im_cta_acc *acc)
 {
     const im_wm_res *r = e->res;
     for (size_t i = 0; i < e->nph; i++) {
@@ -593,11 +612,7 @@ static int wm_replay(im_walker *w, const im_wm *e, const im_wm_sum *own,
     s.dram_sectors = own->dram_sectors;
     sum_merge(acc, &s);
     counts_add(&acc->cnt, &e->s.cnt, 1);
-    /* the code lines asked for, in order (the stream buffer moves on) */
-    for (size_t i = 0; i < e->nil; i++)
-        (void)im_icode_fetch(w->ic, w->p, e->il[i].line,
-                             w->cta_t + e->il[i].now);
-    return 0;
+    return 0; /* its cache requests were made by wm_check */
 }
 
 /* Recording: each returns 0, or stops the recording (w->wm_rec = 0). */
@@ -606,34 +621,36 @@ static im_wm *rec(im_walker *w)
     return &w->wm[IM_WM_SLOTS];
 }
 
-static void rec_line(im_walker *w, uint64_t line, double rel, double now)
+static void rec_ev(im_walker *w, const im_wm_ev *q)
 {
     im_wm *e = rec(w);
-    if (!ready_by(w->ic, line, now) || GROW(e->il, e->cap_il, e->nil)) {
+    if (GROW(e->ev, e->cap_ev, e->nev)) {
         w->wm_rec = 0;
         return;
     }
-    e->il[e->nil].line = line;
-    e->il[e->nil++].now = rel;
+    e->ev[e->nev++] = *q;
+    if (q->waited)
+        e->clean = 0;
 }
 
-static void rec_const(im_walker *w, int sub, uint64_t cl, double rel,
-                      double now)
+/* The walk's next cache request: made now, or taken from w->pre (made by
+ * wm_check for this warp); recorded.  0, or -1 when w->pre is out of step
+ * with the walk (cannot happen: the walk up to a request is a function of
+ * the waits before it). */
+static int request(im_walker *w, int sub, im_wm_ev *q)
 {
-    im_wm *e = rec(w);
-    if (!ready_by(w->cl1, cl, now) || !ready_by(&w->cl0[sub], cl, now)) {
-        w->wm_rec = 0;
-        return;
+    if (w->iev < w->npre) {
+        const im_wm_ev *r = &w->pre[w->iev++];
+        if (r->line != q->line || r->konst != q->konst ||
+            memcmp(&r->rel, &q->rel, sizeof r->rel) != 0)
+            return -1;
+        *q = *r;
+    } else {
+        ask(w, sub, q);
     }
-    for (size_t i = 0; i < e->ncl; i++)
-        if (e->cl[i] == cl)
-            return; /* ready then, ready later: the ready time is fixed */
-    if (e->ncl == IM_WM_MAXC) {
-        w->wm_rec = 0;
-        return;
-    }
-    e->cl[e->ncl] = cl;
-    e->clnow[e->ncl++] = rel;
+    if (w->wm_rec)
+        rec_ev(w, q);
+    return 0;
 }
 
 static void rec_phase(im_walker *w, size_t phase, double len,
@@ -670,7 +687,8 @@ static void rec_begin(im_walker *w, uint64_t h, int sub, size_t n,
 {
     im_wm *e = rec(w);
     e->full = 0;
-    e->nil = e->ncl = e->nph = e->nres = 0;
+    e->nev = e->nph = e->nres = 0;
+    e->clean = 1;
     e->n = e->naux = 0;
     if (GROW(e->seq, e->cap_n, n ? n - 1 : 0) ||
         (naux && GROW(e->aux, e->cap_aux, 2 * naux - 1))) {
@@ -698,6 +716,7 @@ static void rec_store(im_walker *w, const im_wm_sum *s)
     e->s = *s;
     e->full = 1;
     w->wm_stored++;
+    w->wm_clean += (uint64_t)e->clean;
     im_wm *slot = &w->wm[e->hash & (IM_WM_SLOTS - 1)];
     im_wm t = *slot;
     *slot = *e;
@@ -843,8 +862,9 @@ int im_warp_run(im_walker *w, int sub, im_next_fn next, void *ctx,
     const wc_iref *pend = NULL;
     int ended = 0;
     im_wm_sum csum; /* the warp's byte and sector sums (collection) */
+    w->npre = w->iev = 0;
     w->wm_rec = 0;
-    if (w->wm_on && w->wm_stored >= 128 && w->wm_hits * 4 < w->wm_stored)
+    if (w->wm_on && w->wm_clean >= 128 && w->wm_hits * 4 < w->wm_clean)
         w->wm_on = 0; /* warps rarely repeat here: the memo does not pay
                          (deterministic: a function of the trace) */
     if (w->wm_on) {
@@ -856,8 +876,12 @@ int im_warp_run(im_walker *w, int sub, im_next_fn next, void *ctx,
             return rc;
         if (ended) {
             const im_wm *e = wm_find(w, h, sub, nbuf, naux);
-            if (e && wm_valid(w, e, sub)) {
-                if (wm_replay(w, e, &csum, acc) != 0)
+            int ck = e ? wm_check(w, e, sub) : 0;
+            if (ck < 0)
+                return wc_diag_set(d, WC_EINTERNAL, "", 0, 0,
+                                   "out of memory");
+            if (ck == 1) {
+                if (wm_replay(e, &csum, acc) != 0)
                     return wc_diag_set(d, WC_EINTERNAL, "", 0, 0,
                                        "out of memory");
                 w->wm_hits++;
@@ -981,29 +1005,23 @@ int im_warp_run(im_walker *w, int sub, im_next_fn next, void *ctx,
             /* a new code line: wait until it is in the SM's icache (cold
              * misses are shared by every warp that asks meanwhile) */
             cur_line = ms->iline;
-            double rel = prev + 1 - w->base;
-            double now = w->cta_t + rel;
-            if (w->wm_rec)
-                rec_line(w, cur_line, rel, now);
-            double rdy = im_icode_fetch(w->ic, p, cur_line, now);
-            if (rdy > now)
-                BIND(prev + 1 + (rdy - now), IM_CPI_FETCH);
+            im_wm_ev q = {cur_line, prev + 1 - w->base, 0, 0, 0};
+            if (request(w, sub, &q) != 0)
+                return wc_diag_set(d, WC_EINTERNAL, "", 0, 0,
+                                   "warp memo out of step");
+            if (q.waited)
+                BIND(prev + 1 + q.wait, IM_CPI_FETCH);
         }
         if (w->cl1 && (in->iflags & WC_IF_CONSTOP) && !mk) {
             /* constant operand of a fixed-latency instruction: looked up
              * in the sub-core's L0 FL constant cache at issue; a cold line
              * comes from the SM's L1 constant cache or, first, the L2 */
-            uint64_t cl = in->const_addr / p->cline;
-            double rel = e - w->base;
-            double now = w->cta_t + rel;
-            if (w->wm_rec)
-                rec_const(w, sub, cl, rel, now);
-            double r1 = im_lines_fetch(w->cl1, cl, now, p->c_l1_miss);
-            double r0 = im_lines_fetch(&w->cl0[sub], cl, now,
-                                       (r1 > now ? r1 - now : 0) +
-                                           p->c_l0_miss);
-            if (r0 > now)
-                BIND(e + (r0 - now), CAUSE_CONST);
+            im_wm_ev q = {in->const_addr / p->cline, e - w->base, 0, 1, 0};
+            if (request(w, sub, &q) != 0)
+                return wc_diag_set(d, WC_EINTERNAL, "", 0, 0,
+                                   "warp memo out of step");
+            if (q.waited)
+                BIND(e + q.wait, CAUSE_CONST);
         }
         if (ctrl) {
             BIND(next_ok, IM_CPI_DEP);
