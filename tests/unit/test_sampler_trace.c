@@ -241,6 +241,40 @@ int main(void)
     CHECK_NEAR(r1.estimate, full_detailed(t, 0, &g), 0.5);
     wc_trace_close(t);
 
+    /* Decided before the whole pass on kernels of few waves (whose all-SM
+     * window would cost as much as the pass): divergent over 1.12 waves
+     * (cross-CTA reuse: its DRAM reads estimated from its footprint,
+     * 0.45 per instruction, against 0.91 on a 1-SM slice) and balanced 256 x 1024 over 1.12
+     * waves (the busiest SM's 3 CTAs against a region's 2 waves of 2:
+     * composition, the tail run) run in detail without the interval pass,
+     * which they used to pay first (0.6-0.9x of detailed). */
+    {
+        static const struct { const char *kind; unsigned ctas, threads,
+                              iters; int why; } fw[] = {
+            {"divergent", 1024, 256, 8, SMP_SLICE_REUSE},
+            {"balanced", 256, 1024, 8, SMP_SLICE_COMPOSE},
+        };
+        for (size_t i = 0; i < sizeof fw / sizeof fw[0]; i++) {
+            CHECK_EQ_INT(write_trace_t(fw[i].kind, fw[i].ctas, fw[i].threads,
+                                       fw[i].iters), 0);
+            CHECK_EQ_INT(wc_trace_open(dir, &t, &d), 0);
+            if (!t)
+                CHECK_DONE();
+            smp_options_default(&o);
+            o.small_kernel_insts = 1;
+            CHECK_EQ_INT(smp_run_kernel(t, 0, &g, &o, &r1, &d), 0);
+            fprintf(stderr, "%s %ux%u: slice invalid %d, %s, interval runs "
+                    "%zu\n", fw[i].kind, fw[i].ctas, fw[i].threads,
+                    r1.slice_invalid, smp_how_name(r1.how),
+                    r1.host[SMP_INTERVAL].runs);
+            CHECK(r1.slice_invalid & fw[i].why);
+            CHECK_EQ_INT(r1.how, SMP_HOW_FULL);
+            CHECK_EQ_INT(r1.host[SMP_INTERVAL].runs, 0);
+            CHECK_NEAR(r1.estimate, full_detailed(t, 0, &g), 0.5);
+            wc_trace_close(t);
+        }
+    }
+
     /* A region's slice in the interval model: s/num_sms of the DRAM
      * bandwidth, with the M/D/1 service time of one channel of the full
      * GPU.  On this streaming kernel (bandwidth-bound on the whole GPU and
