@@ -262,7 +262,6 @@ typedef struct im_wm {
     unsigned share_sub, share_sm;
     size_t n, naux, nev, nph, nres;
     size_t cap_n, cap_aux, cap_ev, cap_ph, cap_res;
-    int clean;          /* no request waited                              */
     uint64_t *seq;      /* sid << 32 | mask, per instruction              */
     uint64_t *aux;      /* memory outcomes, two words per memory inst.    */
     im_wm_ev *ev;       /* the cache requests, in order                   */
@@ -321,7 +320,7 @@ typedef struct im_walker {
     uint64_t *wkey;     /* what the walk reads of waux (two words each)   */
     size_t wkey_cap;
     uint64_t wm_hits, wm_walks, wm_stored; /* recalled, walked, recorded */
-    uint64_t wm_clean;  /* recorded without a wait                        */
+    uint64_t wm_found;  /* lookups that found the warp's instructions     */
     /* requests already made for the warp being walked (a recall that
      * stopped at a request whose wait differed): their waits, in order */
     im_wm_ev *pre;

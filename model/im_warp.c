@@ -629,8 +629,6 @@ static void rec_ev(im_walker *w, const im_wm_ev *q)
         return;
     }
     e->ev[e->nev++] = *q;
-    if (q->waited)
-        e->clean = 0;
 }
 
 /* The walk's next cache request: made now, or taken from w->pre (made by
@@ -688,7 +686,6 @@ static void rec_begin(im_walker *w, uint64_t h, int sub, size_t n,
     im_wm *e = rec(w);
     e->full = 0;
     e->nev = e->nph = e->nres = 0;
-    e->clean = 1;
     e->n = e->naux = 0;
     if (GROW(e->seq, e->cap_n, n ? n - 1 : 0) ||
         (naux && GROW(e->aux, e->cap_aux, 2 * naux - 1))) {
@@ -716,7 +713,6 @@ static void rec_store(im_walker *w, const im_wm_sum *s)
     e->s = *s;
     e->full = 1;
     w->wm_stored++;
-    w->wm_clean += (uint64_t)e->clean;
     im_wm *slot = &w->wm[e->hash & (IM_WM_SLOTS - 1)];
     im_wm t = *slot;
     *slot = *e;
@@ -864,7 +860,7 @@ int im_warp_run(im_walker *w, int sub, im_next_fn next, void *ctx,
     im_wm_sum csum; /* the warp's byte and sector sums (collection) */
     w->npre = w->iev = 0;
     w->wm_rec = 0;
-    if (w->wm_on && w->wm_clean >= 128 && w->wm_hits * 4 < w->wm_clean)
+    if (w->wm_on && w->wm_stored >= 128 && w->wm_found * 4 < w->wm_stored)
         w->wm_on = 0; /* warps rarely repeat here: the memo does not pay
                          (deterministic: a function of the trace) */
     if (w->wm_on) {
@@ -876,6 +872,7 @@ int im_warp_run(im_walker *w, int sub, im_next_fn next, void *ctx,
             return rc;
         if (ended) {
             const im_wm *e = wm_find(w, h, sub, nbuf, naux);
+            w->wm_found += e != NULL;
             int ck = e ? wm_check(w, e, sub) : 0;
             if (ck < 0)
                 return wc_diag_set(d, WC_EINTERNAL, "", 0, 0,
