@@ -65,6 +65,16 @@
  * and up to about 0.17 on compute kernels (issue 13: 10 M/s against
  * 1.7 M/s); the larger is taken. */
 #define SMP_PASS_COST 0.2
+/* The fewest regions a sample on all SMs may rest on.  Regions on all
+ * SMs are waves of the whole GPU, so a kernel of few waves has few of
+ * them and smp_select takes 2 (one stratum, every K-th region, K = N/2):
+ * one degree of freedom (Student's t = 12.7), and on a bandwidth-bound
+ * kernel waves that differ in L2 / DRAM state (copy2 on 2 of 8 all-SM
+ * regions: +4.3% / +7.8% of detailed at its two measured clocks, interval
+ * +-22%).  Such a kernel has few regions, so its detailed run costs at most
+ * a few samples' worth: it runs in detail.  (Regions on a slice are many
+ * per wave; their samples are not limited here.) */
+#define SMP_MIN_SAMPLE_ALL_SMS 3
 
 /* ------------------------------------------------------------------------ */
 /* Options                                                                   */
@@ -400,21 +410,35 @@ static void go_all_sms(kbind *b)
  * (SMP_PASS_COST before the whole-kernel pass, 0 after it).  Deterministic:
  * counts only, no measured time.
  */
-static int sample_worth(const kbind *b, double pass)
+/* Regions smp_select takes from one stratum. */
+static size_t sample_n(const kbind *b)
 {
-    const wc_gpu *g = b->g;
-    if (b->nregions < 2 || b->ctas == 0)
-        return 0;
-    long period = b->o->period > 0 ? b->o->period : g->smp_period;
+    long period = b->o->period > 0 ? b->o->period : b->g->smp_period;
     size_t half = b->nregions / 2;
     size_t K = (size_t)period < half ? (size_t)period : half;
     if (K < 1)
         K = 1;
-    size_t n = (b->nregions + K - 1) / K;
+    return (b->nregions + K - 1) / K;
+}
+
+static int sample_worth(const kbind *b, double pass)
+{
+    if (b->nregions < 2 || b->ctas == 0)
+        return 0;
+    size_t n = sample_n(b);
     uint64_t warm = b->warm < b->ctas ? b->warm : 0;
     double share = (double)n * (double)(b->rctas + 2 * warm) /
                    (double)b->ctas;
     return share + pass < SMP_WORTH;
+}
+
+/* Sample b, as decided (sample_worth, and enough regions on all SMs)? */
+static int sample_ok(const kbind *b, double pass)
+{
+    if (b->sms >= b->g->num_sms && b->nregions >= 2 &&
+        sample_n(b) < SMP_MIN_SAMPLE_ALL_SMS)
+        return 0;
+    return sample_worth(b, pass);
 }
 
 /* The kernel as one region: the engine runs it in detail (one region is
@@ -587,7 +611,7 @@ static int check_sharing(kbind *b, double whole, double fixed,
     if (slice_verdict(b, b->dram_whole, util, cpi, SMP_COMPOSE_GAP)) {
         go_all_sms(b);
         /* The pass is paid; what is left to pay is the sample. */
-        if (!sample_worth(b, 0))
+        if (!sample_ok(b, 0))
             collapse(b);
     }
     return 0;
@@ -1044,7 +1068,7 @@ static int eng_aux(void *ctx, size_t *nregions, const uint64_t **ins,
             rc = check_slice(b, 0, steady, d);
         if (rc)
             return rc;
-        if (!sample_worth(b, SMP_PASS_COST))
+        if (!sample_ok(b, SMP_PASS_COST))
             collapse(b);
     }
     free(b->ins);

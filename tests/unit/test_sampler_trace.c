@@ -376,10 +376,16 @@ int main(void)
                     "%.0f [%.0f, %.0f]\n", smp_how_name(r2.how),
                     r2.sampled, r2.regions, r2.region_sms, r2.estimate,
                     r2.ci95[0], r2.ci95[1]);
+            /* its slice is invalid and regions on all SMs are its 8
+             * waves, of which a sample would take 2: too few for an
+             * estimate (SMP_MIN_SAMPLE_ALL_SMS; sampled, it was +4.3% /
+             * +7.8% of detailed at its measured clocks): in detail,
+             * without the whole-kernel pass (one interval run: the slice
+             * check's middle region) */
             CHECK(r2.warp_insts < (uint64_t)gs.smp_small_kernel_insts);
-            CHECK_EQ_INT(r2.how, SMP_HOW_SAMPLED);
-            CHECK_EQ_INT(r2.region_sms, gs.num_sms);
-            CHECK(r2.detailed_warp_insts < r2.warp_insts / 2);
+            CHECK_EQ_INT(r2.how, SMP_HOW_FULL);
+            CHECK_EQ_INT(r2.detailed_warp_insts, r2.warp_insts);
+            CHECK(r2.host[SMP_INTERVAL].runs <= 1);
         }
         wc_trace_close(t1);
         wc_trace_close(t2);
