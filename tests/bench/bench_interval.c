@@ -155,6 +155,7 @@ typedef struct figs {
     /* best CPU seconds (dm < 0: not run or failed) */
     double rd, rd_bin, rd_ref, im_alone, im, im_bin, dm, dm_text;
     uint64_t cycles_alone, cycles, cycles_bin;
+    uint64_t recalled;  /* warps the warp memo recalled, binary reader */
     uint64_t insts_alone, ctas_alone;
 } figs;
 
@@ -206,7 +207,7 @@ static double time_reader(wc_trace *t, int reps, int ref, uint64_t *n,
 
 /* Best CPU seconds of reps interval runs over kernel 0 of t. */
 static double time_interval(wc_trace *t, const wc_gpu *g, int reps,
-                            uint64_t *cycles, wc_diag *d)
+                            uint64_t *cycles, uint64_t *recalled, wc_diag *d)
 {
     double best = 1e300;
     for (int rep = 0; rep < reps; rep++) {
@@ -218,6 +219,7 @@ static double time_interval(wc_trace *t, const wc_gpu *g, int reps,
         if (dt < best)
             best = dt;
         *cycles = r.cycles;
+        *recalled = r.warps_recalled;
         im_result_free(&r);
     }
     return best;
@@ -300,8 +302,9 @@ static int bench_kind(const char *kind, figs *f)
         goto out;
     }
     /* interval model with the text and the binary reader */
-    f->im = time_interval(t, &g, reps, &f->cycles, &d);
-    f->im_bin = time_interval(tb, &g, reps, &f->cycles_bin, &d);
+    uint64_t rec_text = 0;
+    f->im = time_interval(t, &g, reps, &f->cycles, &rec_text, &d);
+    f->im_bin = time_interval(tb, &g, reps, &f->cycles_bin, &f->recalled, &d);
     if (f->im < 0 || f->im_bin < 0) {
         fail("interval", &d);
         goto out;
@@ -363,8 +366,9 @@ static int bench_kind(const char *kind, figs *f)
            "cycles)\n",
            n / f->im / M, f->im, (unsigned long long)f->cycles);
     printf("  interval, binary reader %8.2f M warp insts/s (%.3f s; %llu "
-           "cycles)\n",
-           n / f->im_bin / M, f->im_bin, (unsigned long long)f->cycles_bin);
+           "cycles; %llu warps recalled)\n",
+           n / f->im_bin / M, f->im_bin, (unsigned long long)f->cycles_bin,
+           (unsigned long long)f->recalled);
     if (f->dm_text > 0)
         printf("  detailed, text reader   %8.2f M warp insts/s (%.3f s)\n",
                n / f->dm_text / M, f->dm_text);
