@@ -538,20 +538,6 @@ static int wm_check(im_walker *w, const im_wm *e, int sub)
     return 1;
 }
 
-static void counts_add(ua_counts *a, const ua_counts *b, int sign)
-{
-    uint64_t k = sign > 0 ? 1 : (uint64_t)-1;
-    for (int u = 0; u < WC_UNIT_COUNT; u++)
-        a->warp_insts_by_unit[u] += k * b->warp_insts_by_unit[u];
-    a->global_requests += k * b->global_requests;
-    a->global_sectors += k * b->global_sectors;
-    a->shared_wavefronts += k * b->shared_wavefronts;
-    a->atomics += k * b->atomics;
-    a->l1_hit_sectors += k * b->l1_hit_sectors;
-    a->l2_hit_sectors += k * b->l2_hit_sectors;
-    a->dram_bytes += k * b->dram_bytes;
-}
-
 /* A warp's totals into its CTA (walked or recalled alike). */
 static void sum_merge(im_cta_acc *acc, const im_wm_sum *s)
 {
@@ -611,7 +597,7 @@ static int wm_replay(const im_wm *e, const im_wm_sum *own, im_cta_acc *acc)
     s.l2_hits = own->l2_hits;
     s.dram_sectors = own->dram_sectors;
     sum_merge(acc, &s);
-    counts_add(&acc->cnt, &e->s.cnt, 1);
+    ua_counts_add(&acc->cnt, &e->s.cnt);
     return 0; /* its cache requests were made by wm_check */
 }
 
@@ -1240,7 +1226,7 @@ int im_warp_run(im_walker *w, int sub, im_next_fn next, void *ctx,
     sum_merge(acc, &ws);
     if (w->wm_rec) {
         ws.cnt = acc->cnt;
-        counts_add(&ws.cnt, &cnt0, -1);
+        ua_counts_sub(&ws.cnt, &cnt0);
         rec_store(w, &ws);
     }
     *insts = n;

@@ -172,20 +172,6 @@ typedef struct kbind {
                             only because it is of one wave (small_rule)     */
 } kbind;
 
-/* a -= b for the additive counts (a run with warm-up less the warm-up). */
-static void counts_sub(ua_counts *a, const ua_counts *b)
-{
-    for (int u = 0; u < WC_UNIT_COUNT; u++)
-        a->warp_insts_by_unit[u] -= b->warp_insts_by_unit[u];
-    a->global_requests -= b->global_requests;
-    a->global_sectors -= b->global_sectors;
-    a->shared_wavefronts -= b->shared_wavefronts;
-    a->atomics -= b->atomics;
-    a->l1_hit_sectors -= b->l1_hit_sectors;
-    a->l2_hit_sectors -= b->l2_hit_sectors;
-    a->dram_bytes -= b->dram_bytes;
-}
-
 static uint64_t scale_u64(uint64_t v, double f)
 {
     return (uint64_t)llround((double)v * f);
@@ -750,7 +736,7 @@ static int eng_region_(void *ctx, int m, size_t r, smp_eval *out, wc_diag *d)
     if (rc)
         return rc;
     if (m == SMP_INTERVAL) {
-        counts_sub(&cf, &cp);
+        ua_counts_sub(&cf, &cp); /* less the warm-up */
         ua_counts_add(&b->reg_counts, &cf);
         b->reg_insts += full.warp_insts - pre.warp_insts;
     }

@@ -261,6 +261,9 @@ static inline void ua_counts_inst(ua_counts *c, const wc_inst *in,
 
 /* dst += src (ctas_per_sm: the larger). */
 void ua_counts_add(ua_counts *dst, const ua_counts *src);
+/* dst -= src for the additive counts (ctas_per_sm kept): what a run added
+ * since src was taken of the same counts. */
+void ua_counts_sub(ua_counts *dst, const ua_counts *src);
 /* 1 when the order-independent counts of a and b are equal. */
 int ua_counts_same_order_free(const ua_counts *a, const ua_counts *b);
 

@@ -22,6 +22,19 @@ void ua_counts_add(ua_counts *dst, const ua_counts *src)
     dst->dram_bytes += src->dram_bytes;
 }
 
+void ua_counts_sub(ua_counts *dst, const ua_counts *src)
+{
+    for (int u = 0; u < WC_UNIT_COUNT; u++)
+        dst->warp_insts_by_unit[u] -= src->warp_insts_by_unit[u];
+    dst->global_requests -= src->global_requests;
+    dst->global_sectors -= src->global_sectors;
+    dst->shared_wavefronts -= src->shared_wavefronts;
+    dst->atomics -= src->atomics;
+    dst->l1_hit_sectors -= src->l1_hit_sectors;
+    dst->l2_hit_sectors -= src->l2_hit_sectors;
+    dst->dram_bytes -= src->dram_bytes;
+}
+
 int ua_counts_same_order_free(const ua_counts *a, const ua_counts *b)
 {
     for (int u = 0; u < WC_UNIT_COUNT; u++)
