@@ -111,6 +111,59 @@ int main(void)
             unlink(bin);
             synth_fixture_close(&fx);
         }
+    /* what-ifs that move what the memo keys on or waits for: code and
+     * constant cache timing, sub-cores, cache geometry and policy, set
+     * hashing, the warp-to-sub-core policy */
+    static const char *whatif[][3] = {
+        {"icache_l1_miss_latency=40", "icache_stream_buffer=0", NULL},
+        {"icache_perfect=1", "cc_l1_miss_latency=900", NULL},
+        {"subcores_per_sm=2", "l1_size=16384", "l1_assoc=2"},
+        {"l2_size=262144", "l2_write_back=0", "l2_set_hash=1"},
+        {"assign_policy=shuffle", "l1_write_alloc=1", NULL},
+        {"l1_line_bytes=64", "l2_line_bytes=64", "dram_bw=100"},
+    };
+    static const char *wkinds[] = {"compute", "memory", "shared", "tensor"};
+    uint64_t wtotal = 0;
+    for (size_t wi = 0; wi < sizeof whatif / sizeof *whatif; wi++)
+        for (size_t k = 0; k < sizeof wkinds / sizeof *wkinds; k++) {
+            synth_fixture fx;
+            wc_synth_params sp;
+            wc_synth_defaults(&sp, wkinds[k]);
+            sp.ctas = 40;
+            sp.iters = 5;
+            if (synth_fixture_open(&fx, "wmw", &sp, "h100-pcie", 1) != 0) {
+                CHECK(0);
+                continue;
+            }
+            int ok = 1;
+            for (int j = 0; j < 3 && whatif[wi][j] && ok; j++)
+                ok = wc_gpu_set(&fx.g, whatif[wi][j], &fx.d) == 0;
+            char bin[128];
+            snprintf(bin, sizeof bin, "%s/t.wctb", fx.dir);
+            wc_convert_stats cs;
+            wc_trace *tb = NULL;
+            if (!ok || wc_trace_convert(fx.t, bin, &cs, &fx.d) != 0 ||
+                wc_trace_open(bin, &tb, &fx.d) != 0) {
+                fixture_show(&fx.d);
+                CHECK(0);
+                synth_fixture_close(&fx);
+                continue;
+            }
+            char what[160];
+            snprintf(what, sizeof what, "%s with %s", wkinds[k],
+                     whatif[wi][0]);
+            uint64_t rb = 0;
+            compare(tb, &fx.g, 3, what, &rb);
+            wtotal += rb;
+            wc_trace_close(tb);
+            unlink(bin);
+            synth_fixture_close(&fx);
+        }
+    printf("warp memo: %zu what-ifs x %zu kinds identical, %llu warps "
+           "recalled\n", sizeof whatif / sizeof *whatif,
+           sizeof wkinds / sizeof *wkinds, (unsigned long long)wtotal);
+    CHECK(wtotal > 0);
+
     /* the real H100 SXM kernels (third-party traces: ../shared) */
     static const char *real[] = {
         "atom_lane-1056x256", "copy2-16384x256", "dfma_dep64-132x256",
