@@ -218,17 +218,19 @@ typedef struct im_static {
 /*
  * The warp memo (im_warp.c).  A warp's walk is a function of its
  * instructions (static record number and mask of each), the outcome of its
- * memory accesses (level, lines, sectors, bytes: the caches are asked in
+ * memory accesses as the walk reads them (level, lines, sectors,
+ * wavefronts, whether L2 / DRAM bytes moved: the caches are asked in
  * instruction order before the walk, so they see the same sequence), its
- * sub-core, the warps sharing it, and the times at which its code lines and
- * constant lines are ready.  A warp whose instructions and outcomes equal a
- * recorded one's, and whose lines are all present and ready when it asks
- * for them (as they were when it was recorded), adds the recorded result
- * to its CTA instead of being walked: the same numbers, bit for bit (the
- * memo on and off give identical results: test_warp_memo).  Only binary
- * traces have static record numbers; text traces are always walked.
+ * sub-core, the warps sharing it, and the waits its requests to the SM's
+ * instruction and constant caches get.  A warp whose instructions and
+ * outcomes equal a recorded one's makes the recorded requests at its own
+ * times (changing the caches as its walk would); when every wait equals the
+ * recorded one it adds the recorded result to its CTA instead of being
+ * walked: the same numbers, bit for bit (the memo on and off give
+ * identical results: test_warp_memo).  Only binary traces have static
+ * record numbers; text traces are always walked.
  */
-#define IM_WM_SLOTS 256     /* recorded warps per kernel run (by hash)   */
+#define IM_WM_SLOTS 16      /* recorded warps per kernel run (by hash)   */
 #define IM_WM_MAXI 16384    /* longest warp buffered and recorded        */
 #define IM_WM_MAXU 4096     /* records with addresses copied per warp    */
 
@@ -319,7 +321,7 @@ typedef struct im_walker {
     size_t waux_cap;
     uint64_t *wkey;     /* what the walk reads of waux (two words each)   */
     size_t wkey_cap;
-    uint64_t wm_hits, wm_walks, wm_stored; /* recalled, walked, recorded */
+    uint64_t wm_hits, wm_stored; /* warps recalled, recorded            */
     uint64_t wm_found;  /* lookups that found the warp's instructions     */
     /* requests already made for the warp being walked (a recall that
      * stopped at a request whose wait differed): their waits, in order */
@@ -338,9 +340,6 @@ void im_walker_free(im_walker *w);
 int im_warp_run(im_walker *w, int sub, im_next_fn next, void *ctx,
                 im_cta_acc *acc, uint64_t *insts, double *cycles,
                 wc_diag *d);
-
-/* Is `line` in c, and its ready time (no change to c). */
-int im_icode_peek(const im_icode *c, uint64_t line, double *ready);
 
 /* ---- im_sched.c ---------------------------------------------------------- */
 

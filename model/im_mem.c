@@ -241,14 +241,3 @@ double im_lines_fetch(im_icode *c, uint64_t line, double now, double cost)
     c->n++;
     return r;
 }
-
-int im_icode_peek(const im_icode *c, uint64_t line, double *ready)
-{
-    if (!c->line)
-        return 0;
-    size_t i = icode_slot(c, line);
-    if (!c->line[i])
-        return 0;
-    *ready = c->ready[i];
-    return 1;
-}

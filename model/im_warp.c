@@ -562,8 +562,9 @@ static void sum_merge(im_cta_acc *acc, const im_wm_sum *s)
         acc->warp_total_max = s->total;
 }
 
-/* One phase's end into the CTA: its length and components (the longest
- * warp's), its demands and edge terms. */
+/* One phase's end into the CTA: the length and CPI components of its
+ * longest warp (the demands and edge terms are added by edges_flush, or
+ * wm_replay for a recalled warp). */
 static void phase_merge(im_cta_acc *acc, size_t phase, double len,
                         const double *comp)
 {
@@ -875,7 +876,6 @@ int im_warp_run(im_walker *w, int sub, im_next_fn next, void *ctx,
             rec_begin(w, h, sub, nbuf, naux);
         }
     }
-    w->wm_walks++;
     double comp[IM_CPI_COUNT];
     memset(comp, 0, sizeof comp);
     size_t phase = 0;
