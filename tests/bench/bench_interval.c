@@ -219,7 +219,8 @@ static double time_interval(wc_trace *t, const wc_gpu *g, int reps,
         if (dt < best)
             best = dt;
         *cycles = r.cycles;
-        *recalled = r.warps_recalled;
+        if (recalled)
+            *recalled = r.warps_recalled;
         im_result_free(&r);
     }
     return best;
@@ -302,8 +303,7 @@ static int bench_kind(const char *kind, figs *f)
         goto out;
     }
     /* interval model with the text and the binary reader */
-    uint64_t rec_text = 0;
-    f->im = time_interval(t, &g, reps, &f->cycles, &rec_text, &d);
+    f->im = time_interval(t, &g, reps, &f->cycles, NULL, &d);
     f->im_bin = time_interval(tb, &g, reps, &f->cycles_bin, &f->recalled, &d);
     if (f->im < 0 || f->im_bin < 0) {
         fail("interval", &d);

@@ -18,6 +18,7 @@
 #include <zstd.h>
 
 #include "check.h"
+#include "h100sxm_traces.h"
 #include "wc.h"
 #include "wc_synth.h"
 
@@ -1287,14 +1288,8 @@ static void test_launch_memory(void)
  * trace (issue 11 item 3). */
 static void test_h100_listings(void)
 {
-    static const char *const dirs[] = {
-        "atom_lane-1056x256", "copy2-16384x256", "dfma_dep64-132x256",
-        "empty-1x32", "ffma_dep64-132x256", "ffma_dep64-1x32",
-        "ffma_dep64-4224x32", "ffma_dep64_dyn200k-264x256",
-        "ffma_ilp128-132x128", "imad_dep128-132x512", "mufu64-132x256",
-        "smem32-132x256", "strided2-1024x256", "vadd-4096x256",
-        "vadd_ffma-8192x256"};
-    for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
+    const char *const *dirs = h100sxm_traces;
+    for (size_t i = 0; i < H100SXM_NTRACES; i++) {
         char rel[256], buf[512];
         snprintf(rel, sizeof rel, "data/hw/h100-sxm/traces/%s", dirs[i]);
         const char *dir = shared_path(rel, buf, sizeof buf);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "h100sxm_traces.h"
 #include "im.h"
 #include "synth_fixture.h"
 
@@ -60,6 +61,20 @@ static void compare(wc_trace *t, const wc_gpu *g, long sms, const char *what,
     im_result_free(&off);
 }
 
+/* t converted to the binary form at bin and opened (NULL: the reason on
+ * stderr). */
+static wc_trace *binary_of(wc_trace *t, const char *bin, wc_diag *d)
+{
+    wc_convert_stats cs;
+    wc_trace *tb = NULL;
+    if (wc_trace_convert(t, bin, &cs, d) != 0 ||
+        wc_trace_open(bin, &tb, d) != 0) {
+        fixture_show(d);
+        return NULL;
+    }
+    return tb;
+}
+
 int main(void)
 {
     static const char *kinds[] = {"compute", "latency",    "memory",
@@ -85,11 +100,8 @@ int main(void)
             }
             char bin[128];
             snprintf(bin, sizeof bin, "%s/t.wctb", fx.dir);
-            wc_convert_stats cs;
-            wc_trace *tb = NULL;
-            if (wc_trace_convert(fx.t, bin, &cs, &fx.d) != 0 ||
-                wc_trace_open(bin, &tb, &fx.d) != 0) {
-                fixture_show(&fx.d);
+            wc_trace *tb = binary_of(fx.t, bin, &fx.d);
+            if (!tb) {
                 CHECK(0);
                 synth_fixture_close(&fx);
                 continue;
@@ -140,11 +152,10 @@ int main(void)
                 ok = wc_gpu_set(&fx.g, whatif[wi][j], &fx.d) == 0;
             char bin[128];
             snprintf(bin, sizeof bin, "%s/t.wctb", fx.dir);
-            wc_convert_stats cs;
-            wc_trace *tb = NULL;
-            if (!ok || wc_trace_convert(fx.t, bin, &cs, &fx.d) != 0 ||
-                wc_trace_open(bin, &tb, &fx.d) != 0) {
-                fixture_show(&fx.d);
+            wc_trace *tb = ok ? binary_of(fx.t, bin, &fx.d) : NULL;
+            if (!tb) {
+                if (!ok)
+                    fixture_show(&fx.d);
                 CHECK(0);
                 synth_fixture_close(&fx);
                 continue;
@@ -165,13 +176,6 @@ int main(void)
     CHECK(wtotal > 0);
 
     /* the real H100 SXM kernels (third-party traces: ../shared) */
-    static const char *real[] = {
-        "atom_lane-1056x256", "copy2-16384x256", "dfma_dep64-132x256",
-        "empty-1x32", "ffma_dep64-132x256", "ffma_dep64-1x32",
-        "ffma_dep64-4224x32", "ffma_dep64_dyn200k-264x256",
-        "ffma_ilp128-132x128", "imad_dep128-132x512", "mufu64-132x256",
-        "smem32-132x256", "strided2-1024x256", "vadd-4096x256",
-        "vadd_ffma-8192x256"};
     char rp[512];
     wc_gpu g;
     wc_diag d;
@@ -180,20 +184,20 @@ int main(void)
         char tmp[] = "/tmp/wc-wmr-XXXXXX";
         CHECK(mkdtemp(tmp) != NULL);
         uint64_t all = 0;
-        for (size_t i = 0; i < sizeof real / sizeof *real; i++) {
+        for (size_t i = 0; i < H100SXM_NTRACES; i++) {
             char dir[640], bin[128];
-            snprintf(dir, sizeof dir, "%s/%s", rp, real[i]);
+            snprintf(dir, sizeof dir, "%s/%s", rp, h100sxm_traces[i]);
             snprintf(bin, sizeof bin, "%s/k.wctb", tmp);
             wc_trace *t = NULL, *tb = NULL;
-            wc_convert_stats cs;
-            if (wc_trace_open(dir, &t, &d) != 0 ||
-                wc_trace_convert(t, bin, &cs, &d) != 0 ||
-                wc_trace_open(bin, &tb, &d) != 0) {
+            if (wc_trace_open(dir, &t, &d) != 0)
                 fixture_show(&d);
+            else
+                tb = binary_of(t, bin, &d);
+            if (!tb) {
                 CHECK(0);
             } else {
                 uint64_t rb = 0;
-                compare(tb, &g, 0, real[i], &rb);
+                compare(tb, &g, 0, h100sxm_traces[i], &rb);
                 all += rb;
             }
             if (tb)
@@ -203,8 +207,8 @@ int main(void)
             unlink(bin);
         }
         rmdir(tmp);
-        printf("warp memo: 15 H100 SXM kernels identical, %llu warps "
-               "recalled\n", (unsigned long long)all);
+        printf("warp memo: %zu H100 SXM kernels identical, %llu warps "
+               "recalled\n", H100SXM_NTRACES, (unsigned long long)all);
         CHECK(all > 0);
     }
     CHECK_DONE();
