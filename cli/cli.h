@@ -63,6 +63,11 @@ _Noreturn void cli_unknown_option(const char *cmd, const char *help,
                                   const char *arg);
 /* Report unknown opcodes once per name on stderr (unless --quiet). */
 void cli_warn_unknown_ops(const cli_common *c, const wc_trace *t);
+/* Open TRACE; with use_cache a text trace of some size goes through the
+ * converted-trace cache (cli/tcache.c): converted once, read in the binary
+ * form afterwards, identical results.  Errors: wc_trace_open's. */
+int cli_open_trace(const cli_common *c, const char *path, int use_cache,
+                   wc_trace **out, wc_diag *d);
 /* Print the trace's warnings not printed yet (unless --quiet). */
 void cli_warn_trace(const cli_common *c, const wc_trace *t);
 /* Note once on stderr each --set key the mode (WC_MODE_*, named mode)

@@ -34,6 +34,9 @@ static const char predict_help[] =
     "  --budget SECONDS  hybrid: choose the period to fit this host time\n"
     "  --no-stratify     hybrid: one stratum per kernel\n"
     "  --no-reuse        hybrid: simulate identical launches again\n"
+    "  --no-trace-cache  read a text trace as text (default: converted once\n"
+    "                    to the binary form in the trace cache, see\n"
+    "                    WARPCAST_TRACE_CACHE in the user guide)\n"
     "  --self-profile    report host time (and cycles) per warp instruction\n"
     "  --per-warp        interval: per-warp cycles and IPC\n"
     "  --timeline FILE   detailed: write issue events as Chrome trace-event\n"
@@ -603,6 +606,7 @@ int cmd_predict(int argc, char **argv)
     const char *kre[MAX_KSEL]; /* --kernel by name / regular expression */
     int nkre = 0;
     int mrc;
+    int tcache = 1;
     long nproc = sysconf(_SC_NPROCESSORS_ONLN);
     int jobs = nproc > 0 ? (int)(nproc < 256 ? nproc : 256) : 1;
     if (cli_predict_multi(argc, argv, &mrc)) /* several TRACEs */
@@ -663,6 +667,8 @@ int cmd_predict(int argc, char **argv)
             stratify = 0;
         } else if (!strcmp(a, "--no-reuse")) {
             reuse = 0;
+        } else if (!strcmp(a, "--no-trace-cache")) {
+            tcache = 0;
         } else if (a[0] == '-' && a[1]) {
             cli_unknown_option("predict", predict_help, a);
         } else {
@@ -699,7 +705,7 @@ int cmd_predict(int argc, char **argv)
     wc_diag d;
     memset(&d, 0, sizeof d);
     wc_trace *t = NULL;
-    if (wc_trace_open(path, &t, &d) != 0)
+    if (cli_open_trace(&c, path, tcache, &t, &d) != 0)
         cli_fail(&d);
     size_t nk = wc_trace_nkernels(t);
     if (nk == 0) {

@@ -55,8 +55,10 @@ static const char sweep_help[] =
     "  --gpu NAME|FILE   --set KEY=VALUE (fixed for every point)   --seed N\n"
     "  --no-convert      read a text trace at every point (default: a text\n"
     "                    trace read by enough points to pay is converted once\n"
-    "                    to the binary form in a temporary directory, which\n"
-    "                    gives the same results and reads several times faster)\n"
+    "                    to the binary form, which gives the same results and\n"
+    "                    reads several times faster: into the trace cache, or\n"
+    "                    a temporary directory with WARPCAST_TRACE_CACHE=off;\n"
+    "                    a trace already in the cache is read from there)\n"
     "  --quiet           no progress on stderr\n";
 
 #define MAX_KEYS 16
@@ -74,6 +76,7 @@ typedef struct sweep {
     char **traces;
     char **run;         /* what the points read: the trace, or its binary
                            form converted once for this sweep             */
+    unsigned char *run_tmp; /* run[t] is this sweep's own: removed after  */
     size_t ntraces;
     int no_convert;
     const char *modes[3];
@@ -402,8 +405,10 @@ static void convert_traces(sweep *s, const unsigned char *skip, size_t njobs,
     if (s->no_convert)
         return;
     s->run = xrealloc(NULL, s->ntraces * sizeof *s->run);
+    s->run_tmp = xrealloc(NULL, s->ntraces);
     for (size_t t = 0; t < s->ntraces; t++) {
         s->run[t] = NULL;
+        s->run_tmp[t] = 0;
         /* converting costs about 1.7 text reads (vectorAdd-like memory
          * trace, 6.9 M warp insts: convert 2.2 s, interval predict 1.3 s
          * from text, 0.7 s from binary); an interval point saves about
@@ -418,19 +423,44 @@ static void convert_traces(sweep *s, const unsigned char *skip, size_t njobs,
             n++;
             halves += strcmp(s->modes[jb.mode], "interval") ? 2 : 1;
         }
-        if (halves < 4)
+        char cdir[WC_TCACHE_PATH_MAX - 64];
+        wc_tcache_entry ce;
+        int cached = wc_tcache_dir(cdir, sizeof cdir) == 0 &&
+                     wc_tcache_lookup(s->traces[t], cdir, &ce) == 0;
+        if (cached && ce.hit) { /* converted by an earlier run */
+            s->run[t] = xstrdup(ce.path);
+            wc_tcache_entry_free(&ce);
             continue;
+        }
+        if (halves < 4) {
+            if (cached)
+                wc_tcache_entry_free(&ce);
+            continue;
+        }
         wc_trace *tr = NULL;
         wc_diag d;
-        if (wc_trace_open(s->traces[t], &tr, &d) != 0)
+        if (wc_trace_open(s->traces[t], &tr, &d) != 0) {
+            if (cached)
+                wc_tcache_entry_free(&ce);
             continue;
-        if (!wc_trace_is_binary(tr)) {
+        }
+        if (cached && !wc_trace_is_binary(tr)) {
+            /* into the trace cache: later sweeps and predicts read it */
+            wc_convert_stats cs;
+            if (wc_tcache_store(tr, cdir, &ce, wc_tcache_max_bytes(), &cs,
+                                &d) == 0)
+                s->run[t] = xstrdup(ce.path);
+        }
+        if (cached)
+            wc_tcache_entry_free(&ce);
+        if (!s->run[t] && !wc_trace_is_binary(tr)) {
             char path[PATH_MAX + 32];
             snprintf(path, sizeof path, "%s/trace%zu.wctb", tmpdir, t);
             wc_convert_stats cs;
             double t0 = wc_now();
             if (wc_trace_convert(tr, path, &cs, &d) == 0) {
                 s->run[t] = xstrdup(path);
+                s->run_tmp[t] = 1;
                 if (!s->quiet && isatty(2))
                     fprintf(stderr, "sweep: %s converted once for %zu points "
                             "(%.1f s)\n", s->traces[t], n, wc_now() - t0);
@@ -448,6 +478,7 @@ static void child_argv(const sweep *s, job jb, const char *outpath, char **av,
     int n = 0, nb = 0;
     av[n++] = "predict";
     av[n++] = "--quiet";
+    av[n++] = "--no-trace-cache"; /* the sweep converted what pays */
     av[n++] = "--mode";
     av[n++] = (char *)s->modes[jb.mode];
     av[n++] = "--format";
@@ -996,10 +1027,12 @@ int cmd_sweep(int argc, char **argv)
         fputc('\n', stderr);
     for (size_t t = 0; s.run && t < s.ntraces; t++)
         if (s.run[t]) {
-            unlink(s.run[t]);
+            if (s.run_tmp[t])
+                unlink(s.run[t]);
             free(s.run[t]);
         }
     free(s.run);
+    free(s.run_tmp);
     rmdir(tmpdir);
 
     /* the final table, in canonical order */

@@ -132,6 +132,39 @@ int wc_trace_convert(wc_trace *t, const char *out, wc_convert_stats *st,
 /* 1 when t was opened from a binary trace. */
 int wc_trace_is_binary(const wc_trace *t);
 
+/* The converted-trace cache (common/trace_cache.c; docs/user-guide.md,
+ * "Trace cache"): the binary form of a text trace kept in a directory and
+ * found again by the identity (absolute path; name, size, mtime, inode and
+ * a hash of both ends of every file the trace can be made of). */
+#define WC_TCACHE_PATH_MAX 4200
+typedef struct wc_tcache_entry {
+    char path[WC_TCACHE_PATH_MAX];    /* DIR/<hash>.wctb                 */
+    char keypath[WC_TCACHE_PATH_MAX]; /* the key kept beside it          */
+    char *key;                        /* owned; wc_tcache_entry_free     */
+    size_t keylen;
+    uint64_t bytes;                   /* the trace's files, as stored    */
+    int hit;                          /* an entry for this key is there  */
+} wc_tcache_entry;
+
+/* The cache directory into out: $WARPCAST_TRACE_CACHE, else
+ * $XDG_CACHE_HOME/warpcast/traces, else ~/.cache/warpcast/traces; -1 when
+ * caching is off (WARPCAST_TRACE_CACHE=off) or there is no home. */
+int wc_tcache_dir(char *out, size_t n);
+/* Size limit of the directory: $WARPCAST_TRACE_CACHE_MAX_MB, else 4 GiB. */
+uint64_t wc_tcache_max_bytes(void);
+/* Fill e for the text trace at path in cache directory dir (e->hit: the
+ * entry is there and its key matches; its use time is renewed).  -1 when
+ * the trace's files cannot be identified (not cached then). */
+int wc_tcache_lookup(const char *path, const char *dir, wc_tcache_entry *e);
+/* Convert t (opened from that path) into the entry, then trim dir to
+ * max_bytes, least recently used first.  Errors are the conversion's or
+ * the directory's; nothing partial is left. */
+int wc_tcache_store(wc_trace *t, const char *dir, const wc_tcache_entry *e,
+                    uint64_t max_bytes, wc_convert_stats *st, wc_diag *d);
+/* Remove the entry (one that would not open). */
+void wc_tcache_drop(const wc_tcache_entry *e);
+void wc_tcache_entry_free(wc_tcache_entry *e);
+
 /* One instruction by reference (wc_cta_next_ref): no copy of the static
  * fields of a binary trace's instruction. */
 #define WC_SID_NONE UINT32_MAX

@@ -10,6 +10,8 @@
 # --bless rewrites the expectations from the current program.
 # Further arguments name the cases to run (default: all).
 set -u
+# hermetic: no run reads or fills the user's trace cache unless a test says so
+WARPCAST_TRACE_CACHE=off; export WARPCAST_TRACE_CACHE
 WARPCAST=${WARPCAST:-build/warpcast}
 bless=0
 [ "${1:-}" = "--bless" ] && { bless=1; shift; }

@@ -5,6 +5,8 @@
 # quoting, "did you mean".  GNU parallel and Chromium are optional: the parts
 # that need them are skipped with a notice when they are absent.
 set -u
+# hermetic: no run reads or fills the user's trace cache unless a test says so
+WARPCAST_TRACE_CACHE=off; export WARPCAST_TRACE_CACHE
 WARPCAST=${WARPCAST:-build/warpcast}
 case $WARPCAST in /*) ;; *) WARPCAST=$(pwd)/$WARPCAST ;; esac
 tmp=$(mktemp -d)
@@ -51,6 +53,43 @@ check "sweep rows" [ "$(wc -l < "$tmp/s1.csv")" = 55 ]
 a66=$(awk -F, '$(NF-7)==1200 && $(NF-6)=="interval" && $1 ~ /app$/ && $(NF-8)==66 {s+=$(NF-4)} END {print s}' "$tmp/s1.csv")
 a132=$(awk -F, '$(NF-7)==1200 && $(NF-6)=="interval" && $1 ~ /app$/ && $(NF-8)==132 {s+=$(NF-4)} END {print s}' "$tmp/s1.csv")
 check "sweep: 132 SMs faster than 66 ($a132 < $a66)" [ "$a132" -lt "$a66" ]
+
+# ---- trace cache: a text trace converted once, the same results ---------------
+tc="$tmp/tcache"
+P="--mode interval --format csv --jobs 1"
+$W predict $P --no-trace-cache "$tmp/mem" > "$tmp/p0.csv" 2>/dev/null
+WARPCAST_TRACE_CACHE="$tc" $W predict $P "$tmp/mem" > "$tmp/p1.csv" 2>"$tmp/p1.err"; r1=$?
+WARPCAST_TRACE_CACHE="$tc" $W predict $P "$tmp/mem" > "$tmp/p2.csv" 2>"$tmp/p2.err"; r2=$?
+check "trace cache: exit status" [ $r1 = 0 ] && [ $r2 = 0 ]
+check "trace cache: first run converts (one entry and its key)" [ "$(ls "$tc" | wc -l)" = 2 ]
+check "trace cache: the first run says so" grep -q "converted once to the binary form" "$tmp/p1.err"
+check "trace cache: the second run reads it silently" [ ! -s "$tmp/p2.err" ]
+check "trace cache: converting run = text" cmp -s "$tmp/p0.csv" "$tmp/p1.csv"
+check "trace cache: cached run = text" cmp -s "$tmp/p0.csv" "$tmp/p2.csv"
+WARPCAST_TRACE_CACHE="$tc" $W predict --mode hybrid --format csv --jobs 1 "$tmp/mem" > "$tmp/h1.csv" 2>/dev/null
+$W predict --mode hybrid --format csv --jobs 1 "$tmp/mem" > "$tmp/h0.csv" 2>/dev/null
+check "trace cache: hybrid from the cache = text" cmp -s "$tmp/h0.csv" "$tmp/h1.csv"
+# a changed trace is a new entry (mtime, size, content)
+touch -d "2001-01-01" "$tmp/mem/kernel-1.traceg"
+WARPCAST_TRACE_CACHE="$tc" $W predict $P "$tmp/mem" > "$tmp/p3.csv" 2>"$tmp/p3.err"
+check "trace cache: a touched trace is converted again" grep -q "converted once" "$tmp/p3.err"
+check "trace cache: two entries" [ "$(ls "$tc" | grep -c 'wctb$')" = 2 ]
+# a damaged entry is dropped and made again, with the same results
+for f in "$tc"/*.wctb; do head -c 1000 "$f" > "$f.x" && mv "$f.x" "$f"; done
+WARPCAST_TRACE_CACHE="$tc" $W predict $P "$tmp/mem" > "$tmp/p4.csv" 2>"$tmp/p4.err"; r4=$?
+check "trace cache: damaged entry: exit status 0" [ $r4 = 0 ]
+check "trace cache: damaged entry: made again" grep -q "converted once" "$tmp/p4.err"
+check "trace cache: damaged entry: same results" cmp -s "$tmp/p0.csv" "$tmp/p4.csv"
+# a cache that cannot be written: the text is read, with a notice
+WARPCAST_TRACE_CACHE=/proc/warpcast-no $W predict $P "$tmp/mem" > "$tmp/p5.csv" 2>"$tmp/p5.err"; r5=$?
+check "trace cache: unwritable: exit status 0" [ $r5 = 0 ]
+check "trace cache: unwritable: notice" grep -q "trace cache: cannot convert" "$tmp/p5.err"
+check "trace cache: unwritable: same results" cmp -s "$tmp/p0.csv" "$tmp/p5.csv"
+# sweep reads an entry the cache holds, and fills it when converting pays
+rm -rf "$tc"
+WARPCAST_TRACE_CACHE="$tc" $W sweep "$tmp/mem" --vary num_sms=66,132 --mode detailed,hybrid,interval --jobs 2 --quiet --out "$tmp/m5.csv"
+check "trace cache: sweep converts into the cache" [ "$(ls "$tc" | grep -c 'wctb$')" = 1 ]
+check "trace cache: sweep table = text" cmp -s "$tmp/m1.csv" "$tmp/m5.csv"
 
 # ---- resume ------------------------------------------------------------------
 # an interrupted file (half a point, a cut line) is completed to the same table

@@ -1,0 +1,86 @@
+/*
+ * cli/tcache.c - opening a trace through the converted-trace cache
+ * (common/trace_cache.c): a text trace is converted once to the binary
+ * form, and later runs read that.  Results are identical either way; only
+ * the host time changes (docs/user-guide.md, "Trace cache").
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+/* Text traces smaller than this are read as they are: they parse in a
+ * few milliseconds, less than making and finding an entry. */
+#define TCACHE_MIN_BYTES (256u * 1024u)
+
+static void note_fail(const cli_common *c, const char *what, const wc_diag *d)
+{
+    if (c->quiet)
+        return;
+    char buf[2300];
+    wc_diag_format(d, buf, sizeof buf);
+    fprintf(stderr, "warpcast: trace cache: %s: %s (reading the text trace)\n",
+            what, buf);
+}
+
+int cli_open_trace(const cli_common *c, const char *path, int use_cache,
+                   wc_trace **out, wc_diag *d)
+{
+    int rc = wc_trace_open(path, out, d);
+    if (rc || !use_cache || wc_trace_is_binary(*out))
+        return rc;
+    char dir[WC_TCACHE_PATH_MAX - 64];
+    wc_tcache_entry e;
+    if (wc_tcache_dir(dir, sizeof dir) != 0 ||
+        wc_tcache_lookup(path, dir, &e) != 0)
+        return 0;
+    if (e.bytes < TCACHE_MIN_BYTES) {
+        wc_tcache_entry_free(&e);
+        return 0;
+    }
+    wc_trace *b = NULL;
+    wc_diag bd;
+    memset(&bd, 0, sizeof bd);
+    if (e.hit) {
+        if (wc_trace_open(e.path, &b, &bd) == 0 && wc_trace_is_binary(b)) {
+            wc_trace_close(*out);
+            *out = b;
+            wc_tcache_entry_free(&e);
+            return 0;
+        }
+        wc_trace_close(b);
+        wc_tcache_drop(&e); /* will not open (older format?): made again */
+    }
+    wc_convert_stats st;
+    double t0 = wc_now();
+    cli_ticker_start(c, "converting to the binary form", NULL, NULL);
+    rc = wc_tcache_store(*out, dir, &e, wc_tcache_max_bytes(), &st, &bd);
+    cli_ticker_stop();
+    /* the text was read through: its warnings are all known now, and the
+     * binary form does not repeat them */
+    cli_warn_trace(c, *out);
+    cli_warn_unknown_ops(c, *out);
+    if (rc) {
+        note_fail(c, "cannot convert", &bd);
+        wc_tcache_entry_free(&e);
+        return 0;
+    }
+    if (wc_trace_open(e.path, &b, &bd) != 0) {
+        note_fail(c, "cannot read the converted trace", &bd);
+        wc_tcache_drop(&e);
+        wc_tcache_entry_free(&e);
+        return 0;
+    }
+    if (!c->quiet)
+        fprintf(stderr,
+                "warpcast: %s converted once to the binary form (%.1f s, "
+                "%.1f bytes per warp instruction) in %s; later runs read "
+                "it (WARPCAST_TRACE_CACHE=off or --no-trace-cache: never)\n",
+                path, wc_now() - t0,
+                st.insts ? (double)st.out_bytes / (double)st.insts : 0.0,
+                dir);
+    wc_trace_close(*out);
+    *out = b;
+    wc_tcache_entry_free(&e);
+    return 0;
+}

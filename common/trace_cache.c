@@ -1,0 +1,456 @@
+/*
+ * common/trace_cache.c - the converted-trace cache: the binary form of a
+ * text trace, made once and found again by the identity of the files the
+ * trace is made of.
+ *
+ * A text trace is parsed at about 40 bytes and 60-450 ns per warp
+ * instruction; its binary form (common/trace_bin.c) is read at a few ns.
+ * Users run the same trace many times (what-ifs, modes, seeds), so the
+ * CLI converts a text trace once into a cache directory and reads the
+ * binary form from then on: the same records, so the same results
+ * (tests/unit/test_trace_bin.c, tests/unit/test_trace_cache.c).
+ *
+ * Key: the trace path made absolute, then for every file the trace can be
+ * made of (the path itself; in its directory kernelslist.g, every
+ * .traceg / .traceg.zst and every .sass listing), sorted by name: name,
+ * size, modification time to the nanosecond, inode, and an FNV-1a hash of
+ * its first and last 64 KiB (a rewrite within one clock tick that keeps
+ * the size still changes the hash where the content changed there).  The
+ * cache file is named by two independent 64-bit hashes of the key, and
+ * the key itself is kept beside it (NAME.key) and compared on lookup, so a
+ * hash collision cannot hand one trace's records to another.
+ *
+ * Entries appear only when complete (temporary names, then rename), so
+ * two processes converting the same trace at once both end with a good
+ * entry.  After a store the directory is trimmed to a size limit, least
+ * recently used first (a hit touches its entry).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "wc.h"
+
+#define TC_SAMPLE (64u * 1024u) /* bytes hashed at each end of a file */
+#define TC_KEY_MAX (1u << 20)   /* a key longer than this: no caching   */
+
+typedef struct kbuf {
+    char *p;
+    size_t n, cap;
+    int oom;
+} kbuf;
+
+static void kb_put(kbuf *b, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void kb_put(kbuf *b, const char *fmt, ...)
+{
+    if (b->oom)
+        return;
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        int w = vsnprintf(b->p ? b->p + b->n : NULL,
+                          b->p ? b->cap - b->n : 0, fmt, ap);
+        va_end(ap);
+        if (w < 0) {
+            b->oom = 1;
+            return;
+        }
+        if (b->p && b->n + (size_t)w < b->cap) {
+            b->n += (size_t)w;
+            return;
+        }
+        size_t nc = b->cap ? b->cap * 2 : 4096;
+        while (nc < b->n + (size_t)w + 1)
+            nc *= 2;
+        if (nc > TC_KEY_MAX) {
+            b->oom = 1;
+            return;
+        }
+        char *q = realloc(b->p, nc);
+        if (!q) {
+            b->oom = 1;
+            return;
+        }
+        b->p = q;
+        b->cap = nc;
+    }
+}
+
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+    const unsigned char *s = p;
+    for (size_t i = 0; i < n; i++) {
+        h ^= s[i];
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+
+static int ends(const char *s, const char *suf)
+{
+    size_t a = strlen(s), b = strlen(suf);
+    return a >= b && strcmp(s + a - b, suf) == 0;
+}
+
+/* Identity of one file: stat fields and the hash of both ends. */
+static int key_file(kbuf *b, const char *path, const char *name,
+                    uint64_t *bytes)
+{
+    struct stat st;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return -1;
+    }
+    static const size_t bufn = TC_SAMPLE;
+    unsigned char *buf = malloc(bufn);
+    if (!buf) {
+        close(fd);
+        return -1;
+    }
+    uint64_t h = 14695981039346656037ull;
+    uint64_t size = (uint64_t)st.st_size;
+    uint64_t offs[2] = {0, size > TC_SAMPLE ? size - TC_SAMPLE : 0};
+    int rc = 0;
+    for (int e = 0; e < (size > TC_SAMPLE ? 2 : 1) && !rc; e++) {
+        size_t want = (size_t)(size < TC_SAMPLE ? size : TC_SAMPLE), got = 0;
+        while (got < want) {
+            ssize_t r = pread(fd, buf + got, want - got,
+                              (off_t)(offs[e] + got));
+            if (r < 0 && errno == EINTR)
+                continue;
+            if (r <= 0) {
+                rc = -1;
+                break;
+            }
+            got += (size_t)r;
+        }
+        h = fnv(h, buf, got);
+    }
+    free(buf);
+    close(fd);
+    if (rc)
+        return -1;
+    *bytes += size;
+    kb_put(b, "%s\t%llu\t%lld.%09ld\t%llu\t%016llx\n", name,
+           (unsigned long long)size, (long long)st.st_mtim.tv_sec,
+           (long)st.st_mtim.tv_nsec, (unsigned long long)st.st_ino,
+           (unsigned long long)h);
+    return 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Key of the text trace at path into b; -1 when it cannot be made (the
+ * trace is then simply not cached). */
+static int make_key(kbuf *b, const char *path, uint64_t *bytes)
+{
+    char abs[PATH_MAX];
+    struct stat st;
+    if (!realpath(path, abs) || stat(abs, &st) != 0)
+        return -1;
+    char dir[PATH_MAX];
+    int isdir = S_ISDIR(st.st_mode);
+    if (isdir) {
+        snprintf(dir, sizeof dir, "%s", abs);
+    } else {
+        snprintf(dir, sizeof dir, "%s", abs);
+        char *sl = strrchr(dir, '/');
+        if (sl == dir)
+            dir[1] = '\0';
+        else if (sl)
+            *sl = '\0';
+    }
+    kb_put(b, "warpcast trace cache 1\n%s\n", abs);
+    if (!isdir && key_file(b, abs, abs, bytes) != 0)
+        return -1;
+    DIR *dp = opendir(dir);
+    if (!dp)
+        return -1;
+    char **names = NULL;
+    size_t n = 0, cap = 0;
+    int rc = 0;
+    struct dirent *e;
+    while ((e = readdir(dp)) != NULL) {
+        const char *nm = e->d_name;
+        if (strcmp(nm, "kernelslist.g") && !ends(nm, ".traceg") &&
+            !ends(nm, ".traceg.zst") && !ends(nm, ".sass"))
+            continue;
+        if (n == cap) {
+            size_t nc = cap ? cap * 2 : 64;
+            char **q = realloc(names, nc * sizeof *q);
+            if (!q) {
+                rc = -1;
+                break;
+            }
+            names = q;
+            cap = nc;
+        }
+        if (!(names[n] = strdup(nm))) {
+            rc = -1;
+            break;
+        }
+        n++;
+    }
+    closedir(dp);
+    if (!rc && n)
+        qsort(names, n, sizeof *names, cmp_str);
+    for (size_t i = 0; i < n && !rc; i++) {
+        char p[PATH_MAX];
+        if ((size_t)snprintf(p, sizeof p, "%s/%s", dir, names[i]) >= sizeof p)
+            rc = -1;
+        else
+            rc = key_file(b, p, names[i], bytes);
+    }
+    for (size_t i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
+    return rc || b->oom ? -1 : 0;
+}
+
+static int mkdir_p(const char *dir)
+{
+    char p[PATH_MAX];
+    if ((size_t)snprintf(p, sizeof p, "%s", dir) >= sizeof p)
+        return -1;
+    for (char *s = p + 1; *s; s++) {
+        if (*s != '/')
+            continue;
+        *s = '\0';
+        if (mkdir(p, 0777) != 0 && errno != EEXIST)
+            return -1;
+        *s = '/';
+    }
+    if (mkdir(p, 0777) != 0 && errno != EEXIST)
+        return -1;
+    struct stat st;
+    return stat(p, &st) == 0 && S_ISDIR(st.st_mode) ? 0 : -1;
+}
+
+int wc_tcache_dir(char *out, size_t n)
+{
+    const char *e = getenv("WARPCAST_TRACE_CACHE");
+    if (e && (!strcmp(e, "off") || !strcmp(e, "0") || !*e))
+        return -1;
+    int w;
+    if (e) {
+        w = snprintf(out, n, "%s", e);
+    } else if ((e = getenv("XDG_CACHE_HOME")) && *e == '/') {
+        w = snprintf(out, n, "%s/warpcast/traces", e);
+    } else if ((e = getenv("HOME")) && *e) {
+        w = snprintf(out, n, "%s/.cache/warpcast/traces", e);
+    } else {
+        return -1;
+    }
+    return w > 0 && (size_t)w < n ? 0 : -1;
+}
+
+uint64_t wc_tcache_max_bytes(void)
+{
+    const char *e = getenv("WARPCAST_TRACE_CACHE_MAX_MB");
+    if (e && *e) {
+        char *end;
+        errno = 0;
+        unsigned long long v = strtoull(e, &end, 10);
+        if (!errno && !*end && v > 0 && v < (1ull << 40))
+            return (uint64_t)v << 20;
+    }
+    return (uint64_t)4 << 30; /* 4 GiB */
+}
+
+static int read_all(const char *path, char **out, size_t *n)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return -1;
+    size_t cap = 4096, len = 0;
+    char *p = malloc(cap);
+    int rc = p ? 0 : -1;
+    while (!rc) {
+        if (len == cap) {
+            if (cap >= TC_KEY_MAX) {
+                rc = -1;
+                break;
+            }
+            char *q = realloc(p, cap * 2);
+            if (!q) {
+                rc = -1;
+                break;
+            }
+            p = q;
+            cap *= 2;
+        }
+        size_t r = fread(p + len, 1, cap - len, f);
+        len += r;
+        if (r == 0)
+            break;
+    }
+    if (ferror(f))
+        rc = -1;
+    fclose(f);
+    if (rc) {
+        free(p);
+        return -1;
+    }
+    *out = p;
+    *n = len;
+    return 0;
+}
+
+int wc_tcache_lookup(const char *trace, const char *cdir, wc_tcache_entry *e)
+{
+    memset(e, 0, sizeof *e);
+    kbuf b = {NULL, 0, 0, 0};
+    if (make_key(&b, trace, &e->bytes) != 0) {
+        free(b.p);
+        return -1;
+    }
+    uint64_t h1 = fnv(14695981039346656037ull, b.p, b.n);
+    uint64_t h2 = fnv(0x9e3779b97f4a7c15ull, b.p, b.n);
+    h2 = fnv(h2, "\x5c", 1);
+    int w = snprintf(e->path, sizeof e->path, "%s/%016llx%016llx.wctb", cdir,
+                     (unsigned long long)h1, (unsigned long long)h2);
+    int w2 = snprintf(e->keypath, sizeof e->keypath, "%s.key", e->path);
+    if (w <= 0 || (size_t)w >= sizeof e->path || w2 <= 0 ||
+        (size_t)w2 >= sizeof e->keypath) {
+        free(b.p);
+        return -1;
+    }
+    e->key = b.p;
+    e->keylen = b.n;
+    char *k = NULL;
+    size_t kn = 0;
+    struct stat st;
+    if (stat(e->path, &st) == 0 && S_ISREG(st.st_mode) &&
+        read_all(e->keypath, &k, &kn) == 0 && kn == b.n &&
+        memcmp(k, b.p, kn) == 0) {
+        e->hit = 1;
+        utimensat(AT_FDCWD, e->path, NULL, 0); /* recently used */
+    }
+    free(k);
+    return 0;
+}
+
+void wc_tcache_entry_free(wc_tcache_entry *e)
+{
+    free(e->key);
+    e->key = NULL;
+}
+
+void wc_tcache_drop(const wc_tcache_entry *e)
+{
+    unlink(e->keypath);
+    unlink(e->path);
+}
+
+typedef struct centry {
+    char name[80];
+    uint64_t bytes;
+    struct timespec used;
+} centry;
+
+static int cmp_used(const void *a, const void *b)
+{
+    const centry *x = a, *y = b;
+    if (x->used.tv_sec != y->used.tv_sec)
+        return x->used.tv_sec < y->used.tv_sec ? -1 : 1;
+    if (x->used.tv_nsec != y->used.tv_nsec)
+        return x->used.tv_nsec < y->used.tv_nsec ? -1 : 1;
+    return strcmp(x->name, y->name);
+}
+
+/* Remove least recently used entries (never keep) until the *.wctb
+ * files of cdir hold at most max bytes. */
+static void trim(const char *cdir, const char *keep, uint64_t max)
+{
+    DIR *dp = opendir(cdir);
+    if (!dp)
+        return;
+    centry *v = NULL;
+    size_t n = 0, cap = 0;
+    uint64_t total = 0;
+    struct dirent *de;
+    while ((de = readdir(dp)) != NULL) {
+        if (!ends(de->d_name, ".wctb") || strlen(de->d_name) >= 80)
+            continue;
+        char p[PATH_MAX];
+        struct stat st;
+        if ((size_t)snprintf(p, sizeof p, "%s/%s", cdir, de->d_name) >=
+                sizeof p ||
+            stat(p, &st) != 0 || !S_ISREG(st.st_mode))
+            continue;
+        if (n == cap) {
+            size_t nc = cap ? cap * 2 : 64;
+            centry *q = realloc(v, nc * sizeof *q);
+            if (!q)
+                break;
+            v = q;
+            cap = nc;
+        }
+        snprintf(v[n].name, sizeof v[n].name, "%s", de->d_name);
+        v[n].bytes = (uint64_t)st.st_size;
+        v[n].used = st.st_mtim;
+        total += v[n].bytes;
+        n++;
+    }
+    closedir(dp);
+    if (total > max && n) {
+        qsort(v, n, sizeof *v, cmp_used);
+        const char *kb = strrchr(keep, '/');
+        kb = kb ? kb + 1 : keep;
+        for (size_t i = 0; i < n && total > max; i++) {
+            if (!strcmp(v[i].name, kb))
+                continue;
+            char p[PATH_MAX];
+            snprintf(p, sizeof p, "%s/%s.key", cdir, v[i].name);
+            unlink(p);
+            snprintf(p, sizeof p, "%s/%s", cdir, v[i].name);
+            if (unlink(p) == 0)
+                total -= v[i].bytes;
+        }
+    }
+    free(v);
+}
+
+int wc_tcache_store(wc_trace *t, const char *cdir, const wc_tcache_entry *e,
+                    uint64_t max_bytes, wc_convert_stats *st, wc_diag *d)
+{
+    if (mkdir_p(cdir) != 0)
+        return wc_diag_set(d, WC_EINPUT, cdir, 0, 0,
+                           "cannot make the trace cache directory: %s",
+                           strerror(errno));
+    int rc = wc_trace_convert(t, e->path, st, d);
+    if (rc)
+        return rc;
+    /* the key last: an entry counts only once both are there */
+    char tmp[WC_TCACHE_PATH_MAX + 32];
+    snprintf(tmp, sizeof tmp, "%s.%ld.tmp", e->keypath, (long)getpid());
+    FILE *f = fopen(tmp, "wb");
+    int ok = f && fwrite(e->key, 1, e->keylen, f) == e->keylen;
+    if (f && fclose(f) != 0)
+        ok = 0;
+    if (!ok || rename(tmp, e->keypath) != 0) {
+        int er = errno;
+        unlink(tmp);
+        unlink(e->path);
+        return wc_diag_set(d, WC_EINPUT, e->keypath, 0, 0,
+                           "cannot write the trace cache key: %s",
+                           strerror(er));
+    }
+    trim(cdir, e->path, max_bytes);
+    return 0;
+}
