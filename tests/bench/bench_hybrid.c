@@ -11,6 +11,12 @@
  *   bench_hybrid TRACE...        these traces instead
  *   bench_hybrid --app           only the many-kernel real application
  *   bench_hybrid --no-app        without it
+ *   bench_hybrid --gpu NAME      every trace on this config (default: the
+ *                                trace's -binary version's)
+ *   bench_hybrid --text          read text traces as text (default: each is
+ *                                converted to the binary form first, as
+ *                                predict's trace cache does, conversion
+ *                                CPU time reported apart)
  *
  * Prints one markdown table row per kernel (docs/sampler.md holds the
  * reported run): hybrid/detailed speed (CPU seconds of this process, both
@@ -46,8 +52,12 @@ static void diag_print(const wc_diag *d)
     fprintf(stderr, "bench_hybrid: %s\n", buf);
 }
 
+static const char *gpu_name; /* --gpu NAME: every trace on this config */
+
 static int load_gpu(wc_trace *t, wc_gpu *g, wc_diag *d)
 {
+    if (gpu_name)
+        return wc_gpu_load(gpu_name, g, d);
     const wc_kernel_info *ki = wc_trace_kernel(t, 0);
     const char *name = wc_gpu_for_binary(ki ? ki->binary_version : 90);
     return wc_gpu_load(name ? name : "h100-pcie", g, d);
@@ -59,6 +69,47 @@ static double cpu_now(void)
     struct timespec ts;
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Both models read the binary form (as predict does through the trace
+ * cache after a trace's first run); --text: the text as given. */
+static int text_form;
+static double convert_s; /* CPU seconds spent converting, reported apart */
+
+/* The binary form of path in /tmp (out), or path itself with --text or
+ * when it is binary already.  Returns the path to read. */
+static const char *as_read(const char *path, char *out, size_t n)
+{
+    static unsigned seq;
+    if (text_form)
+        return path;
+    wc_diag d;
+    wc_trace *t = NULL;
+    if (wc_trace_open(path, &t, &d)) {
+        diag_print(&d);
+        return path;
+    }
+    if (wc_trace_is_binary(t)) {
+        wc_trace_close(t);
+        return path;
+    }
+    snprintf(out, n, "/tmp/bench_hybrid_%ld_%u.wct", (long)getpid(), seq++);
+    wc_convert_stats st;
+    double t0 = cpu_now();
+    int rc = wc_trace_convert(t, out, &st, &d);
+    convert_s += cpu_now() - t0;
+    wc_trace_close(t);
+    if (rc) {
+        diag_print(&d);
+        return path;
+    }
+    return out;
+}
+
+static void done_read(const char *path, const char *read)
+{
+    if (read != path)
+        unlink(read);
 }
 
 static int bench_trace(const char *label, const char *path, int seeds,
@@ -119,11 +170,12 @@ static int bench_trace(const char *label, const char *path, int seeds,
                r1.regions, truth, r1.estimate, err, r1.ci95[0], r1.ci95[1],
                cover, ncis, dm_s, hy_s, hy_s > 0 ? dm_s / hy_s : 0,
                smp_how_name(r1.how));
-        fprintf(stderr, "  host: interval %.2fs (%zu runs, %llu insts), detailed %.2fs (%zu runs, %llu insts), strata %zu, period %ld, region %llu CTAs on %ld SMs, df %.1f, dram/inst whole %.4f slice %.4f%s, interval whole %.0f composed %.0f (%+.2f%%), phase1 %zu\n",
+        fprintf(stderr, "  host: interval %.2fs (%zu runs, %llu insts), detailed %.2fs (%zu runs, %llu insts), strata %zu, period %ld, region %llu CTAs on %ld SMs, df %.1f, dram/inst whole %.4f slice %.4f%s (slice_invalid %d), interval whole %.0f composed %.0f (%+.2f%%), phase1 %zu\n",
                 r1.host[0].seconds, r1.host[0].runs, (unsigned long long)r1.host[0].warp_insts,
                 r1.host[1].seconds, r1.host[1].runs, (unsigned long long)r1.host[1].warp_insts,
                 r1.strata, r1.period, (unsigned long long)r1.region_ctas, r1.region_sms, r1.df, r1.dram_whole, r1.dram_slice,
                 r1.shared_data ? " (shared data: all-SM regions)" : "",
+                r1.slice_invalid,
                 r1.interval_cycles, r1.interval_composed,
                 r1.interval_cycles > 0 && r1.interval_composed > 0
                     ? 100 * (r1.interval_composed / r1.interval_cycles - 1)
@@ -180,11 +232,15 @@ static void bench_app(void)
             wc_diag d;
             wc_trace *t = NULL;
             wc_gpu g;
-            if (wc_trace_open(path, &t, &d) ||
+            char bin[128];
+            const char *rd = as_read(path, bin, sizeof bin);
+            int orc = wc_trace_open(rd, &t, &d);
+            if (orc ||
                 (r == 1 ? wc_gpu_load("h100-sxm", &g, &d)
                         : load_gpu(t, &g, &d))) {
                 diag_print(&d);
                 wc_trace_close(t);
+                done_read(path, rd);
                 continue;
             }
             ntr++;
@@ -193,6 +249,7 @@ static void bench_app(void)
             smp_ctx *c = NULL;
             if (smp_ctx_create(&o, &c, &d)) {
                 wc_trace_close(t);
+                done_read(path, rd);
                 continue;
             }
             for (size_t k = 0; k < wc_trace_nkernels(t); k++) {
@@ -231,6 +288,7 @@ static void bench_app(void)
             }
             smp_ctx_free(c);
             wc_trace_close(t);
+            done_read(path, rd);
         }
         pclose(ls);
     }
@@ -274,7 +332,10 @@ static int bench_synth(const scase *c, int listing, const char *dir,
     char label[128];
     snprintf(label, sizeof label, "%s %ux%u i%u%s", c->kind, p.ctas,
              p.threads, p.iters, listing ? "" : " no-listing");
-    int rc = bench_trace(label, dir, seeds, ty);
+    char bin[128];
+    const char *rd = as_read(dir, bin, sizeof bin);
+    int rc = bench_trace(label, rd, seeds, ty);
+    done_read(dir, rd);
     char cmd[512];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     if (system(cmd) != 0)
@@ -296,6 +357,10 @@ int main(int argc, char **argv)
             noapp = 1;
         else if (strcmp(argv[i], "--app") == 0)
             app_only = 1;
+        else if (strcmp(argv[i], "--text") == 0)
+            text_form = 1;
+        else if (strcmp(argv[i], "--gpu") == 0 && i + 1 < argc)
+            gpu_name = argv[++i];
         else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc)
             only = argv[++i];
         else if (ntraces < 64)
@@ -305,6 +370,9 @@ int main(int argc, char **argv)
         seeds = 1;
     if (app_only) {
         bench_app();
+        if (!text_form)
+            printf("\nread from the binary form; converting took %.2fs CPU, "
+                   "not counted above\n", convert_s);
         return 0;
     }
     printf("| kernel | warp insts | sampled/regions | detailed cycles | "
@@ -314,16 +382,24 @@ int main(int argc, char **argv)
     tally ty = {0, 0, 0, 0, 0, 0, 0, 0};
     int rc = 0;
     if (ntraces) {
-        for (int i = 0; i < ntraces; i++)
-            rc |= bench_trace(traces[i], traces[i], seeds, &ty);
+        for (int i = 0; i < ntraces; i++) {
+            char bin[128];
+            const char *rd = as_read(traces[i], bin, sizeof bin);
+            rc |= bench_trace(traces[i], rd, seeds, &ty);
+            done_read(traces[i], rd);
+        }
     } else {
         static const char *const shared[] = {
             "../shared/data/traces/simple-trace-example",
             "../shared/data/traces/simtune-ffmakernel-1-32-10",
             "../shared/data/traces/simtune-ffmakernel-1-32-20"};
         for (size_t i = 0; i < sizeof shared / sizeof shared[0] && !only; i++)
-            if (access(shared[i], R_OK) == 0)
-                rc |= bench_trace(shared[i] + 22, shared[i], seeds, &ty);
+            if (access(shared[i], R_OK) == 0) {
+                char bin[128];
+                const char *rd = as_read(shared[i], bin, sizeof bin);
+                rc |= bench_trace(shared[i] + 22, rd, seeds, &ty);
+                done_read(shared[i], rd);
+            }
         /* Medium kernels: large enough to be sampled (> 2M warp insts). */
         static const scase medium[] = {
             {"compute", 2048, 256, 16},  {"latency", 1024, 128, 64},
@@ -361,5 +437,9 @@ int main(int argc, char **argv)
            ty.min_big_speedup, ty.slower);
     if (!ntraces && !only && !noapp)
         bench_app();
+    if (!text_form)
+        printf("\nread from the binary form (--text: as text); converting "
+               "took %.2fs CPU in all, once per trace, not counted above\n",
+               convert_s);
     return rc;
 }
