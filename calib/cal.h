@@ -158,9 +158,17 @@ int cal_model_available(cal_model m);
  */
 typedef int (*cal_eval_fn)(void *ctx, const wc_gpu *g, const cal_meas *m,
                            double *pred, wc_diag *d);
+/* Opens the trace at path for an evaluation (NULL: wc_trace_open).  The
+ * CLI passes one that reads a text trace's binary form from the trace
+ * cache (cli/tcache.c): identical records, no text parsed per evaluation.
+ * Called from the evaluation threads at once: it must be thread-safe. */
+typedef int (*cal_open_fn)(void *ctx, const char *path, wc_trace **out,
+                           wc_diag *d);
 typedef struct cal_builtin_ctx {
     cal_model model;
     uint64_t seed;
+    cal_open_fn open;
+    void *open_ctx;
 } cal_builtin_ctx;
 int cal_eval_builtin(void *ctx, const wc_gpu *g, const cal_meas *m,
                      double *pred, wc_diag *d);
@@ -215,6 +223,9 @@ typedef struct cal_options {
     /* Advanced: replace the builtin evaluator (tests, other models). */
     cal_eval_fn eval;
     void *eval_ctx;
+    /* How the builtin evaluator opens traces (NULL: wc_trace_open). */
+    cal_open_fn open;
+    void *open_ctx;
 } cal_options;
 
 void cal_options_init(cal_options *o);

@@ -188,7 +188,8 @@ static int eval_trace(const cal_builtin_ctx *bc, const wc_gpu *g,
                       const cal_meas *m, double *pred, wc_diag *d)
 {
     wc_trace *t = NULL;
-    int rc = wc_trace_open(m->path, &t, d);
+    int rc = bc->open ? bc->open(bc->open_ctx, m->path, &t, d)
+                      : wc_trace_open(m->path, &t, d);
     if (rc)
         return rc;
     if (m->kidx < 0 || (size_t)m->kidx >= wc_trace_nkernels(t)) {

@@ -510,7 +510,7 @@ static int drop_insensitive(cal_kit_result *res, const cal_options *o,
         rc = wc_diag_set(d, WC_EINTERNAL, "", 0, 0, "out of memory");
     for (size_t i = 0; !rc && i < n; i++)
         rows[i] = &s->m[i];
-    cal_builtin_ctx bc = {CAL_MODEL_DETAILED, o->seed};
+    cal_builtin_ctx bc = {.model = CAL_MODEL_DETAILED, .seed = o->seed};
     if (!rc)
         rc = cal_eval_batch(cal_eval_builtin, &bc, g, 1, rows, n, o->threads,
                             p0, d);

@@ -106,7 +106,7 @@ int cal_fit(const cal_options *o, const wc_gpu *base, cal_mset *s,
         rc = wc_diag_set(d, WC_EINTERNAL, "", 0, 0, "out of memory");
         goto out;
     }
-    cal_builtin_ctx bctx = {o->model, o->seed};
+    cal_builtin_ctx bctx = {o->model, o->seed, o->open, o->open_ctx};
     cal_eval_fn eval = o->eval ? o->eval : cal_eval_builtin;
     void *ctx = o->eval ? o->eval_ctx : &bctx;
 

@@ -63,11 +63,16 @@ _Noreturn void cli_unknown_option(const char *cmd, const char *help,
                                   const char *arg);
 /* Report unknown opcodes once per name on stderr (unless --quiet). */
 void cli_warn_unknown_ops(const cli_common *c, const wc_trace *t);
-/* Open TRACE; with use_cache a text trace of some size goes through the
+/* Open TRACE; with CLI_TCACHE a text trace of some size goes through the
  * converted-trace cache (cli/tcache.c): converted once, read in the binary
  * form afterwards, identical results.  Errors: wc_trace_open's. */
-int cli_open_trace(const cli_common *c, const char *path, int use_cache,
+enum { CLI_TCACHE = 1, CLI_TCACHE_NO_TICKER = 2 };
+int cli_open_trace(const cli_common *c, const char *path, int flags,
                    wc_trace **out, wc_diag *d);
+/* The same for calibrate (a cal_open_fn; ctx: the cli_common): serialised,
+ * no ticker. */
+int cli_open_trace_cal(void *ctx, const char *path, wc_trace **out,
+                       wc_diag *d);
 /* Print the trace's warnings not printed yet (unless --quiet). */
 void cli_warn_trace(const cli_common *c, const wc_trace *t);
 /* Note once on stderr each --set key the mode (WC_MODE_*, named mode)

@@ -44,6 +44,8 @@ static const char calibrate_help[] =
     "  --max-iter N      iteration limit (100)\n"
     "  --out FILE.cfg    write the fitted overlay config (includes the base)\n"
     "  --report FILE     write the report there instead of stdout\n"
+    "  --no-trace-cache  read text traces as text at every evaluation (default:\n"
+    "                    converted once to the binary form, see predict)\n"
     "  --gpu NAME|FILE   base config (required)\n"
     "  --set KEY=VALUE   override a base key (repeatable)\n"
     "  --format text|json|csv (csv: the measurement table)   --seed N   --quiet\n";
@@ -126,6 +128,7 @@ int cmd_calibrate(int argc, char **argv)
     cal_options o;
     cal_options_init(&o);
     const char *report = NULL, *kit = NULL;
+    int tcache = 1;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -188,6 +191,8 @@ int cmd_calibrate(int argc, char **argv)
             report = v;
         } else if (!strcmp(a, "--loo")) {
             o.loo = 1;
+        } else if (!strcmp(a, "--no-trace-cache")) {
+            tcache = 0;
         } else {
             cli_unknown_option("calibrate", calibrate_help, a);
         }
@@ -222,7 +227,11 @@ int cmd_calibrate(int argc, char **argv)
     }
     /* progress: count the model evaluations through a wrapper of the
      * builtin evaluator (same calls, same results; only on a terminal) */
-    progress_eval pe = {{o.model, o.seed}, 0};
+    if (tcache) { /* text traces read from the trace cache */
+        o.open = cli_open_trace_cal;
+        o.open_ctx = &c;
+    }
+    progress_eval pe = {{o.model, o.seed, o.open, o.open_ctx}, 0};
     if (!o.eval && cli_progress_ok(&c) && cal_model_available(o.model)) {
         o.eval = count_eval;
         o.eval_ctx = &pe;

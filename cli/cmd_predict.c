@@ -705,7 +705,7 @@ int cmd_predict(int argc, char **argv)
     wc_diag d;
     memset(&d, 0, sizeof d);
     wc_trace *t = NULL;
-    if (cli_open_trace(&c, path, tcache, &t, &d) != 0)
+    if (cli_open_trace(&c, path, tcache ? CLI_TCACHE : 0, &t, &d) != 0)
         cli_fail(&d);
     size_t nk = wc_trace_nkernels(t);
     if (nk == 0) {

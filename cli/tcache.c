@@ -4,6 +4,7 @@
  * form, and later runs read that.  Results are identical either way; only
  * the host time changes (docs/user-guide.md, "Trace cache").
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -23,11 +24,11 @@ static void note_fail(const cli_common *c, const char *what, const wc_diag *d)
             what, buf);
 }
 
-int cli_open_trace(const cli_common *c, const char *path, int use_cache,
+int cli_open_trace(const cli_common *c, const char *path, int flags,
                    wc_trace **out, wc_diag *d)
 {
     int rc = wc_trace_open(path, out, d);
-    if (rc || !use_cache || wc_trace_is_binary(*out))
+    if (rc || !(flags & CLI_TCACHE) || wc_trace_is_binary(*out))
         return rc;
     char dir[WC_TCACHE_PATH_MAX - 64];
     wc_tcache_entry e;
@@ -53,9 +54,11 @@ int cli_open_trace(const cli_common *c, const char *path, int use_cache,
     }
     wc_convert_stats st;
     double t0 = wc_now();
-    cli_ticker_start(c, "converting to the binary form", NULL, NULL);
+    if (!(flags & CLI_TCACHE_NO_TICKER))
+        cli_ticker_start(c, "converting to the binary form", NULL, NULL);
     rc = wc_tcache_store(*out, dir, &e, wc_tcache_max_bytes(), &st, &bd);
-    cli_ticker_stop();
+    if (!(flags & CLI_TCACHE_NO_TICKER))
+        cli_ticker_stop();
     /* the text was read through: its warnings are all known now, and the
      * binary form does not repeat them */
     cli_warn_trace(c, *out);
@@ -83,4 +86,19 @@ int cli_open_trace(const cli_common *c, const char *path, int use_cache,
     *out = b;
     wc_tcache_entry_free(&e);
     return 0;
+}
+
+/* For calibrate's evaluation threads: one at a time through the cache (a
+ * trace is converted once, the others then find it), no ticker of its
+ * own (calibrate's is running). */
+static pthread_mutex_t cal_mu = PTHREAD_MUTEX_INITIALIZER;
+
+int cli_open_trace_cal(void *ctx, const char *path, wc_trace **out,
+                       wc_diag *d)
+{
+    pthread_mutex_lock(&cal_mu);
+    int rc = cli_open_trace(ctx, path, CLI_TCACHE | CLI_TCACHE_NO_TICKER, out,
+                            d);
+    pthread_mutex_unlock(&cal_mu);
+    return rc;
 }

@@ -85,6 +85,15 @@ WARPCAST_TRACE_CACHE=/proc/warpcast-no $W predict $P "$tmp/mem" > "$tmp/p5.csv" 
 check "trace cache: unwritable: exit status 0" [ $r5 = 0 ]
 check "trace cache: unwritable: notice" grep -q "trace cache: cannot convert" "$tmp/p5.err"
 check "trace cache: unwritable: same results" cmp -s "$tmp/p0.csv" "$tmp/p5.csv"
+# calibrate evaluates through the cache (converted once): the same fit
+printf 'trace,cycles\nmem,400000\n' > "$tmp/cal.csv"
+C="calibrate --gpu h100-pcie --measured $tmp/cal.csv --fit dram_latency --threads 2 --format csv --max-iter 5"
+$W $C --no-trace-cache > "$tmp/c0.csv" 2>/dev/null; r0=$?
+rm -rf "$tc"
+WARPCAST_TRACE_CACHE="$tc" $W $C > "$tmp/c1.csv" 2>"$tmp/c1.err"; r1=$?
+check "trace cache: calibrate exit status" [ $r0 = 0 ] && [ $r1 = 0 ]
+check "trace cache: calibrate converts once" [ "$(grep -c 'converted once' "$tmp/c1.err")" = 1 ]
+check "trace cache: calibrate = text" cmp -s "$tmp/c0.csv" "$tmp/c1.csv"
 # sweep reads an entry the cache holds, and fills it when converting pays
 rm -rf "$tc"
 WARPCAST_TRACE_CACHE="$tc" $W sweep "$tmp/mem" --vary num_sms=66,132 --mode detailed,hybrid,interval --jobs 2 --quiet --out "$tmp/m5.csv"

@@ -79,7 +79,8 @@ int main(void)
     snprintf(m.label, sizeof m.label, "synth latency");
     snprintf(m.path, sizeof m.path, "%s", dir);
     m.kidx = 0;
-    cal_builtin_ctx bh = {CAL_MODEL_HYBRID, 7}, bi = {CAL_MODEL_INTERVAL, 7};
+    cal_builtin_ctx bh = {.model = CAL_MODEL_HYBRID, .seed = 7},
+                    bi = {.model = CAL_MODEL_INTERVAL, .seed = 7};
     double ph = -1, pi = -1;
     CHECK_EQ_INT(cal_eval_builtin(&bh, &g, &m, &ph, &d), 0);
     CHECK_EQ_INT(cal_eval_builtin(&bi, &g, &m, &pi, &d), 0);

@@ -187,7 +187,7 @@ static void check_profiler_rows(void)
     m.ctas = 4096;
     m.threads = 256;
     m.measured = 1;
-    cal_builtin_ctx bc = {CAL_MODEL_LAUNCH, 1};
+    cal_builtin_ctx bc = {.model = CAL_MODEL_LAUNCH, .seed = 1};
     double p0 = 0, p1 = 0;
     CHECK_EQ_INT(cal_eval_builtin(&bc, &g, &m, &p0, &d), 0);
     CHECK_NEAR(p0, cal_launch_cycles(&g, 4096, 256, 0, 0, 0), 1e-9);
