@@ -11,11 +11,12 @@
  * (tests/unit/test_trace_bin.c, tests/unit/test_trace_cache.c).
  *
  * Key: the trace path made absolute, then for every file the trace can be
- * made of (the path itself; in its directory kernelslist.g, every
- * .traceg / .traceg.zst and every .sass listing), sorted by name: name,
+ * made of, sorted by name (a directory or kernelslist.g: its kernelslist.g,
+ * every .traceg / .traceg.zst and every .sass listing of the directory;
+ * one kernel file: that file and the directory's .sass listings): name,
  * size, modification time to the nanosecond, inode, and an FNV-1a hash of
- * its first and last 64 KiB (a rewrite within one clock tick that keeps
- * the size still changes the hash where the content changed there).  The
+ * its first and last 4 KiB (a rewrite within one clock tick that keeps the
+ * size still changes the hash where it changed a header or the end).  The
  * cache file is named by two independent 64-bit hashes of the key, and
  * the key itself is kept beside it (NAME.key) and compared on lookup, so a
  * hash collision cannot hand one trace's records to another.
@@ -39,7 +40,10 @@
 
 #include "wc.h"
 
-#define TC_SAMPLE (64u * 1024u) /* bytes hashed at each end of a file */
+/* Bytes hashed at each end of a file: a guard behind the size, time and
+ * inode (a header and a last CTA), small enough that an application of
+ * thousands of kernel files is keyed in milliseconds. */
+#define TC_SAMPLE 4096u
 #define TC_KEY_MAX (1u << 20)   /* a key longer than this: no caching   */
 
 typedef struct kbuf {
@@ -176,7 +180,7 @@ static int make_key(kbuf *b, const char *path, uint64_t *bytes)
             *sl = '\0';
     }
     kb_put(b, "warpcast trace cache 1\n%s\n", abs);
-    if (!isdir && key_file(b, abs, abs, bytes) != 0)
+    if (!isdir && !ends(abs, ".g") && key_file(b, abs, abs, bytes) != 0)
         return -1;
     DIR *dp = opendir(dir);
     if (!dp)
@@ -187,9 +191,10 @@ static int make_key(kbuf *b, const char *path, uint64_t *bytes)
     struct dirent *e;
     while ((e = readdir(dp)) != NULL) {
         const char *nm = e->d_name;
-        if (strcmp(nm, "kernelslist.g") && !ends(nm, ".traceg") &&
-            !ends(nm, ".traceg.zst") && !ends(nm, ".sass"))
-            continue;
+        int listed = !strcmp(nm, "kernelslist.g") || ends(nm, ".traceg") ||
+                     ends(nm, ".traceg.zst");
+        if (!ends(nm, ".sass") && !(listed && (isdir || ends(abs, ".g"))))
+            continue; /* one kernel file: only it (keyed above) */
         if (n == cap) {
             size_t nc = cap ? cap * 2 : 64;
             char **q = realloc(names, nc * sizeof *q);

@@ -209,6 +209,14 @@ static void test_entries(void)
     wc_tcache_entry_free(&e);
     CHECK_EQ_INT(count_wctb(cdir), 0);
 
+    /* one kernel file named alone is its own entry */
+    CHECK(!lookup(kf, cdir, &e));
+    CHECK(store(kf, cdir, &e, (uint64_t)1 << 30) == 0);
+    wc_tcache_entry_free(&e);
+    CHECK(lookup(kf, cdir, &e));
+    CHECK(records_hash(e.path) == records_hash(kf));
+    wc_tcache_entry_free(&e);
+
     /* a trace that does not exist is not cached (and no crash) */
     char nope[256];
     snprintf(nope, sizeof nope, "%s/nope", a.dir);
