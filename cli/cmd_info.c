@@ -168,17 +168,24 @@ static const char info_help[] =
     "mix by unit class, memory instructions by space and width, average active\n"
     "lanes, and whether control bits were joined from a cuobjdump listing.\n"
     "\n"
-    "options: --format text|json|csv  --out FILE  --quiet\n";
+    "options: --format text|json|csv  --out FILE  --quiet\n"
+    "         --no-trace-cache  read a text trace as text (default: through\n"
+    "                           the trace cache, see predict)\n";
 
 int cmd_info(int argc, char **argv)
 {
     cli_common c;
     cli_common_init(&c);
     const char *path = NULL;
+    int tcache = 1;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             fputs(info_help, stdout);
             return 0;
+        }
+        if (!strcmp(argv[i], "--no-trace-cache")) {
+            tcache = 0;
+            continue;
         }
         if (cli_common_opt(&c, argc, argv, &i, "info"))
             continue;
@@ -194,7 +201,7 @@ int cmd_info(int argc, char **argv)
     wc_diag d;
     memset(&d, 0, sizeof d);
     wc_trace *t = NULL;
-    if (wc_trace_open(path, &t, &d) != 0)
+    if (cli_open_trace(&c, path, tcache ? CLI_TCACHE : 0, &t, &d) != 0)
         cli_fail(&d);
     size_t nk = wc_trace_nkernels(t);
     /* Every kernel is scanned before anything is printed (an error leaves

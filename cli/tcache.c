@@ -59,15 +59,22 @@ int cli_open_trace(const cli_common *c, const char *path, int flags,
     rc = wc_tcache_store(*out, dir, &e, wc_tcache_max_bytes(), &st, &bd);
     if (!(flags & CLI_TCACHE_NO_TICKER))
         cli_ticker_stop();
+    if (rc) {
+        /* Read the text as if there were no cache, from a fresh open: a
+         * fault of the trace itself (a bad line, maybe in a kernel this
+         * run does not select) is then reported, or not, exactly as
+         * without the cache; a fault of the cache is noted. */
+        if (strncmp(bd.file, dir, strlen(dir)) == 0 || !bd.file[0])
+            note_fail(c, "cannot convert", &bd);
+        wc_tcache_entry_free(&e);
+        wc_trace_close(*out);
+        *out = NULL;
+        return wc_trace_open(path, out, d);
+    }
     /* the text was read through: its warnings are all known now, and the
      * binary form does not repeat them */
     cli_warn_trace(c, *out);
     cli_warn_unknown_ops(c, *out);
-    if (rc) {
-        note_fail(c, "cannot convert", &bd);
-        wc_tcache_entry_free(&e);
-        return 0;
-    }
     if (wc_trace_open(e.path, &b, &bd) != 0) {
         note_fail(c, "cannot read the converted trace", &bd);
         wc_tcache_drop(&e);

@@ -85,6 +85,21 @@ WARPCAST_TRACE_CACHE=/proc/warpcast-no $W predict $P "$tmp/mem" > "$tmp/p5.csv" 
 check "trace cache: unwritable: exit status 0" [ $r5 = 0 ]
 check "trace cache: unwritable: notice" grep -q "trace cache: cannot convert" "$tmp/p5.err"
 check "trace cache: unwritable: same results" cmp -s "$tmp/p0.csv" "$tmp/p5.csv"
+# a bad trace: the error alone, as without the cache, and nothing cached
+cp -r "$tmp/mem" "$tmp/bad"
+sed -i '2000s/.*/0x0010 garbage here/' "$tmp/bad/kernel-1.traceg"
+WARPCAST_TRACE_CACHE="$tc.bad" $W predict $P "$tmp/bad" > /dev/null 2>"$tmp/b1.err"; rb=$?
+$W predict $P --no-trace-cache "$tmp/bad" > /dev/null 2>"$tmp/b0.err"
+check "trace cache: bad trace: exit status 2" [ $rb = 2 ]
+check "trace cache: bad trace: the same message" cmp -s "$tmp/b0.err" "$tmp/b1.err"
+check "trace cache: bad trace: no entry" [ -z "$(ls -A "$tc.bad" 2>/dev/null)" ]
+# info reads through it too
+WARPCAST_TRACE_CACHE="$tc.info" $W info "$tmp/mem" > "$tmp/i1.txt" 2>/dev/null
+WARPCAST_TRACE_CACHE="$tc.info" $W info "$tmp/mem" > "$tmp/i2.txt" 2>/dev/null
+$W info --no-trace-cache "$tmp/mem" > "$tmp/i0.txt"
+check "trace cache: info = text" cmp -s "$tmp/i0.txt" "$tmp/i1.txt"
+check "trace cache: info from the cache = text" cmp -s "$tmp/i0.txt" "$tmp/i2.txt"
+check "trace cache: info made an entry" [ "$(ls "$tc.info" | grep -c 'wctb$')" = 1 ]
 # calibrate evaluates through the cache (converted once): the same fit
 printf 'trace,cycles\nmem,400000\n' > "$tmp/cal.csv"
 C="calibrate --gpu h100-pcie --measured $tmp/cal.csv --fit dram_latency --threads 2 --format csv --max-iter 5"
