@@ -632,6 +632,13 @@ uint64_t dm_mem_next_cycle(const dm_mem *m, uint64_t now)
     return t > now ? t : now;
 }
 
+uint64_t dm_mem_quiet_until(const dm_mem *m)
+{
+    /* tick_idle holds until a push or a RAW poll (both clear it), ev_min
+     * until a tick emits or a poll pops */
+    return m->tick_idle < m->ev_min ? m->tick_idle : m->ev_min;
+}
+
 unsigned dm_mem_slots_used(const dm_mem *m, unsigned sc)
 {
     return sc < m->nsub ? m->sub[sc].n : 0;
