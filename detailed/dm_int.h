@@ -156,6 +156,7 @@ typedef struct dm_shot {
     int8_t depbar_sb;
     uint8_t depbar_le, depbar_ids;
     uint8_t lc, ismem, nounit;
+    uint8_t constop;  /* fixed latency with a c[][] operand (const_wait)     */
 } dm_shot;
 
 /* Scoreboard-mode pending entry (dep_mode scoreboard, seed 000 Table 7). */
@@ -275,6 +276,9 @@ typedef struct dm_sub {
     uint8_t fetch_idle;
     uint8_t had_warps;       /* a warp ran here: rd / wr / rfc may be dirty
                                 (dm_sm_reuse clears them only then)        */
+    uint8_t mq_sleep;        /* speed only: a warp may sleep (hint
+                                UINT64_MAX) on a full memory queue; sm.c
+                                wakes such warps when the queue has room  */
     dm_latch ctrl;           /* Control latch                                */
     dm_latch alloc;          /* Allocate latch                               */
     unsigned idx;
@@ -346,10 +350,16 @@ typedef struct dm_sm {
      * their stall counts are added when the SM wakes.  0: awake. */
     uint64_t wake, sleep_from;
     uint64_t mem_next;       /* asleep: dm_mem_next_cycle, skip mem before */
+    uint64_t mem_quiet;      /* awake: dm_mem_quiet_until after the memory
+                                events of the cycle, 0 after a push or a
+                                tick while asleep: skip mem before         */
     /* issue hints per warp slot: not eligible before hint[w] (reason
      * hwhy[w]); UINT64_MAX until an event wakes it (dm_wake) */
     uint64_t *hint;
     uint8_t *hwhy;
+    /* speed only: warp slots below DM_MAX_WARPS whose warp is live (the
+     * free slot search of cta_start reads no warp) */
+    uint64_t slot_live[DM_WMASK];
     /* kept across runs (run.c's per-thread pool, dm_sm_reuse): warp slots
      * used so far, allocated sizes of the arrays */
     unsigned warps_hw;
@@ -439,6 +449,15 @@ struct dm_gpu {
     uint64_t now;
     wc_diag *d;
     int err;                 /* first error (WC_E*), 0 none                  */
+    /* speed only: per SM (index), the first cycle gpu_cycle must look at
+     * it (0: every cycle; UINT64_MAX with busy 0: idle until a launch,
+     * which resets it), whether it was busy, and whether it waits for a CTA
+     * start (progress for the watchdog).  An SM asleep (dm_sm_next) is not
+     * touched before that cycle: its tick would return at once. */
+    struct dm_sm_at {
+        uint64_t at;
+        uint8_t busy, pend;
+    } *sm_at;
     int shortcuts;           /* dm_shortcuts: 0 = every stage of every busy
                                 SM ticks every cycle (no skipping, sleeping,
                                 jumps, awake sets or hints)                  */

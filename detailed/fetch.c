@@ -79,6 +79,7 @@ static void do_fetch(dm_sm *sm, dm_sub *s, dm_warp *w, uint64_t c)
     h->lc = sl->lc;
     h->ismem = sl->ismem;
     h->nounit = sl->nounit;
+    h->constop = !sl->varlat && (sl->in.iflags & WC_IF_CONSTOP) != 0;
     w->tail++;
     dm_warp_next(sm, w);
     dm_want_update(s, w);

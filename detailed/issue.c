@@ -111,9 +111,10 @@ static unsigned rba_score(const dm_sm *sm, const dm_sub *s, const dm_warp *w,
 
 static int const_wait(dm_sm *sm, dm_sub *s, unsigned wi, uint64_t c)
 {
-    const dm_slot *sl = &sm->warps[wi].ring[sm->warps[wi].iss % DM_RING];
-    if (sl->varlat || !(sl->in.iflags & WC_IF_CONSTOP))
+    const dm_warp *w = &sm->warps[wi];
+    if (!w->sh[w->iss % DM_RING].constop) /* the ring slot's copy */
         return 0;
+    const dm_slot *sl = &w->ring[w->iss % DM_RING];
     return dm_mem_const_probe(sm->mem, s->idx, sl->in.const_addr, c) > c;
 }
 
@@ -177,6 +178,7 @@ static void do_issue(dm_sm *sm, dm_sub *s, unsigned wi, uint64_t c)
             dm_event_rfc(sm->gpu, sl->ev, n, hit);
             if (dm_mem_push_cl(sm->mem, s->idx, in, &cl, wi, tag, c) != 0)
                 dm_fail(sm->gpu, WC_EINTERNAL, "memory unit refused a push");
+            sm->mem_quiet = 0;
         }
     }
     if (w->sbmode && dm_sb_issue(w, in, sl->varlat, tag,
@@ -235,6 +237,15 @@ static int elig_slow(dm_sm *sm, dm_sub *s, unsigned wi, uint64_t c, int *why)
     case DM_STALL_SCOREBOARD: /* entries clear by time or by an event */
         h = dm_sb_next(w, c);
         break;
+    case DM_STALL_MEM_QUEUE:
+        /* until the queue has room (sm.c mq_wake, after dm_mem_tick: only
+         * a grant frees a slot) or a counter of Control is raised (sm.c:
+         * the reason could become dep_counter); nothing else that
+         * eligible() tests before the queue changes without this warp
+         * issuing */
+        h = UINT64_MAX;
+        s->mq_sleep = 1;
+        break;
     case DM_STALL_DEP_COUNTER:
     case DM_STALL_BARRIER:
     case DM_STALL_EXITED:
@@ -268,9 +279,10 @@ static inline int elig(dm_sm *sm, dm_sub *s, unsigned wi, uint64_t c,
  * warps can be eligible.  After a scan that found none, every warp's hint
  * is past c and hwhy holds the reason eligible() would give. */
 static unsigned youngest(dm_sm *sm, dm_sub *s, uint64_t c, unsigned skip,
-                         int no_const)
+                         int no_const, uint64_t *minhint)
 {
     int all = !sm->gpu->shortcuts; /* dm_shortcuts 0: every warp */
+    uint64_t mh = UINT64_MAX;
     for (int i = all ? (int)s->nwarps - 1 : dm_bit_prev(s->awake, (int)s->nwarps);
          i >= 0; i = all ? i - 1 : dm_bit_prev(s->awake, i)) {
         unsigned wi = s->warps[i];
@@ -282,7 +294,11 @@ static unsigned youngest(dm_sm *sm, dm_sub *s, uint64_t c, unsigned skip,
                 continue;
             return (unsigned)i;
         }
+        if (sm->hint[wi] < mh)
+            mh = sm->hint[wi];
     }
+    if (minhint)
+        *minhint = mh;
     return DM_NO_WARP;
 }
 
@@ -305,12 +321,13 @@ void dm_issue_tick(dm_sm *sm, dm_sub *s, uint64_t c)
     }
     unsigned pick = DM_NO_WARP, wi;
     int why_greedy = -1, why_young = -1, young_scan = 0;
+    uint64_t young_min = UINT64_MAX;
     if (p->policy == DM_POL_CGGTY || p->policy == DM_POL_GTO) {
         unsigned g = s->last_issued;
         if (g != DM_NO_WARP && elig(sm, s, g, c, &why_greedy)) {
             pick = sm->warps[g].spos;
         } else if (p->policy == DM_POL_CGGTY) {
-            pick = youngest(sm, s, c, DM_NO_WARP, 0);
+            pick = youngest(sm, s, c, DM_NO_WARP, 0, &young_min);
             young_scan = 1;
         } else {
             for (unsigned i = 0; i < n && pick == DM_NO_WARP; i++) {
@@ -346,12 +363,19 @@ void dm_issue_tick(dm_sm *sm, dm_sub *s, uint64_t c)
         /* every warp was looked at: none can issue before its hint; the
          * youngest scan's reason is that of the youngest warp not exited */
         uint64_t until = UINT64_MAX;
-        for (unsigned i = n; i-- > 0;) {
-            unsigned x = s->warps[i];
-            if (sm->hint[x] < until)
-                until = sm->hint[x];
-            if (young_scan && why_young < 0 && sm->hwhy[x] != DM_STALL_EXITED)
-                why_young = sm->hwhy[x];
+        if (young_scan) {
+            /* the scan saw every warp whose hint is not UINT64_MAX (the
+             * awake set; all of them with dm_shortcuts 0) */
+            until = young_min;
+            for (unsigned i = n; i-- > 0 && why_young < 0;)
+                if (sm->hwhy[s->warps[i]] != DM_STALL_EXITED)
+                    why_young = sm->hwhy[s->warps[i]];
+        } else {
+            for (unsigned i = n; i-- > 0;) {
+                unsigned x = s->warps[i];
+                if (sm->hint[x] < until)
+                    until = sm->hint[x];
+            }
         }
         int r = why_greedy >= 0 && why_greedy != DM_STALL_EXITED ? why_greedy
                 : why_young >= 0                                  ? why_young
@@ -372,7 +396,7 @@ void dm_issue_tick(dm_sm *sm, dm_sub *s, uint64_t c)
             return;
         }
         /* switch to the youngest other eligible warp without a miss */
-        pick = youngest(sm, s, c, wi, 1);
+        pick = youngest(sm, s, c, wi, 1, NULL);
         if (pick == DM_NO_WARP) {
             s->stall[DM_STALL_CONST_MISS]++;
             return;

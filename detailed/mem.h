@@ -177,6 +177,10 @@ size_t dm_mem_pending(const dm_mem *m);
  * anything unless something is pushed (UINT64_MAX: nothing to do): the
  * core may skip both until then (speed only, never a result). */
 uint64_t dm_mem_next_cycle(const dm_mem *m, uint64_t now);
+/* Cheap after dm_mem_tick and dm_mem_poll of a cycle: a cycle before which
+ * neither can do anything unless something is pushed (0: unknown; never
+ * later than dm_mem_next_cycle).  Speed only, never a result. */
+uint64_t dm_mem_quiet_until(const dm_mem *m);
 /* Occupied latch/queue slots of sub-core sc. */
 unsigned dm_mem_slots_used(const dm_mem *m, unsigned sc);
 void dm_mem_stats_get(const dm_mem *m, dm_mem_stats *st);

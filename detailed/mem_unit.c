@@ -67,6 +67,11 @@ typedef struct msub {
     mreq *ring;
     unsigned head, n, nstarted;
     uint64_t agu_free;   /* address unit free from this cycle              */
+    /* speed only, copies of the ring (its entries are 400 bytes apart):
+     * the head's leave and constant port (when nstarted), the issue cycle
+     * of the first request not started (when nstarted < n) */
+    uint64_t head_leave, next_issue;
+    uint8_t head_cport;
 } msub;
 
 typedef struct hev {
@@ -324,6 +329,8 @@ int dm_mem_push_cl(dm_mem *m, unsigned sc, const wc_inst *in,
     q->warp = warp;
     q->issue = issue_cycle;
     m->tick_idle = 0;
+    if (s->nstarted == s->n)
+        s->next_issue = issue_cycle;
     s->n++;
     m->pending++;
     m->st.requests++;
@@ -359,7 +366,13 @@ static void start_head(dm_mem *m, unsigned sc, uint64_t now)
     q->start = now;
     q->leave = now + m->sub_after + extra;
     s->agu_free = now + ii;
+    if (s->nstarted == 0) {
+        s->head_leave = q->leave;
+        s->head_cport = q->path == PATH_CONST && m->const_ii;
+    }
     s->nstarted++;
+    if (s->nstarted < s->n)
+        s->next_issue = s->ring[(s->head + s->nstarted) % m->cap].issue;
     m->st.queue_wait_cycles += now - (q->issue + m->dispatch);
     if (q->cl.war <= m->sub_latency) {
         uint64_t d = q->cl.war > (long)m->dispatch
@@ -522,16 +535,14 @@ static void grant(dm_mem *m, unsigned sc, uint64_t now)
     s->n--;
     s->nstarted--;
     m->prt_used++;
+    if (s->nstarted) {
+        const mreq *h = &s->ring[s->head];
+        s->head_leave = h->leave;
+        s->head_cport = h->path == PATH_CONST && m->const_ii;
+    }
 }
 
 /* ---- tick / poll ------------------------------------------------------- */
-
-/* The cycle the port of request q is free from. */
-static uint64_t port_free(const dm_mem *m, const mreq *q)
-{
-    return q->path == PATH_CONST && m->const_ii ? m->const_free
-                                                : m->shared_free;
-}
 
 /* The earliest cycle a start or a grant may happen with the state as it
  * is (UINT64_MAX: none; a full PRT waits for a RAW event). */
@@ -541,16 +552,15 @@ static uint64_t next_action(const dm_mem *m)
     for (unsigned sc = 0; sc < m->nsub; sc++) {
         const msub *s = &m->sub[sc];
         if (s->nstarted) { /* grant: see dm_mem_tick */
-            const mreq *h = &s->ring[s->head];
-            uint64_t g = h->leave, pf = port_free(m, h);
+            uint64_t g = s->head_leave,
+                     pf = s->head_cport ? m->const_free : m->shared_free;
             if (pf > g)
                 g = pf;
             if (g < leave)
                 leave = g;
         }
         if (s->nstarted < s->n) {           /* start: see dm_mem_tick */
-            uint64_t st =
-                s->ring[(s->head + s->nstarted) % m->cap].issue + m->dispatch;
+            uint64_t st = s->next_issue + m->dispatch;
             if (s->agu_free > st)
                 st = s->agu_free;
             if (st < t)
@@ -574,8 +584,8 @@ void dm_mem_tick(dm_mem *m, uint64_t now)
         unsigned first = m->rr;
         for (unsigned k = 0, sc = first; k < m->nsub; k++) {
             msub *s = &m->sub[sc];
-            if (s->nstarted && s->ring[s->head].leave <= now &&
-                now >= port_free(m, &s->ring[s->head]) &&
+            if (s->nstarted && s->head_leave <= now &&
+                now >= (s->head_cport ? m->const_free : m->shared_free) &&
                 m->prt_used < m->prt_cap) {
                 grant(m, sc, now);
                 acted = 1;
@@ -590,8 +600,7 @@ void dm_mem_tick(dm_mem *m, uint64_t now)
     for (unsigned sc = 0; sc < m->nsub; sc++) {
         msub *s = &m->sub[sc];
         if (s->nstarted < s->n && now >= s->agu_free) {
-            unsigned i = s->head + s->nstarted;
-            if (now >= s->ring[i >= m->cap ? i - m->cap : i].issue + m->dispatch) {
+            if (now >= s->next_issue + m->dispatch) {
                 start_head(m, sc, now);
                 acted = 1;
             }
@@ -630,6 +639,13 @@ uint64_t dm_mem_next_cycle(const dm_mem *m, uint64_t now)
     if (a < t)
         t = a;
     return t > now ? t : now;
+}
+
+uint64_t dm_mem_quiet_until(const dm_mem *m)
+{
+    /* tick_idle holds until a push or a RAW poll (both clear it), ev_min
+     * until a tick emits or a poll pops */
+    return m->tick_idle < m->ev_min ? m->tick_idle : m->ev_min;
 }
 
 unsigned dm_mem_slots_used(const dm_mem *m, unsigned sc)

@@ -142,6 +142,7 @@ static void gpu_fini(dm_gpu *gpu)
         free(gpu->sms);
     }
     dm_l2_free(gpu->l2);
+    free(gpu->sm_at);
     free(gpu->ev);
     free(gpu->evfin);
 }
@@ -162,7 +163,8 @@ static int gpu_init(dm_gpu *gpu, const wc_gpu *g, const dm_options *o,
     gpu->shortcuts = g->dm_shortcuts != 0;
     wc_rng_seed(&gpu->rng, gpu->o.seed);
     gpu->l2 = dm_l2_create(g);
-    if (!gpu->l2)
+    gpu->sm_at = calloc(nsms ? nsms : 1, sizeof *gpu->sm_at);
+    if (!gpu->l2 || !gpu->sm_at)
         return wc_diag_set(d, WC_EINTERNAL, "", 0, 0,
                            "detailed model: out of memory or bad memory "
                            "configuration");
@@ -240,9 +242,25 @@ static int gpu_cycle(dm_gpu *gpu, uint64_t c, uint64_t *last_prog,
     uint64_t nx = UINT64_MAX;
     gpu->now = c;
     for (unsigned i = 0; i < gpu->nsms; i++) {
-        dm_sm *sm = &gpu->sms[i];
-        if (!dm_sm_busy(sm))
+        struct dm_sm_at *a = &gpu->sm_at[i];
+        if (c < a->at) {
+            /* asleep (its tick would only note a pending CTA start as
+             * progress) or idle until a launch */
+            if (a->busy) {
+                busy = 1;
+                if (a->pend)
+                    *last_prog = c;
+                if (a->at < nx)
+                    nx = a->at;
+            }
             continue;
+        }
+        dm_sm *sm = &gpu->sms[i];
+        if (!dm_sm_busy(sm)) {
+            a->busy = 0;
+            a->at = gpu->shortcuts ? UINT64_MAX : 0;
+            continue;
+        }
         busy = 1;
         dm_sm_tick(sm, c);
         if (sm->last_progress > *last_prog)
@@ -250,6 +268,9 @@ static int gpu_cycle(dm_gpu *gpu, uint64_t c, uint64_t *last_prog,
         uint64_t t = dm_sm_next(sm, c);
         if (t < nx)
             nx = t;
+        a->busy = 1;
+        a->pend = sm->npending != 0;
+        a->at = sm->wake && gpu->shortcuts ? t : 0;
     }
     if (nx == UINT64_MAX || nx <= c || !gpu->shortcuts)
         nx = c + 1;
@@ -364,6 +385,7 @@ int dm_run_kernel(wc_trace *t, size_t k, const wc_gpu *g, const dm_options *o,
             if ((rc = dm_sm_launch(sm, cta, NULL, first + launched, pcbase,
                                    ki->has_ctrl, start, d)) != 0)
                 goto out;
+            gpu.sm_at[next_sm].at = 0; /* awake: look at it again */
             launched++;
             last_prog = c;
             next_sm = (next_sm + 1) % gpu.nsms;
@@ -482,6 +504,7 @@ int dm_run_ubench(const wc_ubench *u, const wc_gpu *g, const dm_options *o,
     if ((rc = dm_sm_launch(&gpu.sms[0], NULL, u, 0, (uint64_t)1 << 36,
                            has_ctrl, 0, d)) != 0)
         goto out;
+    gpu.sm_at[0].at = 0;
     uint64_t c = 0, last_prog = 0;
     for (;;) {
         uint64_t next;

@@ -301,6 +301,26 @@ int dm_sm_fits(const dm_sm *sm, unsigned nwarps, unsigned occ)
            sm->live_warps + nwarps <= sm->nslots;
 }
 
+/* The first warp slot from wi on that holds no live warp. */
+static unsigned free_slot(const dm_sm *sm, unsigned wi)
+{
+    while (wi < DM_MAX_WARPS) {
+        uint64_t x = ~sm->slot_live[wi >> 6] & (~(uint64_t)0 << (wi & 63));
+        if (x)
+            return (wi & ~63u) + (unsigned)__builtin_ctzll(x);
+        wi = (wi | 63u) + 1;
+    }
+    while (sm->warps[wi].live)
+        wi++;
+    return wi;
+}
+
+static void slot_live_put(dm_sm *sm, unsigned wi, int on)
+{
+    if (wi < DM_MAX_WARPS)
+        dm_bit_put(sm->slot_live, wi, on);
+}
+
 /* Create the warps of CTA slot ci (dispatched earlier or now). */
 static int cta_start(dm_sm *sm, unsigned ci, const wc_ubench *u)
 {
@@ -311,14 +331,18 @@ static int cta_start(dm_sm *sm, unsigned ci, const wc_ubench *u)
     unsigned wi = 0;
     ct->pending = 0;
     for (unsigned i = 0; i < nw; i++) {
-        while (sm->warps[wi].live)
-            wi++;
+        wi = free_slot(sm, wi);
         dm_warp *w = &sm->warps[wi];
         if (wi + 1 > sm->warps_hw)
             sm->warps_hw = wi + 1;
         free(w->clocks);
-        memset(w, 0, sizeof *w);
+        /* the ring (written at fetch before any read: slots head..tail)
+         * and the scoreboard entries (0..nsbl) are 4 KB of the 5 KB that
+         * need no clearing */
+        memset(w, 0, offsetof(dm_warp, ring));
+        memset(&w->la, 0, sizeof w->la);
         w->live = 1;
+        slot_live_put(sm, wi, 1);
         sm->hint[wi] = 0; /* awake (its sub-core is touched below) */
         w->cta = ci;
         w->age = ++sm->gpu->seq;
@@ -464,6 +488,7 @@ static void cta_finish(dm_sm *sm, unsigned ci)
             w->clocks = NULL;
         }
         w->live = 0;
+        slot_live_put(sm, wi, 0);
     }
     for (unsigned i = 0; i < sm->p->nsub; i++)
         sub_rebuild(sm, &sm->sub[i]);
@@ -594,6 +619,32 @@ uint64_t dm_sm_next(const dm_sm *sm, uint64_t c)
     return sm->mem_next < sm->wake ? sm->mem_next : sm->wake;
 }
 
+/* Wake the warps asleep on a full memory queue of a sub-core whose queue
+ * has room now (after dm_mem_tick of the cycle: a grant freed a slot).
+ * Returns 1 when it woke one. */
+static int mq_wake(dm_sm *sm)
+{
+    int woke = 0;
+    for (unsigned i = 0; i < sm->p->nsub; i++) {
+        dm_sub *s = &sm->sub[i];
+        if (!s->mq_sleep || !dm_mem_can_accept(sm->mem, i))
+            continue;
+        s->mq_sleep = 0;
+        for (unsigned k = 0; k < s->nwarps; k++) {
+            unsigned wi = s->warps[k];
+            if (sm->hint[wi] == UINT64_MAX &&
+                sm->hwhy[wi] == DM_STALL_MEM_QUEUE) {
+                /* dm_wake without reading the warp: its position is k */
+                sm->hint[wi] = 0;
+                s->issue_idle_until = 0;
+                dm_bit_put(s->awake, k, 1);
+                woke = 1;
+            }
+        }
+    }
+    return woke;
+}
+
 void dm_sm_tick(dm_sm *sm, uint64_t c)
 {
     const dm_params *p = sm->p;
@@ -607,8 +658,10 @@ void dm_sm_tick(dm_sm *sm, uint64_t c)
             if (c < sm->mem_next)
                 return;
             dm_mem_tick(sm->mem, c);
+            sm->mem_quiet = 0;
             nev = dm_mem_poll(sm->mem, c, sm->evbuf, 64);
-            if (nev == 0) {
+            int woke = mq_wake(sm);
+            if (nev == 0 && !woke) {
                 sm->mem_next = dm_mem_next_cycle(sm->mem, c + 1);
                 if (!dm_sm_busy(sm)) /* drained: no longer ticked, count */
                     dm_sm_wake(sm, c + 1); /* the stalls up to c only */
@@ -638,12 +691,21 @@ void dm_sm_tick(dm_sm *sm, uint64_t c)
                 if (!done[k] && sb >= 0 && sb < DM_SB && w->sb[sb] < 63)
                     w->sb[sb]++;
             }
+            if (sm->hint[s->pend_warp] == UINT64_MAX &&
+                sm->hwhy[s->pend_warp] == DM_STALL_MEM_QUEUE)
+                dm_wake(sm, (unsigned)s->pend_warp);
             s->pend_warp = -1;
         }
     }
-    if (!mem_done)
+    if (!mem_done && (c >= sm->mem_quiet || !sm->gpu->shortcuts)) {
         dm_mem_tick(sm->mem, c);
-    dm_mem_events(sm, c, nev);
+        mq_wake(sm);
+        dm_mem_events(sm, c, nev);
+        sm->mem_quiet = dm_mem_quiet_until(sm->mem);
+    } else if (mem_done) {
+        dm_mem_events(sm, c, nev);
+        sm->mem_quiet = dm_mem_quiet_until(sm->mem);
+    }
     for (unsigned i = 0; i < p->nsub; i++) {
         dm_sub *s = &sm->sub[i];
         if (sm->gpu->shortcuts && sub_quiet(s, c)) {
