@@ -491,6 +491,21 @@ int ua_cache_probe(const ua_cache *c, uint64_t addr, uint32_t sectors,
     return 1;
 }
 
+void ua_cache_prefetch(const ua_cache *c, uint64_t addr)
+{
+    if (c->sets == 0)
+        return;
+    uint64_t idx = set_idx_of(c, line_of(c, addr));
+    const unsigned char *b = c->blk + (size_t)idx * c->stride;
+    /* the host cache lines of the set's block (at most 4: tags and
+     * fingerprints first), and its first-touch bit */
+    uintptr_t a = (uintptr_t)b & ~(uintptr_t)63;
+    uintptr_t end = (uintptr_t)b + c->stride;
+    for (int i = 0; i < 4 && a < end; i++, a += 64)
+        __builtin_prefetch((const void *)a, 1, 3);
+    __builtin_prefetch(&c->ready_set[idx >> 3], 1, 3);
+}
+
 void ua_cache_stats_get(const ua_cache *c, ua_cache_stats *st)
 {
     *st = c->st;
