@@ -396,6 +396,14 @@ typedef struct im_sched {
     double t_dispatch;         /* time of the last dispatch               */
     double end;                /* latest completion                       */
     long rr;
+    /* speed (the same picks as a scan over the SMs): a tournament tree
+     * over the SMs' next completions (tw[1] the earliest, ties to the
+     * lower SM; leaves at tw[tp + i]), and per resident count c the SMs
+     * holding c CTAs (bitmap lv[c * lw ..], lvn[c] of them) */
+    long *tw, tp;
+    uint64_t *lv;
+    long *lvn;
+    size_t lw;
     uint64_t dispatched;
     double contention;         /* sum over CTAs of (actual - solo) time    */
 } im_sched;
