@@ -372,7 +372,10 @@ int im_warp_run(im_walker *w, int sub, im_next_fn next, void *ctx,
 
 typedef struct im_rcta {
     double vfin;        /* virtual finish time                            */
-    double rate[IM_NRES]; /* natural demand rates D[r] / T               */
+    double rate[IM_NRES]; /* natural demand rates D[r] / T (set for the
+                             nz[0 .. nnz) resources with a demand only)  */
+    uint16_t nz[IM_NRES];
+    int nnz;
     double l2_rate, dram_rate;
     double arrive, T;   /* real arrival time, solo time                  */
     int slot;
@@ -384,6 +387,11 @@ typedef struct im_sm {
     int n;
     im_rcta *c;
     double sum[IM_NRES];
+    /* the resources whose sum changed since it was last cleared (all
+     * others hold 0): tch[0 .. ntch), a bit each in tbit */
+    uint16_t tch[IM_NRES];
+    int ntch;
+    uint64_t tbit[(IM_NRES + 63) / 64];
     double busy, last_change;
     unsigned char *slot_used;
 } im_sm;

@@ -151,10 +151,10 @@ static void sm_advance(im_sm *m, double t)
 static void sm_reslow(im_sm *m)
 {
     double u = 1;
-    if (m->n > 0)
-        for (int r = 0; r < IM_NRES; r++)
-            if (m->sum[r] > u)
-                u = m->sum[r];
+    if (m->n > 0) /* the others hold 0 */
+        for (int i = 0; i < m->ntch; i++)
+            if (m->sum[m->tch[i]] > u)
+                u = m->sum[m->tch[i]];
     m->slow = u;
 }
 
@@ -185,8 +185,8 @@ static void sm_complete(im_sched *s, im_sm *m)
             double actual = m->t - c->arrive;
             if (actual > c->T)
                 s->contention += actual - c->T;
-            for (int r = 0; r < IM_NRES; r++)
-                m->sum[r] -= c->rate[r];
+            for (int k = 0; k < c->nnz; k++)
+                m->sum[c->nz[k]] -= c->rate[c->nz[k]];
             s->l2_rate -= c->l2_rate;
             s->dram_rate -= c->dram_rate;
             m->slot_used[c->slot] = 0;
@@ -198,6 +198,9 @@ static void sm_complete(im_sched *s, im_sm *m)
         }
     }
     if (m->n == 0) {
+        for (int k = 0; k < m->ntch; k++)
+            m->tbit[m->tch[k] / 64] = 0;
+        m->ntch = 0;
         memset(m->sum, 0, sizeof m->sum);
         m->v = 0;
     }
@@ -287,9 +290,21 @@ void im_sched_add(im_sched *s, long sm, int slot, double t, double T,
     c->T = T;
     m->slot_used[slot] = 1;
     c->vfin = m->v + T;
+    /* a resource without demand adds 0 (0 / T): skipped, here, in the
+     * sums and at completion (x + 0 and x - 0 are x: the sums never hold
+     * -0, the only value that adding +0 would change) */
+    c->nnz = 0;
     for (int r = 0; r < IM_NRES; r++) {
+        if (dem[r] == 0)
+            continue;
         c->rate[r] = dem[r] / T;
         m->sum[r] += c->rate[r];
+        c->nz[c->nnz++] = (uint16_t)r;
+        uint64_t bit = 1ull << (r % 64);
+        if (!(m->tbit[r / 64] & bit)) {
+            m->tbit[r / 64] |= bit;
+            m->tch[m->ntch++] = (uint16_t)r;
+        }
     }
     c->l2_rate = l2_rate;
     c->dram_rate = dram_rate;
