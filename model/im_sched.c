@@ -11,7 +11,9 @@
  *
  * which is tracked with a per-SM virtual clock: a CTA finishes when the
  * SM's virtual time reaches its arrival virtual time + T.  Events per CTA
- * are O(resources); memory is O(SMs x slots).
+ * are O(resources it uses + log SMs) (a tournament tree over the SMs' next
+ * completions, bitmaps of the SMs by resident count); memory is
+ * O(SMs x slots).
  *
  *   state of one SM:   t (real), v (virtual), slow, residents{vfin, rate[]}
  *   advance(t'):       v += (t' - t) / slow
