@@ -757,13 +757,15 @@ out:
     return rc;
 }
 
-/* Read and decompress n compressed bytes at off into c->cbuf, then into
- * *dst (capacity cap, malloc'd when NULL); the result must be ds bytes. */
-static int unzip_at(wc_cta *c, uint64_t off, uint32_t cs, uint32_t ds,
-                    unsigned char **dst, size_t cap, wc_diag *d)
+/* Decompress the cs bytes at src (read from file offset off, or NULL:
+ * read them at off into c->cbuf first) into *dst (capacity cap, malloc'd
+ * when NULL); the result must be ds bytes. */
+static int unzip_at(wc_cta *c, const unsigned char *src, uint64_t off,
+                    uint32_t cs, uint32_t ds, unsigned char **dst,
+                    size_t cap, wc_diag *d)
 {
     const char *path = c->k->info.path;
-    if (c->ccap < cs) {
+    if (!src && c->ccap < cs) {
         unsigned char *nb = realloc(c->cbuf, cs);
         if (!nb)
             return noomem(d);
@@ -774,12 +776,50 @@ static int unzip_at(wc_cta *c, uint64_t off, uint32_t cs, uint32_t ds,
         return noomem(d);
     if (!c->zdc && !(c->zdc = ZSTD_createDCtx()))
         return noomem(d);
-    if (rd(c->src->fd, c->cbuf, cs, off) != 0)
-        return berr(d, path, off, "truncated block", NULL);
-    size_t g = ZSTD_decompressDCtx(c->zdc, *dst, cap, c->cbuf, cs);
+    if (!src) {
+        if (rd(c->src->fd, c->cbuf, cs, off) != 0)
+            return berr(d, path, off, "truncated block", NULL);
+        src = c->cbuf;
+    }
+    size_t g = ZSTD_decompressDCtx(c->zdc, *dst, cap, src, cs);
     if (ZSTD_isError(g) || g != ds)
         return berr(d, path, off, "corrupt block", NULL);
     return 0;
+}
+
+/* Read-ahead of the CTA blocks (speed: a kernel of many small CTAs took
+ * two pread calls per CTA): the reader's line buffer r->b, which binary
+ * traces do not use otherwise, holds up to RA_BYTES of the kernel's CTA
+ * blocks from file offset r->b.off.  The bytes [off, end) of a CTA block
+ * in it, refilled from off when they are not; NULL when the block is
+ * larger than the buffer or the read fails (the caller then reads as
+ * before, with its diagnostics). */
+#define RA_BYTES (256u << 10)
+static const unsigned char *cta_bytes(wc_kreader *r, uint64_t off,
+                                      uint64_t end)
+{
+    lbuf *b = &r->b;
+    if (b->buf && off >= b->off && end <= b->off + b->end)
+        return (const unsigned char *)b->buf + (off - b->off);
+    if (end - off > RA_BYTES)
+        return NULL;
+    if (!b->buf) {
+        if (!(b->buf = malloc(RA_BYTES)))
+            return NULL;
+        b->cap = RA_BYTES;
+    }
+    const ctaix *ix = r->k->ix;
+    uint64_t lim = ix->off[ix->n], n = RA_BYTES;
+    if (lim > off && lim - off < n)
+        n = lim - off;
+    if (n < end - off)
+        n = end - off;
+    b->end = 0; /* nothing held until the read succeeds */
+    if (rd(r->src->fd, b->buf, (size_t)n, off) != 0)
+        return NULL;
+    b->off = off;
+    b->end = (size_t)n;
+    return (const unsigned char *)b->buf;
 }
 
 /* CTA r->cta into c: 1, 0 at the end of the kernel, or -code. */
@@ -793,7 +833,10 @@ int wctb_cta(wc_kreader *r, wc_cta *c, wc_diag *d)
     uint64_t off = ix->off[r->cta], end = ix->off[r->cta + 1];
     unsigned char h[8];
     c->src = r->src; /* for unzip_at; the caller takes the reference */
-    if (end - off < 8 || rd(r->src->fd, h, 8, off) != 0)
+    const unsigned char *blk = end - off >= 8 ? cta_bytes(r, off, end) : NULL;
+    if (blk)
+        memcpy(h, blk, 8);
+    else if (end - off < 8 || rd(r->src->fd, h, 8, off) != 0)
         return -berr(d, ki->path, off, "truncated thread block", NULL);
     uint32_t cs = get32(h), ds = get32(h + 4);
     if (cs > end - off - 8 || ds < 20 || ds > FRAME_MAX)
@@ -807,7 +850,8 @@ int wctb_cta(wc_kreader *r, wc_cta *c, wc_diag *d)
             c->frame = b->fpool[--b->nf];
         pthread_mutex_unlock(&r->t->mu);
     }
-    int rc = unzip_at(c, off + 8, cs, ds, &c->frame, FRAME_MAX, d);
+    int rc = unzip_at(c, blk ? blk + 8 : NULL, off + 8, cs, ds, &c->frame,
+                      FRAME_MAX, d);
     if (rc)
         return -rc;
     const unsigned char *f = c->frame;
@@ -883,7 +927,7 @@ static int next_chunk(wc_cta *c, wstream *s, wc_diag *d)
     if (ds == 0 || ds > CHUNK_MAX || ni == 0 || ni > s->n - s->done ||
         cs > s->end - s->pos - 12 || cs > ZSTD_compressBound(CHUNK_MAX))
         return -berr(d, path, s->pos, "bad chunk header", NULL);
-    int rc = unzip_at(c, s->pos + 12, cs, ds, &s->dec, CHUNK_MAX, d);
+    int rc = unzip_at(c, NULL, s->pos + 12, cs, ds, &s->dec, CHUNK_MAX, d);
     if (rc)
         return -rc;
     s->dcap = CHUNK_MAX;

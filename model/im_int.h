@@ -111,6 +111,17 @@ typedef struct im_macc {
  * L1) and the L2. */
 void im_mem_global(const im_par *p, im_cache *l1, im_cache *l2,
                    const wc_inst *in, const ua_mem_class *cl, im_macc *a);
+/* The same in parts: the lines of the access (0 when no lane is active),
+ * a hint that they are asked for soon (host prefetch of the cache sets:
+ * no effect on results), then the caches asked (has_addr, l2_only, store:
+ * of the instruction and its class).  A caller may coalesce several
+ * accesses ahead and ask the caches later, in instruction order. */
+unsigned im_mem_lines(const im_par *p, const wc_inst *in, ua_line *ls);
+void im_mem_prefetch(const im_par *p, const im_cache *l1, const im_cache *l2,
+                     const ua_line *ls, unsigned n, int l2_only);
+void im_mem_access(const im_par *p, im_cache *l1, im_cache *l2,
+                   const ua_line *ls, unsigned n, int has_addr,
+                   int l2_only, int store, im_macc *a);
 /* Shared memory wavefronts. */
 unsigned im_mem_wavefronts(const im_par *p, const wc_inst *in);
 
@@ -272,6 +283,18 @@ typedef struct im_wm {
     im_wm_sum s;
 } im_wm;
 
+/* The collection pass coalesces a global access this many global
+ * accesses before it asks the caches for it, and meanwhile has the host
+ * load the cache sets the lines fall in (speed only: the caches are asked
+ * in instruction order all the same). */
+#define IM_PF_DEPTH 2
+typedef struct im_pend {
+    ua_line ls[UA_MAX_LINES];
+    unsigned n;
+    uint8_t has_addr, l2_only, store;
+    size_t aux;         /* its outcome: w->waux[aux]                      */
+} im_pend;
+
 typedef struct im_walker {
     const im_par *p;
     int use_ctrl;       /* this kernel: control bits drive dependences    */
@@ -321,6 +344,10 @@ typedef struct im_walker {
     size_t waux_cap;
     uint64_t *wkey;     /* what the walk reads of waux (two words each)   */
     size_t wkey_cap;
+    uint32_t *wat;      /* [memory outcome]: its instruction in wbuf      */
+    size_t wat_cap;
+    struct im_pend *pf; /* [IM_PF_DEPTH] global accesses coalesced, their
+                           caches not yet asked (collection pass)        */
     uint64_t wm_hits, wm_stored; /* warps recalled, recorded            */
     uint64_t wm_found;  /* lookups that found the warp's instructions     */
     /* requests already made for the warp being walked (a recall that
@@ -345,7 +372,10 @@ int im_warp_run(im_walker *w, int sub, im_next_fn next, void *ctx,
 
 typedef struct im_rcta {
     double vfin;        /* virtual finish time                            */
-    double rate[IM_NRES]; /* natural demand rates D[r] / T               */
+    double rate[IM_NRES]; /* natural demand rates D[r] / T (set for the
+                             nz[0 .. nnz) resources with a demand only)  */
+    uint16_t nz[IM_NRES];
+    int nnz;
     double l2_rate, dram_rate;
     double arrive, T;   /* real arrival time, solo time                  */
     int slot;
@@ -357,6 +387,11 @@ typedef struct im_sm {
     int n;
     im_rcta *c;
     double sum[IM_NRES];
+    /* the resources whose sum changed since it was last cleared (all
+     * others hold 0): tch[0 .. ntch), a bit each in tbit */
+    uint16_t tch[IM_NRES];
+    int ntch;
+    uint64_t tbit[(IM_NRES + 63) / 64];
     double busy, last_change;
     unsigned char *slot_used;
 } im_sm;
@@ -369,6 +404,14 @@ typedef struct im_sched {
     double t_dispatch;         /* time of the last dispatch               */
     double end;                /* latest completion                       */
     long rr;
+    /* speed (the same picks as a scan over the SMs): a tournament tree
+     * over the SMs' next completions (tw[1] the earliest, ties to the
+     * lower SM; leaves at tw[tp + i]), and per resident count c the SMs
+     * holding c CTAs (bitmap lv[c * lw ..], lvn[c] of them) */
+    long *tw, tp;
+    uint64_t *lv;
+    long *lvn;
+    size_t lw;
     uint64_t dispatched;
     double contention;         /* sum over CTAs of (actual - solo) time    */
 } im_sched;

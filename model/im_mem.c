@@ -73,24 +73,40 @@ static void to_l2(const im_par *p, im_cache *l2, uint64_t line,
     }
 }
 
-void im_mem_global(const im_par *p, im_cache *l1, im_cache *l2,
-                   const wc_inst *in, const ua_mem_class *cl, im_macc *a)
+unsigned im_mem_lines(const im_par *p, const wc_inst *in, ua_line *ls)
+{
+    if (in->mask == 0)
+        return 0;
+    return ua_coalesce(in, p->line_bytes, p->sector_bytes, ls);
+}
+
+void im_mem_prefetch(const im_par *p, const im_cache *l1, const im_cache *l2,
+                     const ua_line *ls, unsigned n, int l2_only)
+{
+    (void)p;
+    for (unsigned i = 0; i < n; i++) {
+        if (!l2_only && l1 && l1->c)
+            ua_cache_prefetch(l1->c, ls[i].addr);
+        ua_cache_prefetch(l2->c, ls[i].addr);
+    }
+}
+
+void im_mem_access(const im_par *p, im_cache *l1, im_cache *l2,
+                   const ua_line *ls, unsigned n, int has_addr,
+                   int l2_only, int store, im_macc *a)
 {
     memset(a, 0, sizeof *a);
     a->level = 1;
-    if (in->mask == 0)
+    if (n == 0)
         return;
-    ua_line ls[UA_MAX_LINES];
-    unsigned n = ua_coalesce(in, p->line_bytes, p->sector_bytes, ls);
     a->lines = n;
     a->sectors = ua_lines_sectors(ls, n);
-    if (!(in->iflags & WC_IF_HAS_ADDR))
+    if (!has_addr)
         return; /* no addresses: no cache to ask (as detailed/mem_unit.c) */
-    int store = cl->is_write;
     for (unsigned i = 0; i < n; i++) {
         uint64_t line = ls[i].addr;
         uint32_t s = ls[i].sectors;
-        if (cl->l2_only || !l1 || !l1->c) {
+        if (l2_only || !l1 || !l1->c) {
             to_l2(p, l2, line, s, store, a);
             continue;
         }
@@ -110,6 +126,15 @@ void im_mem_global(const im_par *p, im_cache *l1, im_cache *l2,
     }
     if (store)
         a->level = 1; /* stores do not wait for the level that takes them */
+}
+
+void im_mem_global(const im_par *p, im_cache *l1, im_cache *l2,
+                   const wc_inst *in, const ua_mem_class *cl, im_macc *a)
+{
+    ua_line ls[UA_MAX_LINES];
+    unsigned n = im_mem_lines(p, in, ls);
+    im_mem_access(p, l1, l2, ls, n, (in->iflags & WC_IF_HAS_ADDR) != 0,
+                  cl->l2_only, cl->is_write, a);
 }
 
 /* Shared memory wavefronts (uarch). */

@@ -11,7 +11,9 @@
  *
  * which is tracked with a per-SM virtual clock: a CTA finishes when the
  * SM's virtual time reaches its arrival virtual time + T.  Events per CTA
- * are O(resources); memory is O(SMs x slots).
+ * are O(resources it uses + log SMs) (a tournament tree over the SMs' next
+ * completions, bitmaps of the SMs by resident count); memory is
+ * O(SMs x slots).
  *
  *   state of one SM:   t (real), v (virtual), slow, residents{vfin, rate[]}
  *   advance(t'):       v += (t' - t) / slow
@@ -52,8 +54,75 @@ int im_sched_init(im_sched *s, long nsm, int slots)
         s->sm[i].c = cs + (size_t)i * (size_t)slots;
         s->sm[i].slot_used = us + (size_t)i * (size_t)slots;
     }
+    s->tp = 1;
+    while (s->tp < nsm)
+        s->tp *= 2;
+    s->lw = ((size_t)nsm + 63) / 64;
+    s->tw = malloc(2 * (size_t)s->tp * sizeof *s->tw);
+    s->lv = calloc(((size_t)slots + 1) * s->lw + 1, sizeof *s->lv);
+    s->lvn = calloc((size_t)slots + 1, sizeof *s->lvn);
+    if (!s->tw || !s->lv || !s->lvn) {
+        im_sched_free(s);
+        return -1;
+    }
+    for (long i = 0; i < s->tp; i++)
+        s->tw[s->tp + i] = i < nsm ? i : -1;
+    for (long j = s->tp - 1; j >= 1; j--)
+        s->tw[j] = s->tw[2 * j]; /* all next = INFINITY: the lower wins */
+    for (long i = 0; i < nsm; i++)
+        s->lv[(size_t)i / 64] |= 1ull << (i % 64); /* all hold 0 CTAs */
+    s->lvn[0] = nsm;
     s->t_dispatch = -INFINITY;
     return 0;
+}
+
+/* The earlier of the next completions of SMs a < b (-1: none): b only
+ * when strictly earlier or a's is NaN (a scan in SM order keeps the first
+ * of equal ones and never takes a NaN). */
+static inline long tw_win(const im_sched *s, long a, long b)
+{
+    if (a < 0)
+        return b;
+    if (b < 0)
+        return a;
+    double na = s->sm[a].next, nb = s->sm[b].next;
+    return nb < na || (na != na && nb == nb) ? b : a;
+}
+
+/* SM i's next completion changed. */
+static void tw_update(im_sched *s, long i)
+{
+    for (long j = (s->tp + i) / 2; j >= 1; j /= 2)
+        s->tw[j] = tw_win(s, s->tw[2 * j], s->tw[2 * j + 1]);
+}
+
+/* SM i's resident count goes from a to b. */
+static void lv_move(im_sched *s, long i, int a, int b)
+{
+    uint64_t bit = 1ull << (i % 64);
+    size_t w = (size_t)i / 64;
+    s->lv[(size_t)a * s->lw + w] &= ~bit;
+    s->lv[(size_t)b * s->lw + w] |= bit;
+    s->lvn[a]--;
+    s->lvn[b]++;
+}
+
+/* The first SM of bitmap bm at or after rr, wrapping around (-1: none). */
+static long lv_first(const im_sched *s, const uint64_t *bm, long rr)
+{
+    size_t w0 = (size_t)rr / 64;
+    uint64_t x = bm[w0] & (~0ull << (rr % 64));
+    for (size_t w = w0;;) {
+        if (x)
+            return (long)(w * 64) + __builtin_ctzll(x);
+        if (++w == s->lw)
+            break;
+        x = bm[w];
+    }
+    for (size_t w = 0; w <= w0; w++)
+        if (bm[w])
+            return (long)(w * 64) + __builtin_ctzll(bm[w]);
+    return -1;
 }
 
 void im_sched_free(im_sched *s)
@@ -64,6 +133,9 @@ void im_sched_free(im_sched *s)
         wc_pool_free(s->sm[0].slot_used, ncs, 0);
     }
     free(s->sm);
+    free(s->tw);
+    free(s->lv);
+    free(s->lvn);
     memset(s, 0, sizeof *s);
 }
 
@@ -81,10 +153,10 @@ static void sm_advance(im_sm *m, double t)
 static void sm_reslow(im_sm *m)
 {
     double u = 1;
-    if (m->n > 0)
-        for (int r = 0; r < IM_NRES; r++)
-            if (m->sum[r] > u)
-                u = m->sum[r];
+    if (m->n > 0) /* the others hold 0 */
+        for (int i = 0; i < m->ntch; i++)
+            if (m->sum[m->tch[i]] > u)
+                u = m->sum[m->tch[i]];
     m->slow = u;
 }
 
@@ -108,14 +180,15 @@ static double sm_next(const im_sm *m)
 /* Complete the CTAs of m whose virtual finish time has come. */
 static void sm_complete(im_sched *s, im_sm *m)
 {
+    int n0 = m->n;
     for (int i = 0; i < m->n;) {
         if (m->c[i].vfin <= m->v + 1e-9 * (1 + fabs(m->v))) {
             im_rcta *c = &m->c[i];
             double actual = m->t - c->arrive;
             if (actual > c->T)
                 s->contention += actual - c->T;
-            for (int r = 0; r < IM_NRES; r++)
-                m->sum[r] -= c->rate[r];
+            for (int k = 0; k < c->nnz; k++)
+                m->sum[c->nz[k]] -= c->rate[c->nz[k]];
             s->l2_rate -= c->l2_rate;
             s->dram_rate -= c->dram_rate;
             m->slot_used[c->slot] = 0;
@@ -127,6 +200,9 @@ static void sm_complete(im_sched *s, im_sm *m)
         }
     }
     if (m->n == 0) {
+        for (int k = 0; k < m->ntch; k++)
+            m->tbit[m->tch[k] / 64] = 0;
+        m->ntch = 0;
         memset(m->sum, 0, sizeof m->sum);
         m->v = 0;
     }
@@ -136,21 +212,32 @@ static void sm_complete(im_sched *s, im_sm *m)
         s->dram_rate = 0;
     sm_reslow(m);
     m->next = sm_next_calc(m);
+    long id = (long)(m - s->sm);
+    if (m->n != n0)
+        lv_move(s, id, n0, m->n);
+    tw_update(s, id);
+}
+
+/* The earliest next completion over the SMs (INFINITY: none) and its SM
+ * (the first of equal ones; -1 when none is finite). */
+static double next_min(const im_sched *s, long *best)
+{
+    long b = s->tw[1];
+    double bt = b >= 0 ? sm_next(&s->sm[b]) : INFINITY;
+    if (!(bt < INFINITY)) {
+        *best = -1;
+        return INFINITY;
+    }
+    *best = b;
+    return bt;
 }
 
 /* Process every completion up to time t (inclusive), in time order. */
 static void run_until(im_sched *s, double t)
 {
     for (;;) {
-        long best = -1;
-        double bt = INFINITY;
-        for (long i = 0; i < s->nsm; i++) {
-            double x = sm_next(&s->sm[i]);
-            if (x < bt) {
-                bt = x;
-                best = i;
-            }
-        }
+        long best;
+        double bt = next_min(s, &best);
         if (best < 0 || bt > t)
             return;
         sm_advance(&s->sm[best], bt);
@@ -164,26 +251,18 @@ void im_sched_pick(im_sched *s, double cta_dispatch, long *sm, int *slot,
     double td = s->dispatched ? s->t_dispatch + cta_dispatch : 0;
     for (;;) {
         run_until(s, td);
+        /* the SM with the fewest CTAs, the first from rr on of those */
         long best = -1;
-        int bn = s->slots;
-        for (long k = 0; k < s->nsm; k++) {
-            long i = (s->rr + k) % s->nsm;
-            if (s->sm[i].n < bn) {
-                bn = s->sm[i].n;
-                best = i;
-            }
-        }
+        for (int c = 0; c < s->slots && best < 0; c++)
+            if (s->lvn[c])
+                best = lv_first(s, s->lv + (size_t)c * s->lw, s->rr);
         if (best >= 0) {
             *sm = best;
             break;
         }
         /* all full: wait for the earliest completion */
-        double bt = INFINITY;
-        for (long i = 0; i < s->nsm; i++) {
-            double x = sm_next(&s->sm[i]);
-            if (x < bt)
-                bt = x;
-        }
+        long b;
+        double bt = next_min(s, &b);
         td = bt > td ? bt : td;
     }
     s->rr = (*sm + 1) % s->nsm;
@@ -206,15 +285,28 @@ void im_sched_add(im_sched *s, long sm, int slot, double t, double T,
         m->t = t;
     if (T < 1)
         T = 1;
+    lv_move(s, sm, m->n, m->n + 1);
     im_rcta *c = &m->c[m->n++];
     c->slot = slot;
     c->arrive = t;
     c->T = T;
     m->slot_used[slot] = 1;
     c->vfin = m->v + T;
+    /* a resource without demand adds 0 (0 / T): skipped, here, in the
+     * sums and at completion (x + 0 and x - 0 are x: the sums never hold
+     * -0, the only value that adding +0 would change) */
+    c->nnz = 0;
     for (int r = 0; r < IM_NRES; r++) {
+        if (dem[r] == 0)
+            continue;
         c->rate[r] = dem[r] / T;
         m->sum[r] += c->rate[r];
+        c->nz[c->nnz++] = (uint16_t)r;
+        uint64_t bit = 1ull << (r % 64);
+        if (!(m->tbit[r / 64] & bit)) {
+            m->tbit[r / 64] |= bit;
+            m->tch[m->ntch++] = (uint16_t)r;
+        }
     }
     c->l2_rate = l2_rate;
     c->dram_rate = dram_rate;
@@ -222,6 +314,7 @@ void im_sched_add(im_sched *s, long sm, int slot, double t, double T,
     s->dram_rate += c->dram_rate;
     sm_reslow(m);
     m->next = sm_next_calc(m);
+    tw_update(s, sm);
 }
 
 double im_sched_drain(im_sched *s)

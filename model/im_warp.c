@@ -395,6 +395,10 @@ void im_walker_free(im_walker *w)
     w->pre = NULL;
     free(w->waux);
     free(w->wkey);
+    free(w->wat);
+    free(w->pf);
+    w->wat = NULL;
+    w->pf = NULL;
     w->wm = NULL;
     w->wbuf = NULL;
     w->wcopy = NULL;
@@ -742,13 +746,35 @@ static const wc_inst *inst_of(im_walker *w, const im_static *ms,
     return in;
 }
 
+/* Ask the caches for the oldest pending global access of the collection
+ * pass: its outcome, the warp's sums in instruction order, its key. */
+static void pend_flush(im_walker *w, size_t *head, size_t *npend,
+                       im_wm_sum *sum)
+{
+    const im_pend *q = &w->pf[*head];
+    im_macc *a = &w->waux[q->aux];
+    im_mem_access(w->p, w->l1, w->l2, q->ls, q->n, q->has_addr, q->l2_only,
+                  q->store, a);
+    sum->l2_bytes += a->l2_bytes; /* in the walk's order */
+    sum->dram_bytes += a->dram_bytes;
+    sum->l1_hits += a->l1_hit_sectors;
+    sum->l2_hits += a->l2_hit_sectors;
+    sum->dram_sectors += a->dram_sectors;
+    acc_key(a, &w->wkey[2 * q->aux]);
+    *head = (*head + 1) % IM_PF_DEPTH;
+    --*npend;
+}
+
 /* The memo's collection pass: pull the warp's instructions into w->wbuf
  * (copies of records with addresses into w->wcopy), ask the caches for the
  * memory instructions in order (outcomes into w->waux), and hash it all.
  * Stops at the end of the warp (*ended), or where the warp cannot be
  * recorded (no static record numbers, too long, out of memory): the
  * instructions not taken are left in *pend / *pend_n.  Returns 0 or an
- * error code. */
+ * error code.  A global access is coalesced when read and the caches are
+ * asked for it IM_PF_DEPTH global accesses later (or at the end), after a
+ * host prefetch of the sets its lines fall in: the same accesses in the
+ * same order, their host cache misses overlapped. */
 static int collect(im_walker *w, int sub, im_next_fn next, void *ctx,
                    im_cta_acc *acc, size_t *nbuf, size_t *naux,
                    uint64_t *hash, int *ended, const wc_iref **pend,
@@ -757,9 +783,10 @@ static int collect(im_walker *w, int sub, im_next_fn next, void *ctx,
     const im_par *p = w->p;
     const wc_iref *batch = NULL;
     size_t bi = 0, bcount = 0, nb = 0, na = 0, nc = 0;
-    uint64_t h = wm_mix(wm_mix(0x2545F4914F6CDD1Dull, (uint64_t)sub),
-                        (uint64_t)w->share_sub << 32 | w->share_sm);
+    size_t head = 0, npend = 0;
     *ended = 0;
+    if (!w->pf && !(w->pf = malloc(IM_PF_DEPTH * sizeof *w->pf)))
+        return wc_diag_set(d, WC_EINTERNAL, "", 0, 0, "out of memory");
     for (;;) {
         if (bi == bcount) {
             int rc = next(ctx, &batch, &bcount, d);
@@ -787,29 +814,33 @@ static int collect(im_walker *w, int sub, im_next_fn next, void *ctx,
         if (unstable && nc == IM_WM_MAXU)
             break;
         if (ms->mk && (GROW(w->waux, w->waux_cap, na) ||
+                       GROW(w->wat, w->wat_cap, na) ||
                        GROW(w->wkey, w->wkey_cap, 2 * na + 1)))
             break;
         wc_iref *b = &w->wbuf[nb++];
         *b = *ref;
-        h = wm_mix(h, (uint64_t)ref->sid << 32 | ref->mask);
         if (ms->mk == 1 || ms->mk == 2) {
             const wc_inst *mi = inst_of(w, ms, in, ref->mask);
-            im_macc *a = &w->waux[na];
+            w->wat[na] = (uint32_t)(nb - 1);
             if (ms->mk == 1) {
-                im_mem_global(p, w->l1, w->l2, mi, &ms->mcl, a);
+                if (npend == IM_PF_DEPTH)
+                    pend_flush(w, &head, &npend, sum);
+                im_pend *q = &w->pf[(head + npend++) % IM_PF_DEPTH];
+                q->n = im_mem_lines(p, mi, q->ls);
+                q->has_addr = (mi->iflags & WC_IF_HAS_ADDR) != 0;
+                q->l2_only = (uint8_t)(ms->mcl.l2_only != 0);
+                q->store = (uint8_t)(ms->mcl.is_write != 0);
+                q->aux = na;
+                if (q->has_addr)
+                    im_mem_prefetch(p, w->l1, w->l2, q->ls, q->n, q->l2_only);
                 if (ms->mcl.atomic && ref->mask)
                     atom_count(p, acc, mi);
-                sum->l2_bytes += a->l2_bytes; /* in the walk's order */
-                sum->dram_bytes += a->dram_bytes;
-                sum->l1_hits += a->l1_hit_sectors;
-                sum->l2_hits += a->l2_hit_sectors;
-                sum->dram_sectors += a->dram_sectors;
             } else {
+                im_macc *a = &w->waux[na];
                 memset(a, 0, sizeof *a);
                 a->wavefronts = im_mem_wavefronts(p, mi);
+                acc_key(a, &w->wkey[2 * na]);
             }
-            acc_key(a, &w->wkey[2 * na]);
-            h = wm_mix(wm_mix(h, w->wkey[2 * na]), w->wkey[2 * na + 1]);
             na++;
         }
         if (unstable) {
@@ -818,6 +849,18 @@ static int collect(im_walker *w, int sub, im_next_fn next, void *ctx,
             b->in = &w->wcopy[nc++];
         }
         bi++;
+    }
+    while (npend)
+        pend_flush(w, &head, &npend, sum);
+    /* the hash: instructions and outcomes in order */
+    uint64_t h = wm_mix(wm_mix(0x2545F4914F6CDD1Dull, (uint64_t)sub),
+                        (uint64_t)w->share_sub << 32 | w->share_sm);
+    for (size_t i = 0, j = 0; i < nb; i++) {
+        h = wm_mix(h, (uint64_t)w->wbuf[i].sid << 32 | w->wbuf[i].mask);
+        if (j < na && w->wat[j] == i) {
+            h = wm_mix(wm_mix(h, w->wkey[2 * j]), w->wkey[2 * j + 1]);
+            j++;
+        }
     }
     *nbuf = nb;
     *naux = na;

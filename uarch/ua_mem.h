@@ -217,6 +217,10 @@ void ua_cache_set_ready(ua_cache *c, uint64_t addr, uint32_t sectors,
  * statistics); *ready (may be NULL) gets the line's fill time. */
 int ua_cache_probe(const ua_cache *c, uint64_t addr, uint32_t sectors,
                    uint64_t *ready);
+/* A hint, no effect on contents or statistics: start loading the host
+ * memory that an access to addr's line will read (its set), so that a
+ * caller who knows its next accesses overlaps their host cache misses. */
+void ua_cache_prefetch(const ua_cache *c, uint64_t addr);
 void ua_cache_stats_get(const ua_cache *c, ua_cache_stats *st);
 long ua_cache_sets(const ua_cache *c);
 
