@@ -1043,7 +1043,13 @@ static int eng_aux(void *ctx, size_t *nregions, const uint64_t **ins,
              * it on the steady state, as the whole pass would. */
             kbind all = *b;
             go_all_sms(&all);
-            steady = !sample_worth(&all, SMP_PASS_COST);
+            /* sample_ok, the test the kernel will meet: with
+             * sample_worth alone copy2 16384 x 256 (h100-sxm, 8 all-SM
+             * regions, a sample of 2 < SMP_MIN_SAMPLE_ALL_SMS) was checked
+             * on a cold window (DRAM 0.77, as its cold slice), passed,
+             * paid the pass, was found bandwidth-unlike after it (whole
+             * kernel 0.97) and ran in detail: 0.87x. */
+            steady = !sample_ok(&all, SMP_PASS_COST);
         }
         uint64_t wctas = (uint64_t)(g->num_sms * b->occ) * (uint64_t)b->waves;
         if (steady &&
