@@ -380,12 +380,16 @@ int main(void)
              * waves, of which a sample would take 2: too few for an
              * estimate (SMP_MIN_SAMPLE_ALL_SMS; sampled, it was +4.3% /
              * +7.8% of detailed at its measured clocks): in detail,
-             * without the whole-kernel pass (one interval run: the slice
-             * check's middle region) */
+             * without the whole-kernel pass.  Until stop 19 it paid the
+             * pass (1 interval run of 1.70M instructions, 0.87x): the
+             * pre-pass check judged its slice on a cold window, because
+             * all-SM regions passed sample_worth, and only the whole pass
+             * found its bandwidth unlike the slice's. */
             CHECK(r2.warp_insts < (uint64_t)gs.smp_small_kernel_insts);
             CHECK_EQ_INT(r2.how, SMP_HOW_FULL);
             CHECK_EQ_INT(r2.detailed_warp_insts, r2.warp_insts);
-            CHECK(r2.host[SMP_INTERVAL].runs <= 1);
+            CHECK_EQ_INT(r2.host[SMP_INTERVAL].runs, 0);
+            CHECK(r2.slice_invalid != 0);
         }
         wc_trace_close(t1);
         wc_trace_close(t2);
