@@ -46,6 +46,12 @@ int cli_open_trace(const cli_common *c, const char *path, int flags,
         if (wc_trace_open(e.path, &b, &bd) == 0 && wc_trace_is_binary(b)) {
             wc_trace_close(*out);
             *out = b;
+            /* the text's warnings, as the converting run printed them */
+            for (const char *w = e.warn; w && *w && !c->quiet;) {
+                size_t n = strcspn(w, "\n");
+                fprintf(stderr, "warning: %.*s\n", (int)n, w);
+                w += n + (w[n] == '\n');
+            }
             wc_tcache_entry_free(&e);
             return 0;
         }
@@ -72,9 +78,9 @@ int cli_open_trace(const cli_common *c, const char *path, int flags,
         return wc_trace_open(path, out, d);
     }
     /* the text was read through: its warnings are all known now, and the
-     * binary form does not repeat them */
+     * binary form does not repeat them (unknown opcodes it does: the
+     * command reports those from it) */
     cli_warn_trace(c, *out);
-    cli_warn_unknown_ops(c, *out);
     if (wc_trace_open(e.path, &b, &bd) != 0) {
         note_fail(c, "cannot read the converted trace", &bd);
         wc_tcache_drop(&e);

@@ -343,6 +343,19 @@ int wc_tcache_lookup(const char *trace, const char *cdir, wc_tcache_entry *e)
     if (stat(e->path, &st) == 0 && S_ISREG(st.st_mode) &&
         read_all(e->keypath, &k, &kn) == 0 && kn == b.n &&
         memcmp(k, b.p, kn) == 0) {
+        char wp[WC_TCACHE_PATH_MAX + 8];
+        snprintf(wp, sizeof wp, "%s.warn", e->path);
+        char *wb = NULL;
+        size_t wn = 0;
+        if (read_all(wp, &wb, &wn) == 0) { /* absent: an older entry */
+            char *z = realloc(wb, wn + 1);
+            if (z) {
+                z[wn] = '\0';
+                e->warn = z;
+            } else {
+                free(wb);
+            }
+        }
         e->hit = 1;
         utimensat(AT_FDCWD, e->path, NULL, 0); /* recently used */
     }
@@ -354,12 +367,24 @@ void wc_tcache_entry_free(wc_tcache_entry *e)
 {
     free(e->key);
     e->key = NULL;
+    free(e->warn);
+    e->warn = NULL;
+}
+
+/* The files of the entry at path (NAME.wctb): key and warnings first. */
+static void unlink_entry(const char *path)
+{
+    char p[WC_TCACHE_PATH_MAX + 8];
+    snprintf(p, sizeof p, "%s.key", path);
+    unlink(p);
+    snprintf(p, sizeof p, "%s.warn", path);
+    unlink(p);
+    unlink(path);
 }
 
 void wc_tcache_drop(const wc_tcache_entry *e)
 {
-    unlink(e->keypath);
-    unlink(e->path);
+    unlink_entry(e->path);
 }
 
 typedef struct centry {
@@ -421,10 +446,10 @@ static void trim(const char *cdir, const char *keep, uint64_t max)
             if (!strcmp(v[i].name, kb))
                 continue;
             char p[PATH_MAX];
-            snprintf(p, sizeof p, "%s/%s.key", cdir, v[i].name);
-            unlink(p);
             snprintf(p, sizeof p, "%s/%s", cdir, v[i].name);
-            if (unlink(p) == 0)
+            struct stat st;
+            unlink_entry(p);
+            if (stat(p, &st) != 0)
                 total -= v[i].bytes;
         }
     }
@@ -441,20 +466,33 @@ int wc_tcache_store(wc_trace *t, const char *cdir, const wc_tcache_entry *e,
     int rc = wc_trace_convert(t, e->path, st, d);
     if (rc)
         return rc;
-    /* the key last: an entry counts only once both are there */
-    char tmp[WC_TCACHE_PATH_MAX + 32];
-    snprintf(tmp, sizeof tmp, "%s.%ld.tmp", e->keypath, (long)getpid());
-    FILE *f = fopen(tmp, "wb");
-    int ok = f && fwrite(e->key, 1, e->keylen, f) == e->keylen;
-    if (f && fclose(f) != 0)
-        ok = 0;
-    if (!ok || rename(tmp, e->keypath) != 0) {
-        int er = errno;
-        unlink(tmp);
-        unlink(e->path);
-        return wc_diag_set(d, WC_EINPUT, e->keypath, 0, 0,
-                           "cannot write the trace cache key: %s",
-                           strerror(er));
+    /* the warnings, then the key: an entry counts only once its key is
+     * there */
+    const char *const *msgs = NULL;
+    size_t nw = wc_trace_warnings(t, &msgs);
+    char wpath[WC_TCACHE_PATH_MAX + 8];
+    snprintf(wpath, sizeof wpath, "%s.warn", e->path);
+    int ok = 1;
+    for (int pass = 0; pass < 2 && ok; pass++) {
+        const char *dst = pass ? e->keypath : wpath;
+        char tmp[WC_TCACHE_PATH_MAX + 40];
+        snprintf(tmp, sizeof tmp, "%s.%ld.tmp", dst, (long)getpid());
+        FILE *f = fopen(tmp, "wb");
+        ok = f != NULL;
+        if (ok && pass)
+            ok = fwrite(e->key, 1, e->keylen, f) == e->keylen;
+        for (size_t i = 0; ok && !pass && i < nw; i++)
+            ok = fprintf(f, "%s\n", msgs[i]) >= 0;
+        if (f && fclose(f) != 0)
+            ok = 0;
+        if (!ok || rename(tmp, dst) != 0) {
+            int er = errno;
+            unlink(tmp);
+            unlink_entry(e->path);
+            return wc_diag_set(d, WC_EINPUT, dst, 0, 0,
+                               "cannot write the trace cache entry: %s",
+                               strerror(er));
+        }
     }
     trim(cdir, e->path, max_bytes);
     return 0;

@@ -144,6 +144,9 @@ typedef struct wc_tcache_entry {
     size_t keylen;
     uint64_t bytes;                   /* the trace's files, as stored    */
     int hit;                          /* an entry for this key is there  */
+    char *warn;                       /* hit: the trace's warnings found
+                                         when it was converted, one per
+                                         line ("" none; owned)           */
 } wc_tcache_entry;
 
 /* The cache directory into out: $WARPCAST_TRACE_CACHE, else
@@ -157,7 +160,10 @@ uint64_t wc_tcache_max_bytes(void);
  * the trace's files cannot be identified (not cached then). */
 int wc_tcache_lookup(const char *path, const char *dir, wc_tcache_entry *e);
 /* Convert t (opened from that path) into the entry, then trim dir to
- * max_bytes, least recently used first.  Errors are the conversion's or
+ * max_bytes, least recently used first.  The warnings of t after the
+ * conversion (wc_trace_warnings: listings that do not match ...; the
+ * binary form does not repeat them) are kept with the entry, for
+ * wc_tcache_lookup to hand back (e->warn).  Errors are the conversion's or
  * the directory's; nothing partial is left. */
 int wc_tcache_store(wc_trace *t, const char *dir, const wc_tcache_entry *e,
                     uint64_t max_bytes, wc_convert_stats *st, wc_diag *d);

@@ -61,7 +61,7 @@ $W predict $P --no-trace-cache "$tmp/mem" > "$tmp/p0.csv" 2>/dev/null
 WARPCAST_TRACE_CACHE="$tc" $W predict $P "$tmp/mem" > "$tmp/p1.csv" 2>"$tmp/p1.err"; r1=$?
 WARPCAST_TRACE_CACHE="$tc" $W predict $P "$tmp/mem" > "$tmp/p2.csv" 2>"$tmp/p2.err"; r2=$?
 check "trace cache: exit status" [ $r1 = 0 ] && [ $r2 = 0 ]
-check "trace cache: first run converts (one entry and its key)" [ "$(ls "$tc" | wc -l)" = 2 ]
+check "trace cache: first run converts (one entry, its key and warnings)" [ "$(ls "$tc" | wc -l)" = 3 ]
 check "trace cache: the first run says so" grep -q "converted once to the binary form" "$tmp/p1.err"
 check "trace cache: the second run reads it silently" [ ! -s "$tmp/p2.err" ]
 check "trace cache: converting run = text" cmp -s "$tmp/p0.csv" "$tmp/p1.csv"
@@ -93,6 +93,17 @@ $W predict $P --no-trace-cache "$tmp/bad" > /dev/null 2>"$tmp/b0.err"
 check "trace cache: bad trace: exit status 2" [ $rb = 2 ]
 check "trace cache: bad trace: the same message" cmp -s "$tmp/b0.err" "$tmp/b1.err"
 check "trace cache: bad trace: no entry" [ -z "$(ls -A "$tc.bad" 2>/dev/null)" ]
+# the text's warnings are printed from the cache as without it, and an
+# unknown opcode is reported once
+$W synth --kind compute --ctas 4 --sass --out "$tmp/lst" --quiet
+cp -r "$tmp/mem" "$tmp/wl" && cp "$tmp/lst/kernels.sass" "$tmp/wl/"
+sed -i 's/ IADD3 / FOOBAR3 /' "$tmp/wl/kernel-1.traceg"
+$W predict $P --no-trace-cache "$tmp/wl" > /dev/null 2>"$tmp/w0.err"
+WARPCAST_TRACE_CACHE="$tc.w" $W predict $P "$tmp/wl" > /dev/null 2>"$tmp/w1.err"
+WARPCAST_TRACE_CACHE="$tc.w" $W predict $P "$tmp/wl" > /dev/null 2>"$tmp/w2.err"
+check "trace cache: warnings: the text run has two" [ "$(grep -c '^warning' "$tmp/w0.err")" = 2 ]
+check "trace cache: warnings: converting run = text" sh -c "grep -v 'converted once' '$tmp/w1.err' | cmp -s - '$tmp/w0.err'"
+check "trace cache: warnings: cached run = text" cmp -s "$tmp/w0.err" "$tmp/w2.err"
 # info reads through it too
 WARPCAST_TRACE_CACHE="$tc.info" $W info "$tmp/mem" > "$tmp/i1.txt" 2>/dev/null
 WARPCAST_TRACE_CACHE="$tc.info" $W info "$tmp/mem" > "$tmp/i2.txt" 2>/dev/null
