@@ -368,12 +368,7 @@ static void ix_free(ctaix *ix)
 
 static uint64_t str_hash(const char *s, size_t n)
 {
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (size_t i = 0; i < n; i++) {
-        h ^= (unsigned char)s[i];
-        h *= 0x100000001b3ull;
-    }
-    return h;
+    return wc_fnv1a(WC_FNV1A_INIT, s, n);
 }
 
 /* The trace's one copy of s[0..n) (kernel names and paths repeat across

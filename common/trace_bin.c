@@ -125,13 +125,6 @@ static uint64_t unzz(uint64_t z)
     return (z >> 1) ^ (uint64_t)-(int64_t)(z & 1);
 }
 
-static uint64_t fnv64(const unsigned char *p, size_t n)
-{
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ p[i]) * 0x100000001b3ull;
-    return h;
-}
 
 /* ---- static records ----------------------------------------------------- */
 
@@ -573,7 +566,7 @@ int wctb_open(wc_trace *t, const char *path, wc_diag *d)
         rc = berr(d, path, foff, "cannot read the footer", NULL);
         goto out;
     }
-    if (fnv64(foot, fl) != get64(tail + 8)) {
+    if (wc_fnv1a(WC_FNV1A_INIT, foot, fl) != get64(tail + 8)) {
         rc = berr(d, path, foff, "footer checksum mismatch (corrupt file)",
                   NULL);
         goto out;
@@ -1184,13 +1177,6 @@ typedef struct wtab {
     size_t nslot;
 } wtab;
 
-static uint64_t hash_bytes(const unsigned char *p, size_t n)
-{
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ p[i]) * 0x100000001b3ull;
-    return h;
-}
 
 /* Id of the record of in (added when new): 0, or -1 out of memory / table
  * full. */
@@ -1204,8 +1190,9 @@ static int wtab_id(wtab *w, const wc_inst *in, uint32_t *id)
         if (!sl)
             return -1;
         for (uint32_t i = 0; i < w->n; i++) {
-            size_t h = (size_t)hash_bytes(w->rec.p + (size_t)i * REC_SIZE,
-                                          REC_SIZE) & (ns - 1);
+            size_t h = (size_t)wc_fnv1a(WC_FNV1A_INIT,
+                                        w->rec.p + (size_t)i * REC_SIZE,
+                                        REC_SIZE) & (ns - 1);
             while (sl[h])
                 h = (h + 1) & (ns - 1);
             sl[h] = i + 1;
@@ -1214,7 +1201,7 @@ static int wtab_id(wtab *w, const wc_inst *in, uint32_t *id)
         w->slot = sl;
         w->nslot = ns;
     }
-    size_t h = (size_t)hash_bytes(r, REC_SIZE) & (w->nslot - 1);
+    size_t h = (size_t)wc_fnv1a(WC_FNV1A_INIT, r, REC_SIZE) & (w->nslot - 1);
     for (; w->slot[h]; h = (h + 1) & (w->nslot - 1))
         if (memcmp(w->rec.p + (size_t)(w->slot[h] - 1) * REC_SIZE, r,
                    REC_SIZE) == 0) {
@@ -1617,7 +1604,7 @@ int wc_trace_convert(wc_trace *t, const char *out, wc_convert_stats *st,
     uint64_t foff = w.pos;
     unsigned char tl[24];
     put64(tl, foff);
-    put64(tl + 8, fnv64(meta.p, meta.n));
+    put64(tl + 8, wc_fnv1a(WC_FNV1A_INIT, meta.p, meta.n));
     memcpy(tl + 16, TB_TAIL, 8);
     if ((rc = w_put(&w, meta.p, meta.n)) || (rc = w_put(&w, tl, 24)))
         goto out;

@@ -89,16 +89,6 @@ static void kb_put(kbuf *b, const char *fmt, ...)
     }
 }
 
-static uint64_t fnv(uint64_t h, const void *p, size_t n)
-{
-    const unsigned char *s = p;
-    for (size_t i = 0; i < n; i++) {
-        h ^= s[i];
-        h *= 1099511628211ull;
-    }
-    return h;
-}
-
 static int ends(const char *s, const char *suf)
 {
     size_t a = strlen(s), b = strlen(suf);
@@ -123,7 +113,7 @@ static int key_file(kbuf *b, const char *path, const char *name,
         close(fd);
         return -1;
     }
-    uint64_t h = 14695981039346656037ull;
+    uint64_t h = WC_FNV1A_INIT;
     uint64_t size = (uint64_t)st.st_size;
     uint64_t offs[2] = {0, size > TC_SAMPLE ? size - TC_SAMPLE : 0};
     int rc = 0;
@@ -140,7 +130,7 @@ static int key_file(kbuf *b, const char *path, const char *name,
             }
             got += (size_t)r;
         }
-        h = fnv(h, buf, got);
+        h = wc_fnv1a(h, buf, got);
     }
     free(buf);
     close(fd);
@@ -324,9 +314,9 @@ int wc_tcache_lookup(const char *trace, const char *cdir, wc_tcache_entry *e)
         free(b.p);
         return -1;
     }
-    uint64_t h1 = fnv(14695981039346656037ull, b.p, b.n);
-    uint64_t h2 = fnv(0x9e3779b97f4a7c15ull, b.p, b.n);
-    h2 = fnv(h2, "\x5c", 1);
+    uint64_t h1 = wc_fnv1a(WC_FNV1A_INIT, b.p, b.n);
+    uint64_t h2 = wc_fnv1a(0x9e3779b97f4a7c15ull, b.p, b.n);
+    h2 = wc_fnv1a(h2, "\x5c", 1);
     int w = snprintf(e->path, sizeof e->path, "%s/%016llx%016llx.wctb", cdir,
                      (unsigned long long)h1, (unsigned long long)h2);
     int w2 = snprintf(e->keypath, sizeof e->keypath, "%s.key", e->path);

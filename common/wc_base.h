@@ -48,6 +48,15 @@ void wc_diag_format(const wc_diag *d, char *buf, size_t n);
 int wc_read_file(const char *path, char **buf, size_t *len, wc_diag *d);
 /* Monotonic host time in seconds. */
 double wc_now(void);
+/* FNV-1a over n bytes, continuing from h (WC_FNV1A_INIT to start). */
+#define WC_FNV1A_INIT 0xcbf29ce484222325ull
+static inline uint64_t wc_fnv1a(uint64_t h, const void *p, size_t n)
+{
+    const unsigned char *s = (const unsigned char *)p;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ s[i]) * 0x100000001b3ull;
+    return h;
+}
 /* Deterministic PRNG (splitmix64 / xoshiro256**). */
 typedef struct wc_rng {
     uint64_t s[4];

@@ -1118,15 +1118,6 @@ static double eng_grain(void *ctx)
 /* Kernel-level reuse                                                        */
 /* ------------------------------------------------------------------------ */
 
-static uint64_t fnv(uint64_t h, const void *p, size_t n)
-{
-    const unsigned char *s = p;
-    for (size_t i = 0; i < n; i++) {
-        h ^= s[i];
-        h *= 0x100000001b3ull;
-    }
-    return h;
-}
 
 /* Hash of everything either model reads from the kernel's instruction
  * streams: per CTA and warp, each instruction's pc, opcode, mask, operands,
@@ -1144,26 +1135,26 @@ static int stream_hash(wc_trace *t, size_t k, uint64_t *out, wc_diag *d)
         if ((rc = wc_kreader_next(kr, &c, d)) || !c)
             break;
         unsigned nw = wc_cta_nwarps(c);
-        h = fnv(h, &nw, sizeof nw);
+        h = wc_fnv1a(h, &nw, sizeof nw);
         for (unsigned w = 0; w < nw && !rc; w++) {
             int got;
             while ((got = wc_cta_next(c, w, &in, d)) == 1) {
-                h = fnv(h, &in.pc, sizeof in.pc);
-                h = fnv(h, &in.mask, sizeof in.mask);
-                h = fnv(h, &in.op, sizeof in.op);
-                h = fnv(h, &in.width, sizeof in.width);
-                h = fnv(h, &in.iflags, sizeof in.iflags);
-                h = fnv(h, in.dst, sizeof in.dst);
-                h = fnv(h, in.src, sizeof in.src);
-                h = fnv(h, &in.ctrl, sizeof in.ctrl);
-                h = fnv(h, &in.imm, sizeof in.imm);
+                h = wc_fnv1a(h, &in.pc, sizeof in.pc);
+                h = wc_fnv1a(h, &in.mask, sizeof in.mask);
+                h = wc_fnv1a(h, &in.op, sizeof in.op);
+                h = wc_fnv1a(h, &in.width, sizeof in.width);
+                h = wc_fnv1a(h, &in.iflags, sizeof in.iflags);
+                h = wc_fnv1a(h, in.dst, sizeof in.dst);
+                h = wc_fnv1a(h, in.src, sizeof in.src);
+                h = wc_fnv1a(h, &in.ctrl, sizeof in.ctrl);
+                h = wc_fnv1a(h, &in.imm, sizeof in.imm);
                 if (in.iflags & WC_IF_HAS_ADDR)
-                    h = fnv(h, in.addr, sizeof in.addr);
+                    h = wc_fnv1a(h, in.addr, sizeof in.addr);
             }
             if (got < 0)
                 rc = d->code ? d->code : WC_EINPUT;
             else
-                h = fnv(h, "|", 1);
+                h = wc_fnv1a(h, "|", 1);
         }
         wc_cta_free(c);
         if (rc)
