@@ -394,11 +394,47 @@ static int same_cols(const st_table *a, const st_table *b)
 
 /* ---- running a point ----------------------------------------------------------- */
 
+/* Convert text trace t for its n points: into the trace cache entry ce
+ * (cdir not NULL), else (or when that fails) into tmpdir, removed after
+ * the sweep.  A trace that cannot be opened or converted is left to the
+ * points. */
+static void convert_one(sweep *s, size_t t, size_t n, const char *cdir,
+                        const wc_tcache_entry *ce, const char *tmpdir)
+{
+    wc_trace *tr = NULL;
+    wc_diag d;
+    if (wc_trace_open(s->traces[t], &tr, &d) != 0)
+        return;
+    if (!wc_trace_is_binary(tr) && cdir) {
+        /* into the trace cache: later sweeps and predicts read it */
+        wc_convert_stats cs;
+        if (wc_tcache_store(tr, cdir, ce, wc_tcache_max_bytes(), &cs, &d) ==
+            0)
+            s->run[t] = xstrdup(ce->path);
+    }
+    if (!s->run[t] && !wc_trace_is_binary(tr)) {
+        char path[PATH_MAX + 32];
+        snprintf(path, sizeof path, "%s/trace%zu.wctb", tmpdir, t);
+        wc_convert_stats cs;
+        double t0 = wc_now();
+        if (wc_trace_convert(tr, path, &cs, &d) == 0) {
+            s->run[t] = xstrdup(path);
+            s->run_tmp[t] = 1;
+            if (!s->quiet && isatty(2))
+                fprintf(stderr, "sweep: %s converted once for %zu points "
+                        "(%.1f s)\n", s->traces[t], n, wc_now() - t0);
+        } else {
+            unlink(path);
+        }
+    }
+    wc_trace_close(tr);
+}
+
 /* A text trace that two points or more read is converted once to the
- * binary form in tmpdir (s->run[t]); the points read that: the same
- * results (every command reads either form alike), the text parsed once.
- * A trace that cannot be opened or converted is left to the points,
- * which report it as usual. */
+ * binary form (s->run[t]: the trace cache's entry, or a file in tmpdir);
+ * the points read that: the same results (every command reads either form
+ * alike), the text parsed once.  An entry the cache already holds is read
+ * whatever the number of points. */
 static void convert_traces(sweep *s, const unsigned char *skip, size_t njobs,
                            const char *tmpdir)
 {
@@ -425,50 +461,14 @@ static void convert_traces(sweep *s, const unsigned char *skip, size_t njobs,
         }
         char cdir[WC_TCACHE_PATH_MAX - 64];
         wc_tcache_entry ce;
+        memset(&ce, 0, sizeof ce);
         int cached = wc_tcache_dir(cdir, sizeof cdir) == 0 &&
                      wc_tcache_lookup(s->traces[t], cdir, &ce) == 0;
-        if (cached && ce.hit) { /* converted by an earlier run */
+        if (cached && ce.hit) /* converted by an earlier run */
             s->run[t] = xstrdup(ce.path);
-            wc_tcache_entry_free(&ce);
-            continue;
-        }
-        if (halves < 4) {
-            if (cached)
-                wc_tcache_entry_free(&ce);
-            continue;
-        }
-        wc_trace *tr = NULL;
-        wc_diag d;
-        if (wc_trace_open(s->traces[t], &tr, &d) != 0) {
-            if (cached)
-                wc_tcache_entry_free(&ce);
-            continue;
-        }
-        if (cached && !wc_trace_is_binary(tr)) {
-            /* into the trace cache: later sweeps and predicts read it */
-            wc_convert_stats cs;
-            if (wc_tcache_store(tr, cdir, &ce, wc_tcache_max_bytes(), &cs,
-                                &d) == 0)
-                s->run[t] = xstrdup(ce.path);
-        }
-        if (cached)
-            wc_tcache_entry_free(&ce);
-        if (!s->run[t] && !wc_trace_is_binary(tr)) {
-            char path[PATH_MAX + 32];
-            snprintf(path, sizeof path, "%s/trace%zu.wctb", tmpdir, t);
-            wc_convert_stats cs;
-            double t0 = wc_now();
-            if (wc_trace_convert(tr, path, &cs, &d) == 0) {
-                s->run[t] = xstrdup(path);
-                s->run_tmp[t] = 1;
-                if (!s->quiet && isatty(2))
-                    fprintf(stderr, "sweep: %s converted once for %zu points "
-                            "(%.1f s)\n", s->traces[t], n, wc_now() - t0);
-            } else {
-                unlink(path);
-            }
-        }
-        wc_trace_close(tr);
+        else if (halves >= 4)
+            convert_one(s, t, n, cached ? cdir : NULL, &ce, tmpdir);
+        wc_tcache_entry_free(&ce);
     }
 }
 

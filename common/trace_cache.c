@@ -157,18 +157,14 @@ static int make_key(kbuf *b, const char *path, uint64_t *bytes)
     struct stat st;
     if (!realpath(path, abs) || stat(abs, &st) != 0)
         return -1;
-    char dir[PATH_MAX];
+    char dir[PATH_MAX]; /* the trace's directory */
     int isdir = S_ISDIR(st.st_mode);
-    if (isdir) {
-        snprintf(dir, sizeof dir, "%s", abs);
-    } else {
-        snprintf(dir, sizeof dir, "%s", abs);
-        char *sl = strrchr(dir, '/');
-        if (sl == dir)
-            dir[1] = '\0';
-        else if (sl)
-            *sl = '\0';
-    }
+    snprintf(dir, sizeof dir, "%s", abs);
+    char *sl = isdir ? NULL : strrchr(dir, '/');
+    if (sl == dir)
+        dir[1] = '\0'; /* a file in "/" */
+    else if (sl)
+        *sl = '\0';
     kb_put(b, "warpcast trace cache 1\n%s\n", abs);
     if (!isdir && !ends(abs, ".g") && key_file(b, abs, abs, bytes) != 0)
         return -1;
@@ -267,42 +263,16 @@ uint64_t wc_tcache_max_bytes(void)
     return (uint64_t)4 << 30; /* 4 GiB */
 }
 
-static int read_all(const char *path, char **out, size_t *n)
+/* The whole of a small file of the entry (wc_read_file, NUL-terminated):
+ * 0, or -1 when it is absent, unreadable or not under TC_KEY_MAX bytes. */
+static int read_small(const char *path, char **out, size_t *n)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
+    struct stat st;
+    wc_diag d;
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) ||
+        (uint64_t)st.st_size >= TC_KEY_MAX ||
+        wc_read_file(path, out, n, &d) != 0)
         return -1;
-    size_t cap = 4096, len = 0;
-    char *p = malloc(cap);
-    int rc = p ? 0 : -1;
-    while (!rc) {
-        if (len == cap) {
-            if (cap >= TC_KEY_MAX) {
-                rc = -1;
-                break;
-            }
-            char *q = realloc(p, cap * 2);
-            if (!q) {
-                rc = -1;
-                break;
-            }
-            p = q;
-            cap *= 2;
-        }
-        size_t r = fread(p + len, 1, cap - len, f);
-        len += r;
-        if (r == 0)
-            break;
-    }
-    if (ferror(f))
-        rc = -1;
-    fclose(f);
-    if (rc) {
-        free(p);
-        return -1;
-    }
-    *out = p;
-    *n = len;
     return 0;
 }
 
@@ -331,21 +301,13 @@ int wc_tcache_lookup(const char *trace, const char *cdir, wc_tcache_entry *e)
     size_t kn = 0;
     struct stat st;
     if (stat(e->path, &st) == 0 && S_ISREG(st.st_mode) &&
-        read_all(e->keypath, &k, &kn) == 0 && kn == b.n &&
+        read_small(e->keypath, &k, &kn) == 0 && kn == b.n &&
         memcmp(k, b.p, kn) == 0) {
         char wp[WC_TCACHE_PATH_MAX + 8];
         snprintf(wp, sizeof wp, "%s.warn", e->path);
-        char *wb = NULL;
-        size_t wn = 0;
-        if (read_all(wp, &wb, &wn) == 0) { /* absent: an older entry */
-            char *z = realloc(wb, wn + 1);
-            if (z) {
-                z[wn] = '\0';
-                e->warn = z;
-            } else {
-                free(wb);
-            }
-        }
+        size_t wn;
+        if (read_small(wp, &e->warn, &wn) != 0) /* an older entry */
+            e->warn = NULL;
         e->hit = 1;
         utimensat(AT_FDCWD, e->path, NULL, 0); /* recently used */
     }
@@ -361,20 +323,21 @@ void wc_tcache_entry_free(wc_tcache_entry *e)
     e->warn = NULL;
 }
 
-/* The files of the entry at path (NAME.wctb): key and warnings first. */
-static void unlink_entry(const char *path)
+/* The files of the entry at path (NAME.wctb): key and warnings first;
+ * 0 when the entry itself was removed. */
+static int unlink_entry(const char *path)
 {
     char p[WC_TCACHE_PATH_MAX + 8];
     snprintf(p, sizeof p, "%s.key", path);
     unlink(p);
     snprintf(p, sizeof p, "%s.warn", path);
     unlink(p);
-    unlink(path);
+    return unlink(path);
 }
 
 void wc_tcache_drop(const wc_tcache_entry *e)
 {
-    unlink_entry(e->path);
+    (void)unlink_entry(e->path);
 }
 
 typedef struct centry {
@@ -437,9 +400,7 @@ static void trim(const char *cdir, const char *keep, uint64_t max)
                 continue;
             char p[PATH_MAX];
             snprintf(p, sizeof p, "%s/%s", cdir, v[i].name);
-            struct stat st;
-            unlink_entry(p);
-            if (stat(p, &st) != 0)
+            if (unlink_entry(p) == 0)
                 total -= v[i].bytes;
         }
     }
@@ -478,7 +439,7 @@ int wc_tcache_store(wc_trace *t, const char *cdir, const wc_tcache_entry *e,
         if (!ok || rename(tmp, dst) != 0) {
             int er = errno;
             unlink(tmp);
-            unlink_entry(e->path);
+            (void)unlink_entry(e->path);
             return wc_diag_set(d, WC_EINPUT, dst, 0, 0,
                                "cannot write the trace cache entry: %s",
                                strerror(er));
