@@ -101,17 +101,22 @@ static inline cset set_at(const ua_cache *c, uint64_t idx)
  * (speed only: an access to a random set no longer misses the host TLB). */
 #define HUGE_BYTES ((size_t)2 << 20)
 
+/* The set block in huge pages? */
+static int blk_huge(const ua_cache *c)
+{
+    return (size_t)c->sets * c->stride >= HUGE_BYTES;
+}
+
 /* The set block's bytes and alignment (wc_pool). */
 static size_t blk_bytes(const ua_cache *c)
 {
     size_t b = (size_t)c->sets * c->stride;
-    return b >= HUGE_BYTES ? (b + HUGE_BYTES - 1) / HUGE_BYTES * HUGE_BYTES
-                           : b;
+    return blk_huge(c) ? (b + HUGE_BYTES - 1) / HUGE_BYTES * HUGE_BYTES : b;
 }
 
 static size_t blk_align(const ua_cache *c)
 {
-    if ((size_t)c->sets * c->stride >= HUGE_BYTES)
+    if (blk_huge(c))
         return HUGE_BYTES;
     return c->stride % 64 == 0 ? 64 : 0;
 }
@@ -166,7 +171,7 @@ static ua_cache *cache_make(const ua_cache_geom *g, int timed)
         /* cleared per set on first touch (set_of) */
         c->blk = wc_pool_alloc(bytes, blk_align(c), 0);
 #ifdef MADV_HUGEPAGE
-        if (c->blk && blk_align(c) == HUGE_BYTES)
+        if (c->blk && blk_huge(c))
             (void)madvise(c->blk, bytes, MADV_HUGEPAGE); /* a hint */
 #endif
         c->ready = timed ? wc_pool_alloc(ready_bytes(c), 0, 0) : NULL;
