@@ -26,7 +26,9 @@ CFLAGS_ALL := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(OPT) $(WARN
               -Icommon -Iuarch -Imodel -Idetailed -Isampler -Icalib -Igen \
               -DWC_DATA_DIR='"$(abspath data)"' \
               $(shell pkg-config --cflags $(PKGS) 2>/dev/null) $(CFLAGS)
-PFM_LIB := $(if $(wildcard /usr/include/perfmon/pfmlib.h),-lpfm,)
+# libpfm4 is loaded with dlopen when a cycle counter is asked for
+# (sampler/clock.c), so the program is linked against the loader only
+PFM_LIB := $(if $(wildcard /usr/include/perfmon/pfmlib.h),-ldl,)
 PFM_DEF := $(if $(wildcard /usr/include/perfmon/pfmlib.h),-DWC_HAVE_PFM=1,)
 CFLAGS_ALL += $(PFM_DEF) -pthread
 CFLAGS_ALL += $(if $(DEBUG)$(SAN),-DWC_CHECKS) # invariants of model results (common/wc_check.h)

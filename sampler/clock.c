@@ -1,7 +1,8 @@
 /*
  * sampler/clock.c - host cost probe: thread CPU time always, and the task's
- * CPU cycles through a perf_event counter (encoded by libpfm4) when the
- * build has libpfm4 and the kernel lets this process open the counter
+ * CPU cycles through a perf_event counter (encoded by libpfm4, loaded on
+ * first use) when the build has libpfm4's headers, the library is present
+ * at run time and the kernel lets this process open the counter
  * (perf_event_paranoid, containers and VMs often refuse: then only time).
  *
  * Used by the budget logic (cost per warp instruction of each model) and
@@ -13,6 +14,7 @@
 #include <unistd.h>
 
 #if defined(WC_HAVE_PFM)
+#include <dlfcn.h>
 #include <perfmon/pfmlib_perf_event.h>
 #include <sys/ioctl.h>
 #endif
@@ -26,11 +28,44 @@ struct smp_clock {
 };
 
 #if defined(WC_HAVE_PFM)
+/*
+ * libpfm4 is loaded when a counter is first asked for (--self-profile,
+ * --budget), not linked: its event tables cost every process about 6 ms
+ * of relocations at start-up (warpcast --version: 14.4 -> 8.5 ms of CPU),
+ * which every `sweep` point and every short `predict` paid for a counter
+ * it never opened.  Missing at run time, it is as if the kernel refused
+ * the counter: time only.
+ */
 static int pfm_state; /* 1 ok, -1 failed (set once, pfm_once) */
 static pthread_once_t pfm_once = PTHREAD_ONCE_INIT;
+static pfm_err_t (*pfm_init_fn)(void);
+static pfm_err_t (*pfm_encode_fn)(const char *, int, pfm_os_t, void *);
+
+/* A function of h (a data pointer from dlsym, copied into a function
+ * pointer as POSIX allows). */
+static int sym(void *h, const char *name, void *fn, size_t n)
+{
+    void *p = dlsym(h, name);
+    if (!p)
+        return -1;
+    memcpy(fn, &p, n);
+    return 0;
+}
+
 static void pfm_init_once(void)
 {
-    pfm_state = pfm_initialize() == PFM_SUCCESS ? 1 : -1;
+    pfm_state = -1;
+    void *h = dlopen("libpfm.so.4", RTLD_NOW | RTLD_LOCAL);
+    if (!h)
+        return;
+    if (sym(h, "pfm_initialize", &pfm_init_fn, sizeof pfm_init_fn) != 0 ||
+        sym(h, "pfm_get_os_event_encoding", &pfm_encode_fn,
+            sizeof pfm_encode_fn) != 0 ||
+        pfm_init_fn() != PFM_SUCCESS) {
+        dlclose(h);
+        return;
+    }
+    pfm_state = 1; /* h stays loaded for the process */
 }
 
 static int open_cycles(void)
@@ -46,8 +81,8 @@ static int open_cycles(void)
     arg.attr = &attr;
     arg.size = sizeof arg;
     /* User-level cycles of this thread only (allowed at paranoid <= 2). */
-    if (pfm_get_os_event_encoding("cycles", PFM_PLM3, PFM_OS_PERF_EVENT,
-                                  &arg) != PFM_SUCCESS)
+    if (pfm_encode_fn("cycles", PFM_PLM3, PFM_OS_PERF_EVENT, &arg) !=
+        PFM_SUCCESS)
         return -1;
     attr.size = sizeof attr;
     attr.disabled = 0;
