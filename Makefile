@@ -7,6 +7,8 @@
 #   make deps         install missing Debian packages (as root) or print how
 #   make fuzz         libFuzzer binaries (clang)
 #   make SAN=address,undefined test     sanitizer build (in build-san/)
+#   make SAN=thread BUILD=build-tsan build-tsan/tests/test_sampler_trace
+#                     threads checked (regions of a kernel on threads)
 #   make CI=1 ...     adds -Werror
 #   make bless        regenerate golden expectations after a deliberate change
 #   make install PREFIX=/usr/local [DESTDIR=...]   program, library, headers,

@@ -755,6 +755,7 @@ int cmd_predict(int argc, char **argv)
         so.stratify = stratify;
         so.reuse = reuse;
         so.self_profile = self_profile;
+        so.jobs = jobs; /* shared by the kernels running at once */
         if (jobs == 1) { /* the progress line is one thread's */
             so.progress = on_progress;
             so.progress_ctx = &pc;

@@ -20,6 +20,7 @@
  * CTAs left; the same is done for both models.
  */
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -170,6 +171,7 @@ typedef struct kbind {
                             num_sms) <= occupancy)                          */
     int one_wave_small;  /* 1: under the instruction threshold, sampled
                             only because it is of one wave (small_rule)     */
+    pthread_mutex_t mu;  /* reg_counts / reg_insts (region runs in parallel) */
 } kbind;
 
 static uint64_t scale_u64(uint64_t v, double f)
@@ -305,7 +307,7 @@ static int take_proxies(kbind *b, const im_result *r, wc_diag *d)
     return 0;
 }
 
-static int model_run(kbind *b, int m, int whole, uint64_t first,
+static int model_run(kbind *b, int m, int whole, int facts, uint64_t first,
                      uint64_t count, smp_eval *out, ua_counts *cnt,
                      wc_diag *d);
 
@@ -363,7 +365,7 @@ static int run_mid(kbind *b, wc_diag *d)
     uint64_t first, count;
     region_window(b, b->nregions / 2, &first, &count);
     memset(&b->mid, 0, sizeof b->mid);
-    int rc = model_run(b, SMP_INTERVAL, 0, first, count, &b->mid, NULL, d);
+    int rc = model_run(b, SMP_INTERVAL, 0, 1, first, count, &b->mid, NULL, d);
     if (rc)
         return rc;
     b->mid_dram = b->last_dram;
@@ -604,8 +606,11 @@ static int check_sharing(kbind *b, double whole, double fixed,
 }
 
 /* Model m on CTAs [first, first+count) of the slice (whole = 1: the whole
- * kernel on the full GPU).  cnt (may be NULL) gets the run's counts. */
-static int model_run(kbind *b, int m, int whole, uint64_t first,
+ * kernel on the full GPU).  cnt (may be NULL) gets the run's counts.
+ * facts = 1 (one thread only): an interval run leaves its DRAM sectors per
+ * instruction and utilisation in b->last_dram / last_util; region runs,
+ * which may run on several threads at once, pass 0 and leave b alone. */
+static int model_run(kbind *b, int m, int whole, int facts, uint64_t first,
                      uint64_t count, smp_eval *out, ua_counts *cnt,
                      wc_diag *d)
 {
@@ -648,11 +653,13 @@ static int model_run(kbind *b, int m, int whole, uint64_t first,
         out->cycles = (double)r.cycles;
         out->fixed = (double)(r.cycles - r.sim_cycles);
         out->warp_insts = r.warp_insts;
-        b->last_dram = r.warp_insts ? (double)r.dram_sectors /
-                                          (double)r.warp_insts
-                                    : 0;
-        b->last_util[0] = r.dram_util;
-        b->last_util[1] = r.l2_util;
+        if (facts || whole) {
+            b->last_dram = r.warp_insts ? (double)r.dram_sectors /
+                                              (double)r.warp_insts
+                                        : 0;
+            b->last_util[0] = r.dram_util;
+            b->last_util[1] = r.l2_util;
+        }
         if (cnt)
             *cnt = r.counts;
         if (whole && b->whole_model != SMP_DETAILED) {
@@ -712,6 +719,16 @@ static int eng_region(void *ctx, int m, size_t r, smp_eval *out, wc_diag *d)
     return rc;
 }
 
+/* Region runs may be on several threads: their counts are summed under
+ * b->mu (integer sums: the same in any order). */
+static void add_reg_counts(kbind *b, const ua_counts *c, uint64_t insts)
+{
+    pthread_mutex_lock(&b->mu);
+    ua_counts_add(&b->reg_counts, c);
+    b->reg_insts += insts;
+    pthread_mutex_unlock(&b->mu);
+}
+
 static int eng_region_(void *ctx, int m, size_t r, smp_eval *out, wc_diag *d)
 {
     kbind *b = ctx;
@@ -720,25 +737,22 @@ static int eng_region_(void *ctx, int m, size_t r, smp_eval *out, wc_diag *d)
     uint64_t w = b->warm < first ? b->warm : first;
     ua_counts cf, cp;
     if (w == 0) {
-        int rc = model_run(b, m, 0, first, count, out, &cf, d);
-        if (rc == 0 && m == SMP_INTERVAL) {
-            ua_counts_add(&b->reg_counts, &cf);
-            b->reg_insts += out->warp_insts;
-        }
+        int rc = model_run(b, m, 0, 0, first, count, out, &cf, d);
+        if (rc == 0 && m == SMP_INTERVAL)
+            add_reg_counts(b, &cf, out->warp_insts);
         return rc;
     }
     smp_eval full, pre;
     memset(&full, 0, sizeof full);
     memset(&pre, 0, sizeof pre);
-    int rc = model_run(b, m, 0, first - w, w + count, &full, &cf, d);
+    int rc = model_run(b, m, 0, 0, first - w, w + count, &full, &cf, d);
     if (rc == 0)
-        rc = model_run(b, m, 0, first - w, w, &pre, &cp, d);
+        rc = model_run(b, m, 0, 0, first - w, w, &pre, &cp, d);
     if (rc)
         return rc;
     if (m == SMP_INTERVAL) {
         ua_counts_sub(&cf, &cp); /* less the warm-up */
-        ua_counts_add(&b->reg_counts, &cf);
-        b->reg_insts += full.warp_insts - pre.warp_insts;
+        add_reg_counts(b, &cf, full.warp_insts - pre.warp_insts);
     }
     /* The signature of the region is that of the window it ends. */
     *out = full;
@@ -984,7 +998,7 @@ static int pre_pass_slice(kbind *b, uint64_t total, wc_diag *d)
             first = b->ctas - count;
         smp_eval tail;
         memset(&tail, 0, sizeof tail);
-        if ((rc = model_run(b, SMP_INTERVAL, 0, first, count, &tail, NULL,
+        if ((rc = model_run(b, SMP_INTERVAL, 0, 1, first, count, &tail, NULL,
                             d)))
             return rc;
         util[0] = b->last_util[0];
@@ -1083,7 +1097,7 @@ static int eng_aux(void *ctx, size_t *nregions, const uint64_t **ins,
 static int eng_whole(void *ctx, int m, smp_eval *out, wc_diag *d)
 {
     kbind *b = ctx;
-    int rc = model_run(b, m, 1, 0, 0, out, NULL, d);
+    int rc = model_run(b, m, 1, 1, 0, 0, out, NULL, d);
     if (rc == 0 && m == SMP_INTERVAL) {
         out->nregions = b->nregions;
         out->compose = (double)b->sms / (double)b->g->num_sms;
@@ -1178,8 +1192,16 @@ typedef struct reuse_ent {
     smp_kernel_result res;
 } reuse_ent;
 
+/* Kernels of a context running at once (smp_ctx_run_one on several
+ * threads): they share the context's region threads. */
+typedef struct smp_load {
+    pthread_mutex_t mu;
+    int running;
+} smp_load;
+
 struct smp_ctx {
     smp_options o;
+    smp_load *load;        /* mutable through a const context */
     wc_trace *t;           /* trace the reuse table refers to */
     reuse_ent *ents;
     size_t nents, cap;
@@ -1197,6 +1219,11 @@ int smp_ctx_create(const smp_options *o, smp_ctx **out, wc_diag *d)
     else
         smp_options_default(&c->o);
     c->budget_left = c->o.budget_s;
+    if (!(c->load = calloc(1, sizeof *c->load))) {
+        free(c);
+        return wc_diag_set(d, WC_EINTERNAL, "", 0, 0, "out of memory");
+    }
+    pthread_mutex_init(&c->load->mu, NULL);
     *out = c;
     return 0;
 }
@@ -1205,8 +1232,22 @@ void smp_ctx_free(smp_ctx *c)
 {
     if (!c)
         return;
+    if (c->load) {
+        pthread_mutex_destroy(&c->load->mu);
+        free(c->load);
+    }
     free(c->ents);
     free(c);
+}
+
+/* This kernel starts (delta 1) or ends (-1); returns the kernels running
+ * with it, itself included. */
+static int load_add(const smp_ctx *c, int delta)
+{
+    pthread_mutex_lock(&c->load->mu);
+    int n = c->load->running += delta;
+    pthread_mutex_unlock(&c->load->mu);
+    return n;
 }
 
 double smp_ctx_cost_per_inst(const smp_ctx *c, int m, double *cycles,
@@ -1426,9 +1467,21 @@ int smp_ctx_run_one(const smp_ctx *c, wc_trace *t, size_t k, const wc_gpu *g,
                             : 0;
     p.phase1 = (size_t)g->smp_phase1_regions;
     p.phase2 = (size_t)g->smp_phase2_regions;
+    p.want_cycles = o->self_profile || o->budget_s > 0;
     smp_engine e = {&b,         b.nregions, eng_whole, eng_proxy,
                     eng_region, eng_aux,    eng_grain};
+    /* The region threads: the context's share per kernel running now
+     * (predict --jobs N runs up to N kernels at once, each on a thread of
+     * its own; a kernel alone gets all N).  Budget mode times its regions
+     * one after another. */
+    int running = load_add(c, 1);
+    p.jobs = o->budget_s > 0 || o->jobs <= 1 ? 1 : o->jobs / running;
+    if (p.jobs < 1)
+        p.jobs = 1;
+    pthread_mutex_init(&b.mu, NULL);
     rc = smp_estimate(&e, &p, r, d);
+    pthread_mutex_destroy(&b.mu);
+    (void)load_add(c, -1);
     smp_clock_free(clock);
     wc_kreader_close(hold);
     free(b.z);

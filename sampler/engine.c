@@ -17,6 +17,7 @@
  */
 #include <limits.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -97,38 +98,182 @@ static int run_full(loop *L, wc_diag *d)
     return 0;
 }
 
+/* ------------------------------------------------------------------------ */
+/* Region runs on several threads (smp_plan.jobs)                           */
+/* ------------------------------------------------------------------------ */
+
+/* One region's model runs: the interval model, then the detailed one, as
+ * the bits of `models` ask. */
+typedef struct rtask {
+    size_t region;
+    int models;                       /* bit m: run model m                  */
+    smp_eval ev[SMP_NMODELS];
+    smp_host_cost host[SMP_NMODELS];
+    int rc;
+    wc_diag d;
+} rtask;
+
+/* Called under the batch lock as each task completes (progress). */
+typedef void (*rtask_done_fn)(loop *L, const rtask *t, void *ctx);
+
+typedef struct rbatch {
+    loop *L;
+    rtask *t;
+    size_t n, next;
+    int failed;
+    rtask_done_fn done;
+    void *done_ctx;
+    pthread_mutex_t mu;
+} rbatch;
+
+/* Run task t with clock c, its host cost booked in the task. */
+static void rtask_run(loop *L, smp_clock *c, rtask *t)
+{
+    for (int m = 0; m < SMP_NMODELS && t->rc == 0; m++) {
+        if (!(t->models >> m & 1))
+            continue;
+        double s0, c0, s1, c1;
+        smp_clock_read(c, &s0, &c0);
+        smp_eval *ev = &t->ev[m];
+        memset(ev, 0, sizeof *ev);
+        t->rc = L->e->region(L->e->ctx, m, t->region, ev, &t->d);
+        smp_clock_read(c, &s1, &c1);
+        smp_host_cost *h = &t->host[m];
+        h->seconds += s1 - s0;
+        h->cycles += c1 - c0;
+        h->have_cycles = smp_clock_has_cycles(c);
+        h->warp_insts += ev->warp_insts;
+        h->runs++;
+    }
+}
+
+/* Take tasks in order until none is left (or one failed). */
+static void rbatch_work(rbatch *B, smp_clock *c)
+{
+    for (;;) {
+        pthread_mutex_lock(&B->mu);
+        if (B->failed || B->next >= B->n) {
+            pthread_mutex_unlock(&B->mu);
+            return;
+        }
+        rtask *t = &B->t[B->next++];
+        pthread_mutex_unlock(&B->mu);
+        rtask_run(B->L, c, t);
+        pthread_mutex_lock(&B->mu);
+        if (t->rc)
+            B->failed = 1;
+        else if (B->done)
+            B->done(B->L, t, B->done_ctx);
+        pthread_mutex_unlock(&B->mu);
+    }
+}
+
+static void *rbatch_thread(void *arg)
+{
+    rbatch *B = arg;
+    /* this thread's own clock: thread CPU time and counters are per thread */
+    smp_clock *c = smp_clock_create(B->L->p->want_cycles);
+    rbatch_work(B, c);
+    smp_clock_free(c);
+    return NULL;
+}
+
+/*
+ * The tasks on up to plan.jobs threads (this one included), taken in
+ * order; their host costs are added to the result in task order.  The
+ * first failed task in order gives the error: tasks are handed out in
+ * order, so every task before it ran, as they would one after another.
+ */
+static int run_tasks(loop *L, rtask *t, size_t n, rtask_done_fn done,
+                     void *done_ctx, wc_diag *d)
+{
+    rbatch B = {L, t, n, 0, 0, done, done_ctx, PTHREAD_MUTEX_INITIALIZER};
+    size_t nth = L->p->jobs > 1 ? (size_t)L->p->jobs : 1;
+    if (nth > n)
+        nth = n;
+    pthread_t *th = nth > 1 ? calloc(nth - 1, sizeof *th) : NULL;
+    size_t started = 0;
+    for (size_t i = 0; th && i + 1 < nth; i++) {
+        if (pthread_create(&th[i], NULL, rbatch_thread, &B) != 0)
+            break; /* fewer threads: the work is the same */
+        started++;
+    }
+    rbatch_work(&B, L->p->clock);
+    for (size_t i = 0; i < started; i++)
+        pthread_join(th[i], NULL);
+    free(th);
+    pthread_mutex_destroy(&B.mu);
+    for (size_t i = 0; i < n; i++) {
+        if (t[i].rc) {
+            *d = t[i].d;
+            return t[i].rc;
+        }
+        for (int m = 0; m < SMP_NMODELS; m++) {
+            const smp_host_cost *a = &t[i].host[m];
+            smp_host_cost *h = &L->r->host[m];
+            if (!a->runs)
+                continue;
+            h->seconds += a->seconds;
+            h->cycles += a->cycles;
+            h->have_cycles = a->have_cycles;
+            h->warp_insts += a->warp_insts;
+            h->runs += a->runs;
+        }
+    }
+    return 0;
+}
+
+/* run_sample's progress: the estimate over the regions done so far. */
+typedef struct sample_prog {
+    double sx, sy;
+    size_t *ndone, ntotal;
+} sample_prog;
+
+static void sample_done(loop *L, const rtask *t, void *ctx)
+{
+    sample_prog *s = ctx;
+    s->sx += t->ev[SMP_INTERVAL].cycles;
+    s->sy += t->ev[SMP_DETAILED].cycles;
+    ++*s->ndone;
+    report(L, "detailed", *s->ndone, s->ntotal,
+           s->sx > 0 ? L->r->interval_cycles * s->sy / s->sx : 0, 0);
+}
+
 /* Both models on every sampled region not yet run. */
 static int run_sample(loop *L, const unsigned char *sampled, unsigned char *done,
                       double *x, double *y, size_t ntotal, size_t *ndone,
                       wc_diag *d)
 {
-    size_t N = L->N;
-    double sx = 0, sy = 0;
-    for (size_t i = 0; i < N; i++)
-        if (done[i]) {
-            sx += x[i];
-            sy += y[i];
-        }
+    size_t N = L->N, n = 0;
+    sample_prog sp = {0, 0, ndone, ntotal};
     for (size_t i = 0; i < N; i++) {
-        if (!sampled[i] || done[i])
-            continue;
-        smp_eval ev;
-        int rc = call(L, SMP_INTERVAL, (long)i, &ev, d);
-        if (rc)
-            return rc;
-        x[i] = ev.cycles;
-        if ((rc = call(L, SMP_DETAILED, (long)i, &ev, d)))
-            return rc;
-        y[i] = ev.cycles;
-        done[i] = 1;
-        L->r->detailed_warp_insts += ev.warp_insts;
-        sx += x[i];
-        sy += y[i];
-        ++*ndone;
-        report(L, "detailed", *ndone, ntotal,
-               sx > 0 ? L->r->interval_cycles * sy / sx : 0, 0);
+        if (done[i]) {
+            sp.sx += x[i];
+            sp.sy += y[i];
+        } else if (sampled[i]) {
+            n++;
+        }
     }
-    return 0;
+    if (n == 0)
+        return 0;
+    rtask *t = calloc(n, sizeof *t);
+    if (!t)
+        return wc_diag_set(d, WC_EINTERNAL, "", 0, 0, "out of memory");
+    for (size_t i = 0, j = 0; i < N; i++)
+        if (sampled[i] && !done[i]) {
+            t[j].region = i;
+            t[j++].models = 1 << SMP_INTERVAL | 1 << SMP_DETAILED;
+        }
+    int rc = run_tasks(L, t, n, sample_done, &sp, d);
+    for (size_t j = 0; rc == 0 && j < n; j++) {
+        size_t i = t[j].region;
+        x[i] = t[j].ev[SMP_INTERVAL].cycles;
+        y[i] = t[j].ev[SMP_DETAILED].cycles;
+        done[i] = 1;
+        L->r->detailed_warp_insts += t[j].ev[SMP_DETAILED].warp_insts;
+    }
+    free(t);
+    return rc;
 }
 
 static size_t count_set(const unsigned char *a, size_t n)
@@ -254,6 +399,41 @@ out:
     return rc;
 }
 
+/* two_phase's progress: the composed interval estimate over phase 1 so
+ * far, then the corrected one over phase 2. */
+typedef struct phase1_prog {
+    double sx, sa;
+    size_t k, n;
+    const uint64_t *ains;
+    double fixed, scale; /* scale: compose x A */
+} phase1_prog;
+
+static void phase1_done(loop *L, const rtask *t, void *ctx)
+{
+    phase1_prog *s = ctx;
+    s->sx += t->ev[SMP_INTERVAL].cycles;
+    s->sa += (double)s->ains[t->region];
+    report(L, "interval", ++s->k, s->n,
+           s->sa > 0 ? s->fixed + s->scale * s->sx / s->sa : 0, 0);
+}
+
+typedef struct phase2_prog {
+    double sx, sy;
+    size_t k, n;
+    const double *x2;   /* interval cycles of each task's region */
+    const rtask *t0;    /* the first task (index of a task: t - t0) */
+    double interval;
+} phase2_prog;
+
+static void phase2_done(loop *L, const rtask *t, void *ctx)
+{
+    phase2_prog *s = ctx;
+    s->sx += s->x2[t - s->t0];
+    s->sy += t->ev[SMP_DETAILED].cycles;
+    report(L, "detailed", ++s->k, s->n,
+           s->sx > 0 ? s->interval * s->sy / s->sx : 0, 0);
+}
+
 /*
  * Two-phase sampling (long kernels): phase 1 runs the interval model on a
  * systematic sample of n1 of the N regions (period N / phase1, random
@@ -285,18 +465,27 @@ static int two_phase(loop *L, size_t N, const uint64_t *ains, double A,
     int *st2 = malloc(n1 * sizeof *st2);
     int rc = 0, ns = 1;
     double *Nh = NULL, *Wh = NULL;
+    rtask *t = NULL;
     if (!idx || !x || !a || !y || !sig || !strat || !sampled || !x2 || !y2 ||
         !st2) {
         rc = wc_diag_set(d, WC_EINTERNAL, "", 0, 0, "out of memory");
         goto out;
     }
     double sx = 0, sa = 0;
+    if (!(t = calloc(n1, sizeof *t))) {
+        rc = wc_diag_set(d, WC_EINTERNAL, "", 0, 0, "out of memory");
+        goto out;
+    }
     for (size_t j = 0; j < n1; j++) {
         idx[j] = start + j * m;
-        smp_eval ev;
-        if ((rc = call(L, SMP_INTERVAL, (long)idx[j], &ev, d)))
-            goto out;
-        x[j] = ev.cycles;
+        t[j].region = idx[j];
+        t[j].models = 1 << SMP_INTERVAL;
+    }
+    phase1_prog p1 = {0, 0, 0, n1, ains, fixed, compose * A};
+    if ((rc = run_tasks(L, t, n1, phase1_done, &p1, d)))
+        goto out;
+    for (size_t j = 0; j < n1; j++) {
+        x[j] = t[j].ev[SMP_INTERVAL].cycles;
         a[j] = (double)ains[idx[j]];
         sx += x[j];
         sa += a[j];
@@ -305,8 +494,6 @@ static int two_phase(loop *L, size_t N, const uint64_t *ains, double A,
             sig[j][0] = log(x[j] / a[j]);
         if (a[j] > 0)
             sig[j][1] = log(a[j]);
-        report(L, "interval", j + 1, n1,
-               sa > 0 ? fixed + compose * A * sx / sa : 0, 0);
     }
     r->interval_cycles = sa > 0 ? fixed + compose * A * sx / sa : 0;
     r->interval_composed = r->interval_cycles;
@@ -322,21 +509,20 @@ static int two_phase(loop *L, size_t N, const uint64_t *ains, double A,
     r->strata = (size_t)ns;
     smp_select(n1, strat, ns, k, 0, p->seed, sampled);
     size_t n2 = 0, nt = count_set(sampled, n1);
-    double sy = 0, sx2 = 0;
-    for (size_t j = 0; j < n1; j++) {
-        if (!sampled[j])
-            continue;
-        smp_eval ev;
-        if ((rc = call(L, SMP_DETAILED, (long)idx[j], &ev, d)))
-            goto out;
-        r->detailed_warp_insts += ev.warp_insts;
-        x2[n2] = x[j];
-        y2[n2] = ev.cycles;
-        st2[n2++] = strat[j];
-        sy += ev.cycles;
-        sx2 += x[j];
-        report(L, "detailed", n2, nt,
-               sx2 > 0 ? r->interval_cycles * sy / sx2 : 0, 0);
+    memset(t, 0, n1 * sizeof *t);
+    for (size_t j = 0; j < n1; j++)
+        if (sampled[j]) {
+            t[n2].region = idx[j];
+            t[n2].models = 1 << SMP_DETAILED;
+            x2[n2] = x[j];
+            st2[n2++] = strat[j];
+        }
+    phase2_prog p2 = {0, 0, 0, nt, x2, t, r->interval_cycles};
+    if ((rc = run_tasks(L, t, n2, phase2_done, &p2, d)))
+        goto out;
+    for (size_t j = 0; j < n2; j++) {
+        y2[j] = t[j].ev[SMP_DETAILED].cycles;
+        r->detailed_warp_insts += t[j].ev[SMP_DETAILED].warp_insts;
     }
     Nh = calloc((size_t)ns, sizeof *Nh);
     Wh = calloc((size_t)ns, sizeof *Wh);
@@ -363,6 +549,7 @@ static int two_phase(loop *L, size_t N, const uint64_t *ains, double A,
     r->df = est.df;
     widen(r, grain_cycles(L, y2, NULL, n2));
 out:
+    free(t);
     free(idx);
     free(x);
     free(a);

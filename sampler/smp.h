@@ -83,6 +83,11 @@ typedef struct smp_options {
                                     fraction of the estimate (< 0: config)   */
     int self_profile;            /* also count host CPU cycles (perf_event);
                                     thread CPU time is always measured       */
+    int jobs;                    /* threads for the sampled regions of a
+                                    kernel (0 or 1: the calling thread); a
+                                    context shares them among the kernels it
+                                    runs at once.  Results are the same for
+                                    any value; budget mode uses one.         */
     smp_progress_fn progress;    /* may be NULL                              */
     void *progress_ctx;
 } smp_options;
@@ -247,7 +252,8 @@ typedef struct smp_engine {
     /* Cheap facts of region r from the whole-kernel interval run: weight
      * (cycles), warp instructions, signature. */
     int (*proxy)(void *ctx, size_t r, smp_eval *out, wc_diag *d);
-    /* Model m on region r alone (0 <= r < nregions). */
+    /* Model m on region r alone (0 <= r < nregions); called from several
+     * threads at once when the plan's jobs > 1. */
     int (*region)(void *ctx, int m, size_t r, smp_eval *out, wc_diag *d);
     /* Two-phase sampling (long kernels; NULL: never).  Called first, before
      * whole(): the warp instructions of every region from a cheap scan of
@@ -295,6 +301,11 @@ typedef struct smp_plan {
      * about phase1 regions, the detailed model on about phase2 of those. */
     uint64_t two_phase_insts;
     size_t phase1, phase2;
+    /* Threads for the region runs (<= 1: the calling thread; budget mode:
+     * one).  engine.region() must then be safe to call from several
+     * threads at once; the estimate does not depend on it. */
+    int jobs;
+    int want_cycles;          /* each region thread's clock counts cycles    */
 } smp_plan;
 
 /* Sample, simulate and estimate.  Fills every field of r except

@@ -145,6 +145,37 @@ int main(void)
         CHECK(fabs(t1.estimate - full) / full < 0.05);
         CHECK_EQ_INT(smp_run_kernel(t, 0, &g2, &o, &t2, &d), 0);
         CHECK(memcmp(&t1.estimate, &t2.estimate, sizeof t1.estimate) == 0);
+
+        /* Regions on 3 threads (phase 1 and phase 2): the same result as
+         * on one, every region run once; progress still reported (from
+         * the threads, one at a time: on_progress's counter is not
+         * atomic, so TSan would flag a report outside the lock). */
+        o.jobs = 3;
+        nprog = 0;
+        CHECK_EQ_INT(smp_run_kernel(t, 0, &g2, &o, &t2, &d), 0);
+        CHECK(memcmp(&t1.estimate, &t2.estimate, sizeof t1.estimate) == 0);
+        CHECK(memcmp(t1.ci95, t2.ci95, sizeof t1.ci95) == 0);
+        CHECK_EQ_INT(t2.sampled, t1.sampled);
+        CHECK_EQ_INT(t2.host[SMP_INTERVAL].runs, t1.host[SMP_INTERVAL].runs);
+        CHECK_EQ_INT(t2.host[SMP_DETAILED].runs, t1.host[SMP_DETAILED].runs);
+        CHECK_EQ_INT(t2.detailed_warp_insts, t1.detailed_warp_insts);
+        CHECK(nprog >= 2);
+        o.jobs = 0;
+    }
+
+    /* One-phase regions on 3 threads: the same result as on one, counts
+     * (summed over the regions' interval runs) included. */
+    {
+        smp_kernel_result j3;
+        o.seed = 1;
+        o.jobs = 3;
+        CHECK_EQ_INT(smp_run_kernel(t, 0, &g, &o, &j3, &d), 0);
+        o.jobs = 0;
+        CHECK(memcmp(&r1.estimate, &j3.estimate, sizeof r1.estimate) == 0);
+        CHECK(memcmp(r1.ci95, j3.ci95, sizeof r1.ci95) == 0);
+        CHECK_EQ_INT(j3.sampled, r1.sampled);
+        CHECK_EQ_INT(j3.host[SMP_DETAILED].runs, r1.host[SMP_DETAILED].runs);
+        CHECK(memcmp(&j3.counts, &r1.counts, sizeof j3.counts) == 0);
     }
 
     /* Default threshold: this kernel is under smp_small_kernel_insts but of
