@@ -479,6 +479,12 @@ static void child_argv(const sweep *s, job jb, const char *outpath, char **av,
     av[n++] = "predict";
     av[n++] = "--quiet";
     av[n++] = "--no-trace-cache"; /* the sweep converted what pays */
+    if (s->jobs > 1) {
+        /* points already run side by side: one thread each, not each its
+         * own --jobs (default: every core) for kernels and regions */
+        av[n++] = "--jobs";
+        av[n++] = "1";
+    }
     av[n++] = "--mode";
     av[n++] = (char *)s->modes[jb.mode];
     av[n++] = "--format";
