@@ -32,6 +32,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "ua.h"
 #include "wc_pool.h"
@@ -50,6 +53,12 @@ struct ua_cache {
     unsigned __int128 mod_m; /* ceil(2^128 / sets) */
 #endif
     int ord8, mask8;      /* byte-wide recency order / sector masks */
+    /* speed (SSE2 hosts): fp16, the fingerprints of 9 to 16 ways compared
+     * in one 16-byte vector; ord16, a byte-wide recency order of at most
+     * 16 ways moved in one 16-byte vector (the 16 bytes from its start lie
+     * in the set's block; the bytes past the order are written back as
+     * read) */
+    int fp16, ord16;
     size_t off_fp, fp_bytes; /* fingerprints: fp_bytes 0 when assoc < 8 */
     size_t off_ord, off_valid, off_dirty;
     unsigned char *blk;   /* one block of stride bytes per set */
@@ -167,6 +176,10 @@ static ua_cache *cache_make(const ua_cache_geom *g, int timed)
         c->off_dirty = c->off_valid + a * mw;
         size_t st = c->off_dirty + a * mw;
         c->stride = st >= 64 ? (st + 63) / 64 * 64 : (st + 7) / 8 * 8;
+#if defined(__SSE2__)
+        c->fp16 = c->fp_bytes == 16;
+        c->ord16 = c->ord8 && a <= 16 && c->off_ord + 16 <= c->stride;
+#endif
         size_t bytes = blk_bytes(c);
         /* cleared per set on first touch (set_of) */
         c->blk = wc_pool_alloc(bytes, blk_align(c), 0);
@@ -291,6 +304,27 @@ static long find(const ua_cache *c, const cset *s, uint64_t la)
  * -1. */
 static void touch(const ua_cache *c, cset *s, long w, long pos)
 {
+#if defined(__SSE2__)
+    if (c->ord16) {
+        uint8_t *o = s->ord;
+        if (o[0] == w)
+            return;
+        __m128i x = _mm_loadu_si128((const __m128i *)(void *)o);
+        /* w's place: pos, else its first byte (o[0 .. assoc) holds it
+         * once, so no byte past the order comes first) */
+        long i = pos > 0 ? pos
+                         : (long)__builtin_ctz((unsigned)_mm_movemask_epi8(
+                               _mm_cmpeq_epi8(x, _mm_set1_epi8((char)w))));
+        /* bytes 0 .. i from x shifted up one byte with w first */
+        __m128i y = _mm_or_si128(_mm_slli_si128(x, 1), _mm_cvtsi32_si128((int)w));
+        __m128i m = _mm_cmplt_epi8(
+            _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+            _mm_set1_epi8((char)(i + 1)));
+        x = _mm_or_si128(_mm_and_si128(m, y), _mm_andnot_si128(m, x));
+        _mm_storeu_si128((__m128i *)(void *)o, x);
+        return;
+    }
+#endif
     if (c->ord8) {
         uint8_t *o = s->ord;
         if (o[0] == w)
@@ -352,6 +386,23 @@ static inline uint64_t zero_bytes(uint64_t x)
 static inline long fp_find(const ua_cache *c, const cset *s, uint64_t la,
                            uint8_t f, long *empty)
 {
+#if defined(__SSE2__)
+    if (c->fp16) {
+        __m128i x = _mm_loadu_si128((const __m128i *)(const void *)s->fp);
+        unsigned keep = (1u << c->assoc) - 1u;
+        unsigned m = (unsigned)_mm_movemask_epi8(
+                         _mm_cmpeq_epi8(x, _mm_set1_epi8((char)f))) & keep;
+        for (; m; m &= m - 1) {
+            long w = (long)__builtin_ctz(m);
+            if (s->tag[w] == la)
+                return w;
+        }
+        unsigned z = (unsigned)_mm_movemask_epi8(
+                         _mm_cmpeq_epi8(x, _mm_setzero_si128())) & keep;
+        *empty = z ? (long)__builtin_ctz(z) : -1;
+        return -1;
+    }
+#endif
     uint64_t bf = 0x0101010101010101ull * f;
     long a = c->assoc, e = -1;
     for (long b = 0; b < a; b += 8) {
