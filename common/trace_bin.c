@@ -99,19 +99,34 @@ static size_t put_var(unsigned char *p, uint64_t v)
 /* 0 and *v, or -1 (truncated or longer than 64 bits). */
 static int get_var(const unsigned char *p, size_t n, size_t *at, uint64_t *v)
 {
+    size_t a = *at;
+    /* one byte (ids, small deltas): no loop */
+    if (a < n && p[a] < 0x80) {
+        *v = p[a];
+        *at = a + 1;
+        return 0;
+    }
+    /* the position in a local, stored once (*at ends past the bytes read,
+     * on an error too) */
     uint64_t x = 0;
     for (unsigned i = 0; i < 10; i++) {
-        if (*at >= n)
+        if (a >= n) {
+            *at = a;
             return -1;
-        unsigned char b = p[(*at)++];
-        if (i == 9 && b > 1)
+        }
+        unsigned char b = p[a++];
+        if (i == 9 && b > 1) {
+            *at = a;
             return -1;
+        }
         x |= (uint64_t)(b & 0x7f) << (7 * i);
         if (!(b & 0x80)) {
+            *at = a;
             *v = x;
             return 0;
         }
     }
+    *at = a;
     return -1;
 }
 

@@ -573,11 +573,14 @@ void ua_cache_prefetch(const ua_cache *c, uint64_t addr)
     uint64_t idx = set_idx_of(c, line_of(c, addr));
     const unsigned char *b = c->blk + (size_t)idx * c->stride;
     /* the host cache lines of the set's block (at most 4: tags and
-     * fingerprints first), and its first-touch bit */
-    uintptr_t a = (uintptr_t)b & ~(uintptr_t)63;
-    uintptr_t end = (uintptr_t)b + c->stride;
-    for (int i = 0; i < 4 && a < end; i++, a += 64)
-        __builtin_prefetch((const void *)a, 1, 3);
+     * fingerprints first, then the last one), and its first-touch bit */
+    size_t st = c->stride;
+    __builtin_prefetch(b, 1, 3);
+    __builtin_prefetch(b + st - 1, 1, 3);
+    if (st > 128)
+        __builtin_prefetch(b + 64, 1, 3);
+    if (st > 192)
+        __builtin_prefetch(b + 128, 1, 3);
     __builtin_prefetch(&c->ready_set[idx >> 3], 1, 3);
 }
 
