@@ -59,6 +59,7 @@ struct ua_cache {
      * in the set's block; the bytes past the order are written back as
      * read) */
     int fp16, ord16;
+    int tag4; /* SSE2: 4 ways without fingerprints, tags compared in 2 vectors */
     size_t off_fp, fp_bytes; /* fingerprints: fp_bytes 0 when assoc < 8 */
     size_t off_ord, off_valid, off_dirty;
     unsigned char *blk;   /* one block of stride bytes per set */
@@ -178,6 +179,7 @@ static ua_cache *cache_make(const ua_cache_geom *g, int timed)
         c->stride = st >= 64 ? (st + 63) / 64 * 64 : (st + 7) / 8 * 8;
 #if defined(__SSE2__)
         c->fp16 = c->fp_bytes == 16;
+        c->tag4 = c->fp_bytes == 0 && a == 4;
         c->ord16 = c->ord8 && a <= 16 && c->off_ord + 16 <= c->stride;
 #endif
         size_t bytes = blk_bytes(c);
@@ -352,6 +354,16 @@ static inline long lru_way(const ua_cache *c, const cset *s)
                    : ((const uint16_t *)s->ord)[c->assoc - 1];
 }
 
+#if defined(__SSE2__)
+/* Bit i (i < 2) set when 64-bit lane i of a equals that of b. */
+static inline unsigned eq64_mask(__m128i a, __m128i b)
+{
+    __m128i e = _mm_cmpeq_epi32(a, b);
+    e = _mm_and_si128(e, _mm_shuffle_epi32(e, _MM_SHUFFLE(2, 3, 0, 1)));
+    return (unsigned)_mm_movemask_pd(_mm_castsi128_pd(e));
+}
+#endif
+
 /* The fingerprint of line la: 1 to 255 (0 marks an empty way). */
 static inline uint8_t fp_of(uint64_t la)
 {
@@ -452,6 +464,29 @@ void ua_cache_access(ua_cache *c, uint64_t addr, uint32_t sectors,
     uint8_t f = c->fp_bytes ? fp_of(la) : 0;
     if (c->fp_bytes && la != UA_EMPTY_TAG) {
         l = fp_find(c, &s, la, f, &empty);
+#if defined(__SSE2__)
+    } else if (c->tag4 && la != UA_EMPTY_TAG) {
+        /* the ways holding la and UA_EMPTY_TAG as bit masks (a 64-bit
+         * compare from two 32-bit halves); the first of the first, else
+         * the first empty way: as the walk below */
+        __m128i t01 = _mm_loadu_si128((const __m128i *)(const void *)tg);
+        __m128i t23 = _mm_loadu_si128((const __m128i *)(const void *)(tg + 2));
+        __m128i vl = _mm_set1_epi64x((long long)la);
+        __m128i ve = _mm_set1_epi32(-1);
+        unsigned mm = eq64_mask(t01, vl) | eq64_mask(t23, vl) << 2;
+        if (mm) {
+            l = (long)__builtin_ctz(mm);
+        } else {
+            unsigned me = eq64_mask(t01, ve) | eq64_mask(t23, ve) << 2;
+            for (; me; me &= me - 1) {
+                long w = (long)__builtin_ctz(me);
+                if (!get_m(c, s.valid, w)) {
+                    empty = w;
+                    break;
+                }
+            }
+        }
+#endif
     } else {
         for (long w = 0; w < c->assoc; w++) {
             uint64_t t = tg[w];
