@@ -29,6 +29,10 @@
 
 #include <zstd.h>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "trace_int.h"
 
 #define TB_MAGIC "WCTRACEB"
@@ -419,8 +423,18 @@ static int dec_inst(const unsigned char *p, size_t n, size_t *at, dstate *s,
             return -1;
         }
         uint64_t stride = unzz(v);
+#if defined(__SSE2__)
+        /* base + stride * l (mod 2^64), two lanes a vector */
+        __m128i e = _mm_set_epi64x((long long)(base + stride), (long long)base);
+        __m128i s2 = _mm_set1_epi64x((long long)(2 * stride));
+        for (unsigned l = 0; l < WC_WARP_SIZE; l += 2) {
+            _mm_storeu_si128((__m128i *)(void *)&in->addr[l], e);
+            e = _mm_add_epi64(e, s2);
+        }
+#else
         for (unsigned l = 0; l < WC_WARP_SIZE; l++)
             in->addr[l] = base + stride * l;
+#endif
         return 0;
     }
     memset(in->addr, 0, sizeof in->addr);
