@@ -41,6 +41,13 @@
 
 #define UA_EMPTY_TAG UINT64_MAX
 
+/* The access path's helpers, inlined into both copies of access_body. */
+#if defined(__GNUC__)
+#define HOT_INLINE static inline __attribute__((always_inline))
+#else
+#define HOT_INLINE static inline
+#endif
+
 struct ua_cache {
     long sets, assoc, line_bytes, sector_bytes;
     uint32_t full; /* mask of all sectors of a line */
@@ -60,6 +67,8 @@ struct ua_cache {
      * read) */
     int fp16, ord16;
     int tag4; /* SSE2: 4 ways without fingerprints, tags compared in 2 vectors */
+    int b8;   /* byte-wide sector masks and a line shift: ua_cache_access's
+                 copy without those layout tests */
     size_t off_fp, fp_bytes; /* fingerprints: fp_bytes 0 when assoc < 8 */
     size_t off_ord, off_valid, off_dirty;
     unsigned char *blk;   /* one block of stride bytes per set */
@@ -177,6 +186,7 @@ static ua_cache *cache_make(const ua_cache_geom *g, int timed)
         c->off_dirty = c->off_valid + a * mw;
         size_t st = c->off_dirty + a * mw;
         c->stride = st >= 64 ? (st + 63) / 64 * 64 : (st + 7) / 8 * 8;
+        c->b8 = c->mask8 && c->line_shift > 0;
 #if defined(__SSE2__)
         c->fp16 = c->fp_bytes == 16;
         c->tag4 = c->fp_bytes == 0 && a == 4;
@@ -260,7 +270,7 @@ static inline int set_live(const ua_cache *c, uint64_t idx)
 }
 
 /* The set of line la, cleared on first touch. */
-static inline cset set_of(ua_cache *c, uint64_t la)
+HOT_INLINE cset set_of(ua_cache *c, uint64_t la)
 {
     uint64_t idx = set_idx_of(c, la);
     cset st = set_at(c, idx);
@@ -304,7 +314,7 @@ static long find(const ua_cache *c, const cset *s, uint64_t la)
 /* Make way w of s the most recently used; pos: its place in the order
  * when the caller knows it (the victim of a full set is the last), else
  * -1. */
-static void touch(const ua_cache *c, cset *s, long w, long pos)
+HOT_INLINE void touch(const ua_cache *c, cset *s, long w, long pos)
 {
 #if defined(__SSE2__)
     if (c->ord16) {
@@ -395,8 +405,8 @@ static inline uint64_t zero_bytes(uint64_t x)
  * fingerprint (ua_cache_access keeps it so), a way is empty (UA_EMPTY_TAG,
  * no sector) exactly when its fingerprint is 0, and only the ways whose
  * fingerprint is f read their tag. */
-static inline long fp_find(const ua_cache *c, const cset *s, uint64_t la,
-                           uint8_t f, long *empty)
+HOT_INLINE long fp_find(const ua_cache *c, const cset *s, uint64_t la,
+                       uint8_t f, long *empty)
 {
 #if defined(__SSE2__)
     if (c->fp16) {
@@ -436,10 +446,22 @@ static inline long fp_find(const ua_cache *c, const cset *s, uint64_t la,
     return -1;
 }
 
-void ua_cache_access(ua_cache *c, uint64_t addr, uint32_t sectors,
-                     int is_write, ua_cache_res *res)
+/* Byte-wide sector masks (b8: c->b8, a constant in each copy of
+ * access_body, so the layout tests fold away). */
+#define GETM(a, w) (b8 ? (uint32_t)((const uint8_t *)(a))[w] : get_m(c, a, w))
+#define PUTM(a, w, v)                                                        \
+    do {                                                                     \
+        if (b8)                                                              \
+            ((uint8_t *)(a))[w] = (uint8_t)(v);                              \
+        else                                                                 \
+            put_m(c, a, w, v);                                               \
+    } while (0)
+
+HOT_INLINE void access_body(ua_cache *c, uint64_t addr, uint32_t sectors,
+                               int is_write, ua_cache_res *res, const int b8)
 {
-    uint64_t la = line_of(c, addr);
+    uint64_t la = b8 ? addr & ~(((uint64_t)1 << c->line_shift) - 1)
+                     : line_of(c, addr);
     sectors &= c->full;
     res->miss = sectors;
     res->fwd = is_write ? sectors : 0;
@@ -480,7 +502,7 @@ void ua_cache_access(ua_cache *c, uint64_t addr, uint32_t sectors,
             unsigned me = eq64_mask(t01, ve) | eq64_mask(t23, ve) << 2;
             for (; me; me &= me - 1) {
                 long w = (long)__builtin_ctz(me);
-                if (!get_m(c, s.valid, w)) {
+                if (!GETM(s.valid, w)) {
                     empty = w;
                     break;
                 }
@@ -491,21 +513,21 @@ void ua_cache_access(ua_cache *c, uint64_t addr, uint32_t sectors,
         for (long w = 0; w < c->assoc; w++) {
             uint64_t t = tg[w];
             if (t == la) {
-                if (la != UA_EMPTY_TAG || get_m(c, s.valid, w)) {
+                if (la != UA_EMPTY_TAG || GETM(s.valid, w)) {
                     l = w;
                     break;
                 }
                 if (empty < 0)
                     empty = w;
             } else if (t == UA_EMPTY_TAG && empty < 0 &&
-                       !get_m(c, s.valid, w)) {
+                       !GETM(s.valid, w)) {
                 empty = w;
             }
         }
     }
     uint32_t v = 0;
     if (l >= 0) {
-        v = get_m(c, s.valid, l);
+        v = GETM(s.valid, l);
         res->tag_hit = 1;
         res->miss = sectors & ~v;
         if ((sectors & v) && s.ready)
@@ -531,9 +553,9 @@ void ua_cache_access(ua_cache *c, uint64_t addr, uint32_t sectors,
             l = lru_way(c, &s);
             pos = c->assoc - 1;
         }
-        v = get_m(c, s.valid, l);
+        v = GETM(s.valid, l);
         if (v) {
-            uint32_t dl = get_m(c, s.dirty, l);
+            uint32_t dl = GETM(s.dirty, l);
             res->evicted = 1;
             res->evict_addr = s.tag[l];
             res->evict_dirty = dl;
@@ -545,24 +567,36 @@ void ua_cache_access(ua_cache *c, uint64_t addr, uint32_t sectors,
         if (c->fp_bytes)
             s.fp[l] = f;
         v = 0;
-        put_m(c, s.dirty, l, 0);
+        PUTM(s.dirty, l, 0);
         if (s.ready)
             s.ready[l] = 0;
     }
     if (l < 0)
         return; /* write miss, no-write-allocate: all go on (res->fwd) */
     v |= sectors;
-    put_m(c, s.valid, l, v);
+    PUTM(s.valid, l, v);
     if (!v) {
         s.tag[l] = UA_EMPTY_TAG; /* nothing present: the way stays empty */
         if (c->fp_bytes)
             s.fp[l] = 0;
     }
     if (is_write && c->write_back) {
-        put_m(c, s.dirty, l, get_m(c, s.dirty, l) | sectors);
+        PUTM(s.dirty, l, GETM(s.dirty, l) | sectors);
         res->fwd = 0; /* written back on eviction */
     }
     touch(c, &s, l, pos);
+}
+
+#undef GETM
+#undef PUTM
+
+void ua_cache_access(ua_cache *c, uint64_t addr, uint32_t sectors,
+                     int is_write, ua_cache_res *res)
+{
+    if (c->b8)
+        access_body(c, addr, sectors, is_write, res, 1);
+    else
+        access_body(c, addr, sectors, is_write, res, 0);
 }
 
 void ua_cache_set_ready(ua_cache *c, uint64_t addr, uint32_t sectors,
