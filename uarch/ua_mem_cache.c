@@ -190,7 +190,9 @@ static ua_cache *cache_make(const ua_cache_geom *g, int timed)
 #if defined(__SSE2__)
         c->fp16 = c->fp_bytes == 16;
         c->tag4 = c->fp_bytes == 0 && a == 4;
-        c->ord16 = c->ord8 && a <= 16 && c->off_ord + 16 <= c->stride;
+        c->ord16 = c->ord8 && a == 16; /* no other field in the vector: a
+                                          byte store to one just before
+                                          would stall its load */
 #endif
         size_t bytes = blk_bytes(c);
         /* cleared per set on first touch (set_of) */
@@ -344,7 +346,12 @@ HOT_INLINE void touch(const ua_cache *c, cset *s, long w, long pos)
         long i = pos > 0 ? pos : 1;
         while (o[i] != w)
             i++;
-        memmove(&o[1], &o[0], (size_t)i);
+        if (i <= 8) {
+            for (long k = i; k > 0; k--)
+                o[k] = o[k - 1];
+        } else {
+            memmove(&o[1], &o[0], (size_t)i);
+        }
         o[0] = (uint8_t)w;
     } else {
         uint16_t *o = s->ord;
