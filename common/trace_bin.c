@@ -29,6 +29,10 @@
 
 #include <zstd.h>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "trace_int.h"
 
 #define TB_MAGIC "WCTRACEB"
@@ -99,19 +103,34 @@ static size_t put_var(unsigned char *p, uint64_t v)
 /* 0 and *v, or -1 (truncated or longer than 64 bits). */
 static int get_var(const unsigned char *p, size_t n, size_t *at, uint64_t *v)
 {
+    size_t a = *at;
+    /* one byte (ids, small deltas): no loop */
+    if (a < n && p[a] < 0x80) {
+        *v = p[a];
+        *at = a + 1;
+        return 0;
+    }
+    /* the position in a local, stored once (*at ends past the bytes read,
+     * on an error too) */
     uint64_t x = 0;
     for (unsigned i = 0; i < 10; i++) {
-        if (*at >= n)
+        if (a >= n) {
+            *at = a;
             return -1;
-        unsigned char b = p[(*at)++];
-        if (i == 9 && b > 1)
+        }
+        unsigned char b = p[a++];
+        if (i == 9 && b > 1) {
+            *at = a;
             return -1;
+        }
         x |= (uint64_t)(b & 0x7f) << (7 * i);
         if (!(b & 0x80)) {
+            *at = a;
             *v = x;
             return 0;
         }
     }
+    *at = a;
     return -1;
 }
 
@@ -404,8 +423,18 @@ static int dec_inst(const unsigned char *p, size_t n, size_t *at, dstate *s,
             return -1;
         }
         uint64_t stride = unzz(v);
+#if defined(__SSE2__)
+        /* base + stride * l (mod 2^64), two lanes a vector */
+        __m128i e = _mm_set_epi64x((long long)(base + stride), (long long)base);
+        __m128i s2 = _mm_set1_epi64x((long long)(2 * stride));
+        for (unsigned l = 0; l < WC_WARP_SIZE; l += 2) {
+            _mm_storeu_si128((__m128i *)(void *)&in->addr[l], e);
+            e = _mm_add_epi64(e, s2);
+        }
+#else
         for (unsigned l = 0; l < WC_WARP_SIZE; l++)
             in->addr[l] = base + stride * l;
+#endif
         return 0;
     }
     memset(in->addr, 0, sizeof in->addr);

@@ -36,41 +36,45 @@ static inline unsigned sub_count(uint32_t sub, uint32_t set, unsigned n)
     return sub == set ? n : sub ? ua_popcount32(sub) : 0;
 }
 
-/* Sectors of one L1 line to the L2 (split by L2 line when they differ). */
-static void to_l2(const im_par *p, im_cache *l2, uint64_t line,
-                  uint32_t sectors, int is_write, im_macc *a)
+/* The sectors sec of L2 line addr asked of the L2. */
+static inline void l2_line(const im_par *p, im_cache *l2, uint64_t addr,
+                           uint32_t sec, int is_write, im_macc *a)
 {
-    ua_line part[32];
-    unsigned np = 1;
     double sb = p->sector_bytes;
+    ua_cache_res r;
+    ua_cache_access(l2->c, addr, sec, is_write, &r);
+    unsigned n = ua_popcount32(sec);
+    unsigned nm = sub_count(r.miss, sec, n);
+    a->l2_bytes += (double)n * sb;
+    if (r.evicted && r.evict_dirty)
+        a->dram_bytes += (double)ua_popcount32(r.evict_dirty) * sb;
+    if (is_write) {
+        a->dram_bytes += (double)sub_count(r.fwd, sec, n) * sb;
+        return;
+    }
+    a->l2_hit_sectors += n - nm;
+    if (a->level < 2)
+        a->level = 2;
+    if (nm) {
+        a->dram_sectors += nm;
+        a->dram_bytes += (double)nm * sb;
+        a->level = 3;
+    }
+}
+
+/* Sectors of one L1 line to the L2 (split by L2 line when they differ). */
+static inline void to_l2(const im_par *p, im_cache *l2, uint64_t line,
+                         uint32_t sectors, int is_write, im_macc *a)
+{
     if (p->l2_line_bytes == p->line_bytes) {
-        part[0].addr = line;
-        part[0].sectors = sectors;
-    } else {
-        np = ua_line_split(line, sectors, p->sector_bytes, p->l2_line_bytes,
-                           part);
+        l2_line(p, l2, line, sectors, is_write, a);
+        return;
     }
-    for (unsigned i = 0; i < np; i++) {
-        ua_cache_res r;
-        ua_cache_access(l2->c, part[i].addr, part[i].sectors, is_write, &r);
-        unsigned n = ua_popcount32(part[i].sectors);
-        unsigned nm = sub_count(r.miss, part[i].sectors, n);
-        a->l2_bytes += (double)n * sb;
-        if (r.evicted && r.evict_dirty)
-            a->dram_bytes += (double)ua_popcount32(r.evict_dirty) * sb;
-        if (is_write) {
-            a->dram_bytes += (double)sub_count(r.fwd, part[i].sectors, n) * sb;
-            continue;
-        }
-        a->l2_hit_sectors += n - nm;
-        if (a->level < 2)
-            a->level = 2;
-        if (nm) {
-            a->dram_sectors += nm;
-            a->dram_bytes += (double)nm * sb;
-            a->level = 3;
-        }
-    }
+    ua_line part[32];
+    unsigned np = ua_line_split(line, sectors, p->sector_bytes,
+                                p->l2_line_bytes, part);
+    for (unsigned i = 0; i < np; i++)
+        l2_line(p, l2, part[i].addr, part[i].sectors, is_write, a);
 }
 
 unsigned im_mem_lines(const im_par *p, const wc_inst *in, ua_line *ls)
@@ -84,8 +88,9 @@ void im_mem_prefetch(const im_par *p, const im_cache *l1, const im_cache *l2,
                      const ua_line *ls, unsigned n, int l2_only)
 {
     (void)p;
+    int via_l1 = !l2_only && l1 && l1->c;
     for (unsigned i = 0; i < n; i++) {
-        if (!l2_only && l1 && l1->c)
+        if (via_l1)
             ua_cache_prefetch(l1->c, ls[i].addr);
         ua_cache_prefetch(l2->c, ls[i].addr);
     }
@@ -100,13 +105,18 @@ void im_mem_access(const im_par *p, im_cache *l1, im_cache *l2,
     if (n == 0)
         return;
     a->lines = n;
-    a->sectors = ua_lines_sectors(ls, n);
-    if (!has_addr)
+    if (!has_addr) {
+        a->sectors = ua_lines_sectors(ls, n);
         return; /* no addresses: no cache to ask (as detailed/mem_unit.c) */
+    }
+    int via_l1 = !l2_only && l1 && l1->c;
+    unsigned tot = 0; /* the sectors, counted once per line */
     for (unsigned i = 0; i < n; i++) {
         uint64_t line = ls[i].addr;
         uint32_t s = ls[i].sectors;
-        if (l2_only || !l1 || !l1->c) {
+        unsigned ns = ua_popcount32(s);
+        tot += ns;
+        if (!via_l1) {
             to_l2(p, l2, line, s, store, a);
             continue;
         }
@@ -116,7 +126,6 @@ void im_mem_access(const im_par *p, im_cache *l1, im_cache *l2,
             if (r.fwd)
                 to_l2(p, l2, line, r.fwd, 1, a);
         } else {
-            unsigned ns = ua_popcount32(s);
             a->l1_hit_sectors += ns - sub_count(r.miss, s, ns);
             if (r.miss)
                 to_l2(p, l2, line, r.miss, 0, a);
@@ -124,6 +133,7 @@ void im_mem_access(const im_par *p, im_cache *l1, im_cache *l2,
         if (r.evicted && r.evict_dirty)
             to_l2(p, l2, r.evict_addr, r.evict_dirty, 1, a);
     }
+    a->sectors = tot;
     if (store)
         a->level = 1; /* stores do not wait for the level that takes them */
 }

@@ -345,14 +345,27 @@ static int memo_fill(im_walker *w, im_static *s, const wc_inst *in, int big)
 
 /* The entry of in's PC, or of its static record number sid (a binary
  * trace's: same number, same static fields) (NULL: out of memory). */
-static const im_static *memo_get(im_walker *w, const wc_inst *in,
-                                 uint32_t sid)
+static const im_static *memo_get_slow(im_walker *w, const wc_inst *in,
+                                      uint32_t sid);
+
+static inline const im_static *memo_get(im_walker *w, const wc_inst *in,
+                                        uint32_t sid)
+{
+    if (sid != WC_SID_NONE) { /* the common hit inline */
+        im_static *s = &w->memo[sid & (IM_MEMO_N - 1)];
+        if (s->full && s->sid == sid)
+            return s;
+    }
+    return memo_get_slow(w, in, sid);
+}
+
+/* memo_get's lookup by PC and its misses. */
+static const im_static *memo_get_slow(im_walker *w, const wc_inst *in,
+                                      uint32_t sid)
 {
     im_static *s;
     if (sid != WC_SID_NONE) {
         s = &w->memo[sid & (IM_MEMO_N - 1)];
-        if (s->full && s->sid == sid)
-            return s;
     } else {
         s = &w->memo[(in->pc >> 4) & (IM_MEMO_N - 1)];
         if (s->full && s->pc == in->pc && key_eq(w, s, in))

@@ -32,11 +32,21 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "ua.h"
 #include "wc_pool.h"
 
 #define UA_EMPTY_TAG UINT64_MAX
+
+/* The access path's helpers, inlined into both copies of access_body. */
+#if defined(__GNUC__)
+#define HOT_INLINE static inline __attribute__((always_inline))
+#else
+#define HOT_INLINE static inline
+#endif
 
 struct ua_cache {
     long sets, assoc, line_bytes, sector_bytes;
@@ -50,6 +60,15 @@ struct ua_cache {
     unsigned __int128 mod_m; /* ceil(2^128 / sets) */
 #endif
     int ord8, mask8;      /* byte-wide recency order / sector masks */
+    /* speed (SSE2 hosts): fp16, the fingerprints of 9 to 16 ways compared
+     * in one 16-byte vector; ord16, a byte-wide recency order of at most
+     * 16 ways moved in one 16-byte vector (the 16 bytes from its start lie
+     * in the set's block; the bytes past the order are written back as
+     * read) */
+    int fp16, ord16;
+    int tag4; /* SSE2: 4 ways without fingerprints, tags compared in 2 vectors */
+    int b8;   /* byte-wide sector masks and a line shift: ua_cache_access's
+                 copy without those layout tests */
     size_t off_fp, fp_bytes; /* fingerprints: fp_bytes 0 when assoc < 8 */
     size_t off_ord, off_valid, off_dirty;
     unsigned char *blk;   /* one block of stride bytes per set */
@@ -167,6 +186,14 @@ static ua_cache *cache_make(const ua_cache_geom *g, int timed)
         c->off_dirty = c->off_valid + a * mw;
         size_t st = c->off_dirty + a * mw;
         c->stride = st >= 64 ? (st + 63) / 64 * 64 : (st + 7) / 8 * 8;
+        c->b8 = c->mask8 && c->line_shift > 0;
+#if defined(__SSE2__)
+        c->fp16 = c->fp_bytes == 16;
+        c->tag4 = c->fp_bytes == 0 && a == 4;
+        c->ord16 = c->ord8 && a == 16; /* no other field in the vector: a
+                                          byte store to one just before
+                                          would stall its load */
+#endif
         size_t bytes = blk_bytes(c);
         /* cleared per set on first touch (set_of) */
         c->blk = wc_pool_alloc(bytes, blk_align(c), 0);
@@ -245,7 +272,7 @@ static inline int set_live(const ua_cache *c, uint64_t idx)
 }
 
 /* The set of line la, cleared on first touch. */
-static inline cset set_of(ua_cache *c, uint64_t la)
+HOT_INLINE cset set_of(ua_cache *c, uint64_t la)
 {
     uint64_t idx = set_idx_of(c, la);
     cset st = set_at(c, idx);
@@ -289,8 +316,29 @@ static long find(const ua_cache *c, const cset *s, uint64_t la)
 /* Make way w of s the most recently used; pos: its place in the order
  * when the caller knows it (the victim of a full set is the last), else
  * -1. */
-static void touch(const ua_cache *c, cset *s, long w, long pos)
+HOT_INLINE void touch(const ua_cache *c, cset *s, long w, long pos)
 {
+#if defined(__SSE2__)
+    if (c->ord16) {
+        uint8_t *o = s->ord;
+        if (o[0] == w)
+            return;
+        __m128i x = _mm_loadu_si128((const __m128i *)(void *)o);
+        /* w's place: pos, else its first byte (o[0 .. assoc) holds it
+         * once, so no byte past the order comes first) */
+        long i = pos > 0 ? pos
+                         : (long)__builtin_ctz((unsigned)_mm_movemask_epi8(
+                               _mm_cmpeq_epi8(x, _mm_set1_epi8((char)w))));
+        /* bytes 0 .. i from x shifted up one byte with w first */
+        __m128i y = _mm_or_si128(_mm_slli_si128(x, 1), _mm_cvtsi32_si128((int)w));
+        __m128i m = _mm_cmplt_epi8(
+            _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+            _mm_set1_epi8((char)(i + 1)));
+        x = _mm_or_si128(_mm_and_si128(m, y), _mm_andnot_si128(m, x));
+        _mm_storeu_si128((__m128i *)(void *)o, x);
+        return;
+    }
+#endif
     if (c->ord8) {
         uint8_t *o = s->ord;
         if (o[0] == w)
@@ -298,7 +346,12 @@ static void touch(const ua_cache *c, cset *s, long w, long pos)
         long i = pos > 0 ? pos : 1;
         while (o[i] != w)
             i++;
-        memmove(&o[1], &o[0], (size_t)i);
+        if (i <= 8) {
+            for (long k = i; k > 0; k--)
+                o[k] = o[k - 1];
+        } else {
+            memmove(&o[1], &o[0], (size_t)i);
+        }
         o[0] = (uint8_t)w;
     } else {
         uint16_t *o = s->ord;
@@ -317,6 +370,16 @@ static inline long lru_way(const ua_cache *c, const cset *s)
     return c->ord8 ? ((const uint8_t *)s->ord)[c->assoc - 1]
                    : ((const uint16_t *)s->ord)[c->assoc - 1];
 }
+
+#if defined(__SSE2__)
+/* Bit i (i < 2) set when 64-bit lane i of a equals that of b. */
+static inline unsigned eq64_mask(__m128i a, __m128i b)
+{
+    __m128i e = _mm_cmpeq_epi32(a, b);
+    e = _mm_and_si128(e, _mm_shuffle_epi32(e, _MM_SHUFFLE(2, 3, 0, 1)));
+    return (unsigned)_mm_movemask_pd(_mm_castsi128_pd(e));
+}
+#endif
 
 /* The fingerprint of line la: 1 to 255 (0 marks an empty way). */
 static inline uint8_t fp_of(uint64_t la)
@@ -349,9 +412,26 @@ static inline uint64_t zero_bytes(uint64_t x)
  * fingerprint (ua_cache_access keeps it so), a way is empty (UA_EMPTY_TAG,
  * no sector) exactly when its fingerprint is 0, and only the ways whose
  * fingerprint is f read their tag. */
-static inline long fp_find(const ua_cache *c, const cset *s, uint64_t la,
-                           uint8_t f, long *empty)
+HOT_INLINE long fp_find(const ua_cache *c, const cset *s, uint64_t la,
+                       uint8_t f, long *empty)
 {
+#if defined(__SSE2__)
+    if (c->fp16) {
+        __m128i x = _mm_loadu_si128((const __m128i *)(const void *)s->fp);
+        unsigned keep = (1u << c->assoc) - 1u;
+        unsigned m = (unsigned)_mm_movemask_epi8(
+                         _mm_cmpeq_epi8(x, _mm_set1_epi8((char)f))) & keep;
+        for (; m; m &= m - 1) {
+            long w = (long)__builtin_ctz(m);
+            if (s->tag[w] == la)
+                return w;
+        }
+        unsigned z = (unsigned)_mm_movemask_epi8(
+                         _mm_cmpeq_epi8(x, _mm_setzero_si128())) & keep;
+        *empty = z ? (long)__builtin_ctz(z) : -1;
+        return -1;
+    }
+#endif
     uint64_t bf = 0x0101010101010101ull * f;
     long a = c->assoc, e = -1;
     for (long b = 0; b < a; b += 8) {
@@ -373,10 +453,22 @@ static inline long fp_find(const ua_cache *c, const cset *s, uint64_t la,
     return -1;
 }
 
-void ua_cache_access(ua_cache *c, uint64_t addr, uint32_t sectors,
-                     int is_write, ua_cache_res *res)
+/* Byte-wide sector masks (b8: c->b8, a constant in each copy of
+ * access_body, so the layout tests fold away). */
+#define GETM(a, w) (b8 ? (uint32_t)((const uint8_t *)(a))[w] : get_m(c, a, w))
+#define PUTM(a, w, v)                                                        \
+    do {                                                                     \
+        if (b8)                                                              \
+            ((uint8_t *)(a))[w] = (uint8_t)(v);                              \
+        else                                                                 \
+            put_m(c, a, w, v);                                               \
+    } while (0)
+
+HOT_INLINE void access_body(ua_cache *c, uint64_t addr, uint32_t sectors,
+                               int is_write, ua_cache_res *res, const int b8)
 {
-    uint64_t la = line_of(c, addr);
+    uint64_t la = b8 ? addr & ~(((uint64_t)1 << c->line_shift) - 1)
+                     : line_of(c, addr);
     sectors &= c->full;
     res->miss = sectors;
     res->fwd = is_write ? sectors : 0;
@@ -401,25 +493,48 @@ void ua_cache_access(ua_cache *c, uint64_t addr, uint32_t sectors,
     uint8_t f = c->fp_bytes ? fp_of(la) : 0;
     if (c->fp_bytes && la != UA_EMPTY_TAG) {
         l = fp_find(c, &s, la, f, &empty);
+#if defined(__SSE2__)
+    } else if (c->tag4 && la != UA_EMPTY_TAG) {
+        /* the ways holding la and UA_EMPTY_TAG as bit masks (a 64-bit
+         * compare from two 32-bit halves); the first of the first, else
+         * the first empty way: as the walk below */
+        __m128i t01 = _mm_loadu_si128((const __m128i *)(const void *)tg);
+        __m128i t23 = _mm_loadu_si128((const __m128i *)(const void *)(tg + 2));
+        __m128i vl = _mm_set1_epi64x((long long)la);
+        __m128i ve = _mm_set1_epi32(-1);
+        unsigned mm = eq64_mask(t01, vl) | eq64_mask(t23, vl) << 2;
+        if (mm) {
+            l = (long)__builtin_ctz(mm);
+        } else {
+            unsigned me = eq64_mask(t01, ve) | eq64_mask(t23, ve) << 2;
+            for (; me; me &= me - 1) {
+                long w = (long)__builtin_ctz(me);
+                if (!GETM(s.valid, w)) {
+                    empty = w;
+                    break;
+                }
+            }
+        }
+#endif
     } else {
         for (long w = 0; w < c->assoc; w++) {
             uint64_t t = tg[w];
             if (t == la) {
-                if (la != UA_EMPTY_TAG || get_m(c, s.valid, w)) {
+                if (la != UA_EMPTY_TAG || GETM(s.valid, w)) {
                     l = w;
                     break;
                 }
                 if (empty < 0)
                     empty = w;
             } else if (t == UA_EMPTY_TAG && empty < 0 &&
-                       !get_m(c, s.valid, w)) {
+                       !GETM(s.valid, w)) {
                 empty = w;
             }
         }
     }
     uint32_t v = 0;
     if (l >= 0) {
-        v = get_m(c, s.valid, l);
+        v = GETM(s.valid, l);
         res->tag_hit = 1;
         res->miss = sectors & ~v;
         if ((sectors & v) && s.ready)
@@ -445,9 +560,9 @@ void ua_cache_access(ua_cache *c, uint64_t addr, uint32_t sectors,
             l = lru_way(c, &s);
             pos = c->assoc - 1;
         }
-        v = get_m(c, s.valid, l);
+        v = GETM(s.valid, l);
         if (v) {
-            uint32_t dl = get_m(c, s.dirty, l);
+            uint32_t dl = GETM(s.dirty, l);
             res->evicted = 1;
             res->evict_addr = s.tag[l];
             res->evict_dirty = dl;
@@ -459,24 +574,36 @@ void ua_cache_access(ua_cache *c, uint64_t addr, uint32_t sectors,
         if (c->fp_bytes)
             s.fp[l] = f;
         v = 0;
-        put_m(c, s.dirty, l, 0);
+        PUTM(s.dirty, l, 0);
         if (s.ready)
             s.ready[l] = 0;
     }
     if (l < 0)
         return; /* write miss, no-write-allocate: all go on (res->fwd) */
     v |= sectors;
-    put_m(c, s.valid, l, v);
+    PUTM(s.valid, l, v);
     if (!v) {
         s.tag[l] = UA_EMPTY_TAG; /* nothing present: the way stays empty */
         if (c->fp_bytes)
             s.fp[l] = 0;
     }
     if (is_write && c->write_back) {
-        put_m(c, s.dirty, l, get_m(c, s.dirty, l) | sectors);
+        PUTM(s.dirty, l, GETM(s.dirty, l) | sectors);
         res->fwd = 0; /* written back on eviction */
     }
     touch(c, &s, l, pos);
+}
+
+#undef GETM
+#undef PUTM
+
+void ua_cache_access(ua_cache *c, uint64_t addr, uint32_t sectors,
+                     int is_write, ua_cache_res *res)
+{
+    if (c->b8)
+        access_body(c, addr, sectors, is_write, res, 1);
+    else
+        access_body(c, addr, sectors, is_write, res, 0);
 }
 
 void ua_cache_set_ready(ua_cache *c, uint64_t addr, uint32_t sectors,
@@ -522,11 +649,14 @@ void ua_cache_prefetch(const ua_cache *c, uint64_t addr)
     uint64_t idx = set_idx_of(c, line_of(c, addr));
     const unsigned char *b = c->blk + (size_t)idx * c->stride;
     /* the host cache lines of the set's block (at most 4: tags and
-     * fingerprints first), and its first-touch bit */
-    uintptr_t a = (uintptr_t)b & ~(uintptr_t)63;
-    uintptr_t end = (uintptr_t)b + c->stride;
-    for (int i = 0; i < 4 && a < end; i++, a += 64)
-        __builtin_prefetch((const void *)a, 1, 3);
+     * fingerprints first, then the last one), and its first-touch bit */
+    size_t st = c->stride;
+    __builtin_prefetch(b, 1, 3);
+    __builtin_prefetch(b + st - 1, 1, 3);
+    if (st > 128)
+        __builtin_prefetch(b + 64, 1, 3);
+    if (st > 192)
+        __builtin_prefetch(b + 128, 1, 3);
     __builtin_prefetch(&c->ready_set[idx >> 3], 1, 3);
 }
 

@@ -7,6 +7,10 @@
  */
 #include "ua.h"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 /* Add sector s of line la to out[0..*n): merge with an existing line. */
 static void add_sector(ua_line *out, unsigned *n, uint64_t la, unsigned s)
 {
@@ -49,12 +53,27 @@ static int lane_range(const wc_inst *in, uint64_t w, uint64_t *lo,
             return 0;
     }
     if (in->mask == 0xffffffffu) {
+#if defined(__SSE2__)
+        /* ad[l] == a0 + l * s (mod 2^64) for every lane, two lanes a
+         * vector: every 32-bit half equal */
+        __m128i e = _mm_set_epi64x((long long)(a0 + s), (long long)a0);
+        __m128i s2 = _mm_set1_epi64x((long long)(2 * s));
+        __m128i eq = _mm_set1_epi32(-1);
+        for (unsigned l = 0; l < WC_WARP_SIZE; l += 2) {
+            __m128i x = _mm_loadu_si128((const __m128i *)(const void *)&ad[l]);
+            eq = _mm_and_si128(eq, _mm_cmpeq_epi32(x, e));
+            e = _mm_add_epi64(e, s2);
+        }
+        if (_mm_movemask_epi8(eq) != 0xffff)
+            return 0;
+#else
         uint64_t e = a0;
         for (unsigned l = 1; l < WC_WARP_SIZE; l++) {
             e += s;
             if (ad[l] != e)
                 return 0;
         }
+#endif
     } else {
         uint64_t e = a0;
         for (; m; m &= m - 1) {
