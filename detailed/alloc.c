@@ -169,8 +169,8 @@ static int reserve(const dm_params *p, dm_sub *s, const uint8_t *need,
 void dm_release_slot(dm_sub *s, dm_warp *w, uint32_t idx)
 {
     s->fetch_idle = 0;
-    w->ring[idx % DM_RING].busy = 0;
-    while (w->head != w->iss && !w->ring[w->head % DM_RING].busy)
+    w->x->ring[idx % DM_RING].busy = 0;
+    while (w->head != w->iss && !w->x->ring[w->head % DM_RING].busy)
         w->head++;
     dm_want_update(s, w);
 }
@@ -182,7 +182,7 @@ void dm_alloc_tick(dm_sm *sm, dm_sub *s, uint64_t c)
         return;
     unsigned wi = s->alloc.warp;
     dm_warp *w = &sm->warps[wi];
-    dm_slot *sl = &w->ring[s->alloc.slot % DM_RING];
+    dm_slot *sl = &w->x->ring[s->alloc.slot % DM_RING];
     const wc_inst *in = &sl->in;
     uint8_t need[DM_MAX_BANKS], hit[8] = {0};
     unsigned n = dm_rfc_access(p, s, wi, in, hit, need, 0);

@@ -56,7 +56,7 @@ void dm_control_tick(dm_sm *sm, dm_sub *s, uint64_t c)
     if (s->ctrl.warp == DM_NO_WARP)
         return;
     dm_warp *w = &sm->warps[s->ctrl.warp];
-    dm_slot *sl = &w->ring[s->ctrl.slot % DM_RING];
+    dm_slot *sl = &w->x->ring[s->ctrl.slot % DM_RING];
     const wc_inst *in = &sl->in;
     if (!s->ctrl.seen) {
         s->ctrl.seen = 1;

@@ -63,6 +63,7 @@
 #ifndef DM_INT_H
 #define DM_INT_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -168,9 +169,19 @@ typedef struct dm_sbe {
     uint64_t ready;   /* cycle the entry clears, UINT64_MAX until known      */
 } dm_sbe;
 
+/* What a warp needs only when it fetches, issues or retires an instruction
+ * (the ring's full records, the look-ahead, scoreboard entries): kept apart
+ * from dm_warp so that the per-cycle scans read a few hundred bytes per
+ * warp instead of 5 KB (speed only; sm->wcold, by warp slot). */
+typedef struct dm_wcold {
+    dm_slot ring[DM_RING];   /* instruction buffer + pipeline front          */
+    wc_inst la;              /* look-ahead: next instruction to fetch        */
+    dm_sbe sbl[DM_SBL_MAX];  /* scoreboard mode                              */
+} dm_wcold;
+
 typedef struct dm_warp {
     /* hot: read by issue and fetch every cycle (first cache line) */
-    int8_t live;             /* slot holds a warp                            */
+    _Alignas(64) int8_t live; /* slot holds a warp                           */
     int8_t done;             /* finished: nothing left, nothing in flight    */
     int8_t at_bar;           /* waiting at a CTA barrier                     */
     int8_t sbmode;           /* scoreboard dependence tracking               */
@@ -183,28 +194,29 @@ typedef struct dm_warp {
     uint32_t tail;           /* next free                                    */
     uint64_t stall_until;    /* may issue from this cycle                    */
     uint64_t yield_at;       /* may not issue in this cycle (yield)          */
-    uint64_t age;            /* launch sequence: larger = younger            */
     unsigned sub;            /* sub-core                                     */
+    unsigned spos;           /* index in its sub-core's warps[] (position) */
+    unsigned outstanding;    /* variable-latency instructions in flight      */
     unsigned cta;            /* SM CTA slot                                  */
+    dm_shot sh[DM_RING];     /* Issue's view of the ring slots               */
+    /* warm */
+    uint64_t la_pc;          /* la.pc when la_valid (Fetch's line)           */
+    uint64_t pcbase;         /* kernel code base (distinct kernels, lines)   */
+    uint64_t age;            /* launch sequence: larger = younger            */
     unsigned id;             /* warp id in its CTA (ubench: .warp N)         */
     unsigned uidx;           /* ubench warp index                            */
-    unsigned outstanding;    /* variable-latency instructions in flight      */
-    unsigned spos;           /* index in its sub-core's warps[] (position) */
-    dm_shot sh[DM_RING];     /* Issue's view of the ring slots               */
+    unsigned nsbl;
+    unsigned stream;
+    dm_wcold *x;             /* the cold part (sm->wcold[slot])              */
     /* instruction source: ubench array or trace stream */
     const wc_inst *code;
     size_t ncode, pos;
     wc_cta *tcta;
-    unsigned stream;
-    uint64_t pcbase;         /* kernel code base (distinct kernels, lines)   */
     uint64_t insts;
     uint64_t *clocks;        /* ubench clock values                          */
     size_t nclocks, capclocks;
-    unsigned nsbl;
-    dm_slot ring[DM_RING];   /* instruction buffer + pipeline front          */
-    wc_inst la;              /* look-ahead: next instruction to fetch        */
-    dm_sbe sbl[DM_SBL_MAX];  /* scoreboard mode                              */
 } dm_warp;
+_Static_assert(offsetof(dm_warp, sh) == 64, "dm_warp: hot fields in line 0");
 
 /* A latch between stages: the warp and ring slot of its instruction. */
 typedef struct dm_latch {
@@ -328,7 +340,8 @@ typedef struct dm_sm {
     const dm_params *p;
     const wc_gpu *g;
     dm_sub sub[DM_MAX_SUBCORES];
-    dm_warp *warps;          /* max_warps_per_sm slots                       */
+    dm_warp *warps;          /* max_warps_per_sm slots (64-byte aligned)     */
+    dm_wcold *wcold;         /* their cold parts, by slot                    */
     unsigned nslots;
     dm_cta_slot *ctas;
     unsigned nctas;

@@ -23,16 +23,18 @@ int dm_warp_next(dm_sm *sm, dm_warp *w)
         return 0;
     if (w->code) {
         if (w->pos < w->ncode) {
-            w->la = w->code[w->pos++];
+            w->x->la = w->code[w->pos++];
             w->la_valid = 1;
+            w->la_pc = w->x->la.pc;
         } else {
             w->src_end = 1;
         }
         return 0;
     }
-    int rc = wc_cta_next(w->tcta, w->stream, &w->la, sm->gpu->d);
+    int rc = wc_cta_next(w->tcta, w->stream, &w->x->la, sm->gpu->d);
     if (rc > 0) {
         w->la_valid = 1;
+        w->la_pc = w->x->la.pc;
         return 0;
     }
     w->src_end = 1;
@@ -45,7 +47,7 @@ int dm_warp_next(dm_sm *sm, dm_warp *w)
 
 static uint64_t line_of(const dm_params *p, const dm_warp *w)
 {
-    return (w->pcbase + w->la.pc) / p->icache_line;
+    return (w->pcbase + w->la_pc) / p->icache_line;
 }
 
 static void classify(dm_slot *sl)
@@ -60,12 +62,12 @@ static void classify(dm_slot *sl)
 
 static void do_fetch(dm_sm *sm, dm_sub *s, dm_warp *w, uint64_t c)
 {
-    dm_slot *sl = &w->ring[w->tail % DM_RING];
+    dm_slot *sl = &w->x->ring[w->tail % DM_RING];
     /* the per-lane addresses (a third of the record) only when present:
      * nothing reads them without WC_IF_HAS_ADDR */
-    memcpy(&sl->in, &w->la, offsetof(wc_inst, addr));
-    if (w->la.iflags & WC_IF_HAS_ADDR)
-        memcpy(sl->in.addr, w->la.addr, sizeof w->la.addr);
+    memcpy(&sl->in, &w->x->la, offsetof(wc_inst, addr));
+    if (w->x->la.iflags & WC_IF_HAS_ADDR)
+        memcpy(sl->in.addr, w->x->la.addr, sizeof w->x->la.addr);
     sl->ready = c + DM_FETCH_TO_IBUF; /* decode in c+1, ibuffer from c+2 */
     sl->busy = 1;
     sl->ev = 0;

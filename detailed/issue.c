@@ -68,7 +68,7 @@ static int eligible(const dm_sm *sm, const dm_sub *s, const dm_warp *w,
                     return 0;
                 }
         }
-    } else if (!dm_sb_ready(p, (dm_warp *)w, &w->ring[w->iss % DM_RING].in,
+    } else if (!dm_sb_ready(p, (dm_warp *)w, &w->x->ring[w->iss % DM_RING].in,
                             c)) {
         *why = DM_STALL_SCOREBOARD;
         return 0;
@@ -96,7 +96,7 @@ static unsigned rba_score(const dm_sm *sm, const dm_sub *s, const dm_warp *w,
                           uint64_t c)
 {
     const dm_params *p = sm->p;
-    const wc_inst *in = &w->ring[w->iss % DM_RING].in;
+    const wc_inst *in = &w->x->ring[w->iss % DM_RING].in;
     unsigned q[DM_MAX_BANKS], sc = 0;
     for (unsigned b = 0; b < p->banks; b++) {
         q[b] = 0;
@@ -114,7 +114,7 @@ static int const_wait(dm_sm *sm, dm_sub *s, unsigned wi, uint64_t c)
     const dm_warp *w = &sm->warps[wi];
     if (!w->sh[w->iss % DM_RING].constop) /* the ring slot's copy */
         return 0;
-    const dm_slot *sl = &w->ring[w->iss % DM_RING];
+    const dm_slot *sl = &w->x->ring[w->iss % DM_RING];
     return dm_mem_const_probe(sm->mem, s->idx, sl->in.const_addr, c) > c;
 }
 
@@ -123,7 +123,7 @@ static void do_issue(dm_sm *sm, dm_sub *s, unsigned wi, uint64_t c)
     const dm_params *p = sm->p;
     dm_warp *w = &sm->warps[wi];
     uint32_t idx = w->iss;
-    dm_slot *sl = &w->ring[idx % DM_RING];
+    dm_slot *sl = &w->x->ring[idx % DM_RING];
     const wc_inst *in = &sl->in;
     const wc_opinfo *oi = wc_inst_info(in);
     uint64_t tag = 0;

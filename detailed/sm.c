@@ -76,15 +76,21 @@ int dm_sm_init(dm_gpu *gpu, dm_sm *sm, unsigned id)
     if (sm->nslots > DM_MAX_WARPS)
         return -1;
     sm->nctas = (unsigned)p->max_ctas;
-    sm->warps = calloc(sm->nslots, sizeof *sm->warps);
+    /* 64-byte lines: a warp's hot fields in one (dm_warp) */
+    if (posix_memalign((void **)&sm->warps, 64,
+                       sm->nslots * sizeof *sm->warps) != 0)
+        sm->warps = NULL;
+    else
+        memset(sm->warps, 0, sm->nslots * sizeof *sm->warps);
+    sm->wcold = calloc(sm->nslots, sizeof *sm->wcold);
     sm->ctas = calloc(sm->nctas, sizeof *sm->ctas);
     sm->capfl = sm_capfl0(gpu);
     sm->fl = calloc(sm->capfl, sizeof *sm->fl);
     sm->flfree = calloc(sm->capfl, sizeof *sm->flfree);
     sm->hint = calloc(sm->nslots, sizeof *sm->hint);
     sm->hwhy = calloc(sm->nslots, sizeof *sm->hwhy);
-    if (!sm->hint || !sm->hwhy || !sm->warps || !sm->ctas || !sm->fl ||
-        !sm->flfree)
+    if (!sm->hint || !sm->hwhy || !sm->warps || !sm->wcold || !sm->ctas ||
+        !sm->fl || !sm->flfree)
         return -1;
     sm->capfl_alloc = sm->capfl;
     sm->nsub_alloc = p->nsub;
@@ -144,6 +150,7 @@ int dm_sm_reuse(dm_gpu *gpu, dm_sm *sm, unsigned id)
     memset(sm->fl, 0, cap0 * sizeof *sm->fl);
     /* keep: arrays */
     dm_warp *warps = sm->warps;
+    dm_wcold *wcold = sm->wcold;
     dm_cta_slot *ctas = sm->ctas;
     dm_fl *fl = sm->fl;
     uint32_t *flfree = sm->flfree;
@@ -174,6 +181,7 @@ int dm_sm_reuse(dm_gpu *gpu, dm_sm *sm, unsigned id)
     memset((char *)sm + offsetof(dm_sm, sub) + sizeof sm->sub, 0,
            sizeof *sm - offsetof(dm_sm, sub) - sizeof sm->sub);
     sm->warps = warps;
+    sm->wcold = wcold;
     sm->ctas = ctas;
     sm->fl = fl;
     sm->flfree = flfree;
@@ -220,6 +228,7 @@ void dm_sm_fini(dm_sm *sm)
         dm_icache_free(sm->sub[i].l0i);
     }
     free(sm->warps);
+    free(sm->wcold);
     free(sm->ctas);
     dm_l1i_free(sm->l1i);
     dm_mem_free(sm->mem);
@@ -336,11 +345,11 @@ static int cta_start(dm_sm *sm, unsigned ci, const wc_ubench *u)
         if (wi + 1 > sm->warps_hw)
             sm->warps_hw = wi + 1;
         free(w->clocks);
-        /* the ring (written at fetch before any read: slots head..tail)
-         * and the scoreboard entries (0..nsbl) are 4 KB of the 5 KB that
-         * need no clearing */
-        memset(w, 0, offsetof(dm_warp, ring));
-        memset(&w->la, 0, sizeof w->la);
+        /* the cold part's ring (written at fetch before any read: slots
+         * head..tail) and scoreboard entries (0..nsbl) need no clearing */
+        memset(w, 0, sizeof *w);
+        w->x = &sm->wcold[wi];
+        memset(&w->x->la, 0, sizeof w->x->la);
         w->live = 1;
         slot_live_put(sm, wi, 1);
         sm->hint[wi] = 0; /* awake (its sub-core is touched below) */
@@ -753,13 +762,13 @@ void dm_sm_dump(const dm_sm *sm, char *buf, size_t n)
             PUT(" w%u(iss=%u/%u %s done=%d bar=%d out=%u sb=%u%u%u%u%u%u "
                 "st=%llu sbl=%u)",
                 w->id, w->iss, w->tail,
-                w->iss != w->tail ? w->ring[w->iss % DM_RING].in.opcode : "-",
+                w->iss != w->tail ? w->x->ring[w->iss % DM_RING].in.opcode : "-",
                 w->done, w->at_bar, w->outstanding, w->sb[0], w->sb[1],
                 w->sb[2], w->sb[3], w->sb[4], w->sb[5],
                 (unsigned long long)w->stall_until, w->nsbl);
             for (unsigned e = 0; e < w->nsbl && e < 4; e++)
-                PUT("[r%u%s t%llu]", w->sbl[e].reg, w->sbl[e].write ? "w" : "r",
-                    (unsigned long long)w->sbl[e].tag);
+                PUT("[r%u%s t%llu]", w->x->sbl[e].reg, w->x->sbl[e].write ? "w" : "r",
+                    (unsigned long long)w->x->sbl[e].tag);
         }
     }
 #undef PUT
