@@ -94,6 +94,8 @@
 /* ======================================================================== */
 
 #define DM_RING 8          /* per-warp instruction slots (ibuffer + pipe)   */
+#define DM_RING_BUF 16     /* decode buffers per warp (ring + look-ahead,
+                              power of two: by ring index)                */
 #define DM_RING_FRONT 3    /* ring slots beyond the ibuffer (pipeline front) */
 #define DM_FETCH_TO_IBUF 2 /* fetched in c, decoded in c+1, in the ibuffer
                               (issuable) from c+2 (seed 000 5.2)          */
@@ -136,28 +138,23 @@ typedef struct dm_params {
     double cta_dispatch, cta_ovh, cta_warp_ovh;
 } dm_params;
 
-/* One fetched instruction in a warp's ring (what Issue reads first, then
- * the instruction: its per-lane addresses, at the end, only when used). */
-typedef struct dm_slot {
-    uint64_t ready;   /* cycle it is decoded and in the ibuffer              */
-    size_t ev;        /* timeline index + 1, 0 = none                        */
-    uint8_t busy;     /* 1 until it leaves Control (var) / Allocate (fixed)  */
-    uint8_t lc;       /* latency class                                       */
-    uint8_t varlat;   /* 1 variable latency                                  */
-    uint8_t ismem;    /* 1 handled by the memory subsystem                   */
-    uint8_t nounit;   /* NOP, DEPBAR...: no execution unit                   */
-    wc_inst in;
-} dm_slot;
-
-/* What Issue's eligibility test reads of a ring slot, kept in the warp's
- * first cache lines (speed only: copied from the slot at fetch). */
+/* One fetched instruction in a warp's ring, kept in the warp's hot lines
+ * (dm_warp.sh, by ring index % DM_RING).  Its record is the trace's static
+ * one when the instruction has no lane addresses and is not a memory
+ * instruction (the trace's table: shared by every warp, nothing copied),
+ * else a decoded copy in the warp's cold buf[] (speed only). */
 typedef struct dm_shot {
-    uint64_t ready;   /* dm_slot.ready                                       */
+    uint64_t ready;   /* cycle it is decoded and in the ibuffer              */
+    const wc_inst *in;
     uint8_t wait;     /* ctrl.wait when ctrl.valid, else 0                   */
     int8_t depbar_sb;
     uint8_t depbar_le, depbar_ids;
-    uint8_t lc, ismem, nounit;
+    uint8_t lc;       /* latency class                                       */
+    uint8_t ismem;    /* 1 handled by the memory subsystem                   */
+    uint8_t nounit;   /* NOP, DEPBAR...: no execution unit                   */
     uint8_t constop;  /* fixed latency with a c[][] operand (const_wait)     */
+    uint8_t busy;     /* 1 until it leaves Control (var) / Allocate (fixed)  */
+    uint8_t varlat;   /* 1 variable latency                                  */
 } dm_shot;
 
 /* Scoreboard-mode pending entry (dep_mode scoreboard, seed 000 Table 7). */
@@ -174,13 +171,22 @@ typedef struct dm_sbe {
  * from dm_warp so that the per-cycle scans read a few hundred bytes per
  * warp instead of 5 KB (speed only; sm->wcold, by warp slot). */
 typedef struct dm_wcold {
-    dm_slot ring[DM_RING];   /* instruction buffer + pipeline front          */
-    wc_inst la;              /* look-ahead: next instruction to fetch        */
+    size_t ev[DM_RING];      /* timeline index + 1 of a ring slot, 0 = none
+                                (written and read with a timeline only)    */
+    const wc_inst *la;       /* look-ahead: next instruction to fetch (a
+                                static record or buf[tail % DM_RING_BUF])   */
+    uint32_t la_mask;        /* its mask (a static record's is not)          */
     dm_sbe sbl[DM_SBL_MAX];  /* scoreboard mode                              */
+    /* decoded records by ring index: the look-ahead is decoded into the
+     * buffer of the ring slot it will take (tail), which no slot in use
+     * (head..tail-1, at most DM_RING) shares */
+    wc_inst buf[DM_RING_BUF];
 } dm_wcold;
 
 typedef struct dm_warp {
-    /* hot: read by issue and fetch every cycle (first cache line) */
+    /* hot: read by issue and fetch every cycle (first cache line, with a
+     * copy of the eligibility fields of the next instruction to issue,
+     * sh[iss % DM_RING], valid when iss != tail: nx_*) */
     _Alignas(64) int8_t live; /* slot holds a warp                           */
     int8_t done;             /* finished: nothing left, nothing in flight    */
     int8_t at_bar;           /* waiting at a CTA barrier                     */
@@ -189,18 +195,23 @@ typedef struct dm_warp {
     int8_t src_end;          /* no more instructions to fetch                */
     int8_t prev_exit;        /* previous issued instruction was EXIT         */
     uint8_t sb[DM_SB];       /* dependence counters (visible)                */
+    uint8_t nx_wait;
+    int8_t nx_depbar_sb;
+    uint8_t nx_depbar_le;
     uint32_t head;           /* oldest busy ring slot                        */
     uint32_t iss;            /* next to issue                                */
     uint32_t tail;           /* next free                                    */
+    uint8_t nx_depbar_ids, nx_lc, nx_ismem, nx_nounit;
     uint64_t stall_until;    /* may issue from this cycle                    */
     uint64_t yield_at;       /* may not issue in this cycle (yield)          */
-    unsigned sub;            /* sub-core                                     */
-    unsigned spos;           /* index in its sub-core's warps[] (position) */
+    uint64_t nx_ready;
+    uint16_t sub;            /* sub-core                                     */
+    uint16_t spos;           /* index in its sub-core's warps[] (position) */
     unsigned outstanding;    /* variable-latency instructions in flight      */
-    unsigned cta;            /* SM CTA slot                                  */
-    dm_shot sh[DM_RING];     /* Issue's view of the ring slots               */
+    dm_shot sh[DM_RING];     /* the ring: instruction buffer + pipeline front */
     /* warm */
     uint64_t la_pc;          /* la.pc when la_valid (Fetch's line)           */
+    unsigned cta;            /* SM CTA slot                                  */
     uint64_t pcbase;         /* kernel code base (distinct kernels, lines)   */
     uint64_t age;            /* launch sequence: larger = younger            */
     unsigned id;             /* warp id in its CTA (ubench: .warp N)         */
@@ -217,6 +228,23 @@ typedef struct dm_warp {
     size_t nclocks, capclocks;
 } dm_warp;
 _Static_assert(offsetof(dm_warp, sh) == 64, "dm_warp: hot fields in line 0");
+
+/* Copy the eligibility fields of w's next instruction to line 0 (after
+ * iss or tail moved). */
+static inline void dm_next_load(dm_warp *w)
+{
+    if (w->iss == w->tail)
+        return;
+    const dm_shot *h = &w->sh[w->iss % DM_RING];
+    w->nx_ready = h->ready;
+    w->nx_wait = h->wait;
+    w->nx_depbar_sb = h->depbar_sb;
+    w->nx_depbar_le = h->depbar_le;
+    w->nx_depbar_ids = h->depbar_ids;
+    w->nx_lc = h->lc;
+    w->nx_ismem = h->ismem;
+    w->nx_nounit = h->nounit;
+}
 
 /* A latch between stages: the warp and ring slot of its instruction. */
 typedef struct dm_latch {
@@ -302,6 +330,9 @@ typedef struct dm_sub {
      * fetch (dm_wants; kept exact, checked again when used) */
     uint64_t awake[DM_WMASK];
     uint64_t fwant[DM_WMASK];
+    /* speed only: positions of warps that went to sleep on a full memory
+     * queue (sm.c mq_wake looks only at these; a stale bit costs a look) */
+    uint64_t mqw[DM_WMASK];
     unsigned last_issued;    /* warp slot of the last issue, DM_NO_WARP      */
     unsigned lrr_next;
     unsigned const_warp;     /* warp blocking issue on a const miss          */

@@ -349,7 +349,7 @@ static int cta_start(dm_sm *sm, unsigned ci, const wc_ubench *u)
          * head..tail) and scoreboard entries (0..nsbl) need no clearing */
         memset(w, 0, sizeof *w);
         w->x = &sm->wcold[wi];
-        memset(&w->x->la, 0, sizeof w->x->la);
+        w->x->la = NULL;
         w->live = 1;
         slot_live_put(sm, wi, 1);
         sm->hint[wi] = 0; /* awake (its sub-core is touched below) */
@@ -371,14 +371,15 @@ static int cta_start(dm_sm *sm, unsigned ci, const wc_ubench *u)
             w->id = wc_cta_warp_id(cta, i);
             W = sm->warps_assigned++;
         }
-        w->sub = fixed >= 0 ? (unsigned)fixed % p->nsub
-                            : ua_subcore(p->core.assign, p->nsub, W,
-                                         sm->gpu->o.seed, sm->id);
+        w->sub = (uint16_t)(fixed >= 0 ? (unsigned)fixed % p->nsub
+                                       : ua_subcore(p->core.assign, p->nsub,
+                                                    W, sm->gpu->o.seed,
+                                                    sm->id));
         w->sbmode = p->dep == DM_DEP_SCOREBOARD ||
                     (p->dep == DM_DEP_AUTO && !ct->has_ctrl);
         ct->slots[i] = wi;
         dm_sub *s = &sm->sub[w->sub];
-        w->spos = s->nwarps;
+        w->spos = (uint16_t)s->nwarps;
         s->had_warps = 1;
         s->warps[s->nwarps++] = wi;
         dm_bit_put(s->awake, w->spos, 1);
@@ -457,11 +458,15 @@ static void sub_rebuild(dm_sm *sm, dm_sub *s)
 {
     memset(s->awake, 0, sizeof s->awake);
     memset(s->fwant, 0, sizeof s->fwant);
+    memset(s->mqw, 0, sizeof s->mqw);
     for (unsigned i = 0; i < s->nwarps; i++) {
         unsigned wi = s->warps[i];
         dm_warp *w = &sm->warps[wi];
-        w->spos = i;
+        w->spos = (uint16_t)i;
         dm_bit_put(s->awake, i, sm->hint[wi] != UINT64_MAX);
+        dm_bit_put(s->mqw, i,
+                   sm->hint[wi] == UINT64_MAX &&
+                       sm->hwhy[wi] == DM_STALL_MEM_QUEUE);
         dm_want_update(s, w);
     }
 }
@@ -639,15 +644,22 @@ static int mq_wake(dm_sm *sm)
         if (!s->mq_sleep || !dm_mem_can_accept(sm->mem, i))
             continue;
         s->mq_sleep = 0;
-        for (unsigned k = 0; k < s->nwarps; k++) {
-            unsigned wi = s->warps[k];
-            if (sm->hint[wi] == UINT64_MAX &&
-                sm->hwhy[wi] == DM_STALL_MEM_QUEUE) {
-                /* dm_wake without reading the warp: its position is k */
-                sm->hint[wi] = 0;
-                s->issue_idle_until = 0;
-                dm_bit_put(s->awake, k, 1);
-                woke = 1;
+        for (unsigned d = 0; d < DM_WMASK; d++) {
+            uint64_t bits = s->mqw[d];
+            s->mqw[d] = 0;
+            for (; bits; bits &= bits - 1) {
+                unsigned k = d * 64 + (unsigned)__builtin_ctzll(bits);
+                if (k >= s->nwarps)
+                    break;
+                unsigned wi = s->warps[k];
+                if (sm->hint[wi] == UINT64_MAX &&
+                    sm->hwhy[wi] == DM_STALL_MEM_QUEUE) {
+                    /* dm_wake without reading the warp: position k */
+                    sm->hint[wi] = 0;
+                    s->issue_idle_until = 0;
+                    dm_bit_put(s->awake, k, 1);
+                    woke = 1;
+                }
             }
         }
     }
@@ -762,7 +774,7 @@ void dm_sm_dump(const dm_sm *sm, char *buf, size_t n)
             PUT(" w%u(iss=%u/%u %s done=%d bar=%d out=%u sb=%u%u%u%u%u%u "
                 "st=%llu sbl=%u)",
                 w->id, w->iss, w->tail,
-                w->iss != w->tail ? w->x->ring[w->iss % DM_RING].in.opcode : "-",
+                w->iss != w->tail ? w->sh[w->iss % DM_RING].in->opcode : "-",
                 w->done, w->at_bar, w->outstanding, w->sb[0], w->sb[1],
                 w->sb[2], w->sb[3], w->sb[4], w->sb[5],
                 (unsigned long long)w->stall_until, w->nsbl);
