@@ -108,6 +108,13 @@
 #define DM_NO_WARP 0xffffffffu
 #define DM_MAX_WARPS 256   /* SM warp slots (max_warps_per_sm bound)        */
 #define DM_WMASK (DM_MAX_WARPS / 64) /* words of a per-position bit set     */
+/* hwhy of a warp woken by sm.c mq_wake (hint 0, dm_shortcuts only): it slept
+ * on a full memory queue with every other condition of eligible() met, and
+ * nothing it depends on got worse since, so it is eligible exactly when the
+ * queue has room (issue.c elig tests that without reading the warp).  A
+ * raise of its counters (sm.c, Control's pending increments) turns it back
+ * into a full test; dm_wake keeps it (a counter went down). */
+#define DM_HW_QREADY 0xffu
 
 /* Policy names are parsed once by uarch (ua_core_decode). */
 enum { DM_POL_CGGTY = UA_POL_CGGTY, DM_POL_GTO = UA_POL_GTO,
@@ -401,6 +408,9 @@ typedef struct dm_sm {
      * hwhy[w]); UINT64_MAX until an event wakes it (dm_wake) */
     uint64_t *hint;
     uint8_t *hwhy;
+    /* speed only: the position (dm_warp.spos) of each warp slot's warp, so
+     * that Issue's fast paths need not read the warp */
+    uint8_t hpos[DM_MAX_WARPS];
     /* speed only: warp slots below DM_MAX_WARPS whose warp is live (the
      * free slot search of cta_start reads no warp) */
     uint64_t slot_live[DM_WMASK];

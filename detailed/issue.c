@@ -123,6 +123,8 @@ static void do_issue(dm_sm *sm, dm_sub *s, unsigned wi, uint64_t c)
     dm_warp *w = &sm->warps[wi];
     uint32_t idx = w->iss;
     dm_shot *sl = &w->sh[idx % DM_RING];
+    if (sm->hwhy[wi] == DM_HW_QREADY)
+        sm->hwhy[wi] = DM_STALL_IDLE; /* its next test is a full one */
     const wc_inst *in = sl->in;
     const wc_opinfo *oi = wc_inst_info(in);
     uint64_t tag = 0;
@@ -266,9 +268,23 @@ static int elig_slow(dm_sm *sm, dm_sub *s, unsigned wi, uint64_t c, int *why)
 static inline int elig(dm_sm *sm, dm_sub *s, unsigned wi, uint64_t c,
                        int *why)
 {
-    if (c < sm->hint[wi] && sm->gpu->shortcuts) {
-        *why = sm->hwhy[wi];
-        return 0;
+    if (sm->gpu->shortcuts) {
+        if (c < sm->hint[wi]) {
+            *why = sm->hwhy[wi];
+            return 0;
+        }
+        if (sm->hwhy[wi] == DM_HW_QREADY) { /* woken by mq_wake */
+            if (dm_mem_can_accept(sm->mem, s->idx))
+                return 1;
+            /* asleep again, as elig_slow would put it */
+            *why = DM_STALL_MEM_QUEUE;
+            sm->hint[wi] = UINT64_MAX;
+            sm->hwhy[wi] = DM_STALL_MEM_QUEUE;
+            s->mq_sleep = 1;
+            dm_bit_put(s->mqw, sm->hpos[wi], 1);
+            dm_bit_put(s->awake, sm->hpos[wi], 0);
+            return 0;
+        }
     }
     return elig_slow(sm, s, wi, c, why);
 }
@@ -367,7 +383,8 @@ void dm_issue_tick(dm_sm *sm, dm_sub *s, uint64_t c)
              * awake set; all of them with dm_shortcuts 0) */
             until = young_min;
             for (unsigned i = n; i-- > 0 && why_young < 0;)
-                if (sm->hwhy[s->warps[i]] != DM_STALL_EXITED)
+                if (sm->hwhy[s->warps[i]] != DM_STALL_EXITED &&
+                    sm->hwhy[s->warps[i]] != DM_HW_QREADY) /* (none left) */
                     why_young = sm->hwhy[s->warps[i]];
         } else {
             for (unsigned i = n; i-- > 0;) {

@@ -353,6 +353,7 @@ static int cta_start(dm_sm *sm, unsigned ci, const wc_ubench *u)
         w->live = 1;
         slot_live_put(sm, wi, 1);
         sm->hint[wi] = 0; /* awake (its sub-core is touched below) */
+        sm->hwhy[wi] = DM_STALL_IDLE;
         w->cta = ci;
         w->age = ++sm->gpu->seq;
         w->pcbase = ct->pcbase;
@@ -380,6 +381,7 @@ static int cta_start(dm_sm *sm, unsigned ci, const wc_ubench *u)
         ct->slots[i] = wi;
         dm_sub *s = &sm->sub[w->sub];
         w->spos = (uint16_t)s->nwarps;
+        sm->hpos[wi] = (uint8_t)s->nwarps;
         s->had_warps = 1;
         s->warps[s->nwarps++] = wi;
         dm_bit_put(s->awake, w->spos, 1);
@@ -463,6 +465,7 @@ static void sub_rebuild(dm_sm *sm, dm_sub *s)
         unsigned wi = s->warps[i];
         dm_warp *w = &sm->warps[wi];
         w->spos = (uint16_t)i;
+        sm->hpos[wi] = (uint8_t)i;
         dm_bit_put(s->awake, i, sm->hint[wi] != UINT64_MAX);
         dm_bit_put(s->mqw, i,
                    sm->hint[wi] == UINT64_MAX &&
@@ -656,6 +659,8 @@ static int mq_wake(dm_sm *sm)
                     sm->hwhy[wi] == DM_STALL_MEM_QUEUE) {
                     /* dm_wake without reading the warp: position k */
                     sm->hint[wi] = 0;
+                    if (sm->gpu->shortcuts)
+                        sm->hwhy[wi] = DM_HW_QREADY;
                     s->issue_idle_until = 0;
                     dm_bit_put(s->awake, k, 1);
                     woke = 1;
@@ -715,6 +720,8 @@ void dm_sm_tick(dm_sm *sm, uint64_t c)
             if (sm->hint[s->pend_warp] == UINT64_MAX &&
                 sm->hwhy[s->pend_warp] == DM_STALL_MEM_QUEUE)
                 dm_wake(sm, (unsigned)s->pend_warp);
+            else if (sm->hwhy[s->pend_warp] == DM_HW_QREADY)
+                sm->hwhy[s->pend_warp] = DM_STALL_MEM_QUEUE; /* full test */
             s->pend_warp = -1;
         }
     }
