@@ -210,14 +210,15 @@ typedef struct dm_warp {
     uint32_t tail;           /* next free                                    */
     uint8_t nx_depbar_ids, nx_lc, nx_ismem, nx_nounit;
     uint64_t stall_until;    /* may issue from this cycle                    */
-    uint64_t yield_at;       /* may not issue in this cycle (yield)          */
+    uint64_t la_line;        /* icache line of the look-ahead (la_valid)     */
     uint64_t nx_ready;
-    uint16_t sub;            /* sub-core                                     */
-    uint16_t spos;           /* index in its sub-core's warps[] (position) */
+    uint8_t sub;             /* sub-core                                     */
+    uint8_t spos;            /* index in its sub-core's warps[] (position) */
+    uint8_t yld;             /* the last issue set yield with a stall of 1:
+                                it may not issue in cycle stall_until       */
     unsigned outstanding;    /* variable-latency instructions in flight      */
     dm_shot sh[DM_RING];     /* the ring: instruction buffer + pipeline front */
     /* warm */
-    uint64_t la_pc;          /* la.pc when la_valid (Fetch's line)           */
     unsigned cta;            /* SM CTA slot                                  */
     uint64_t pcbase;         /* kernel code base (distinct kernels, lines)   */
     uint64_t age;            /* launch sequence: larger = younger            */
@@ -230,7 +231,6 @@ typedef struct dm_warp {
     const wc_inst *code;
     size_t ncode, pos;
     wc_cta *tcta;
-    uint64_t insts;
     uint64_t *clocks;        /* ubench clock values                          */
     size_t nclocks, capclocks;
 } dm_warp;

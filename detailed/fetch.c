@@ -29,7 +29,7 @@ int dm_warp_next(dm_sm *sm, dm_warp *w)
             x->la = &w->code[w->pos++];
             x->la_mask = x->la->mask;
             w->la_valid = 1;
-            w->la_pc = x->la->pc;
+            w->la_line = (w->pcbase + x->la->pc) / sm->p->icache_line;
         } else {
             w->src_end = 1;
         }
@@ -43,7 +43,7 @@ int dm_warp_next(dm_sm *sm, dm_warp *w)
         x->la = r.in;
         x->la_mask = r.mask;
         w->la_valid = 1;
-        w->la_pc = r.in->pc;
+        w->la_line = (w->pcbase + r.in->pc) / sm->p->icache_line;
         return 0;
     }
     w->src_end = 1;
@@ -56,7 +56,8 @@ int dm_warp_next(dm_sm *sm, dm_warp *w)
 
 static uint64_t line_of(const dm_params *p, const dm_warp *w)
 {
-    return (w->pcbase + w->la_pc) / p->icache_line;
+    (void)p;
+    return w->la_line;
 }
 
 static void do_fetch(dm_sm *sm, dm_sub *s, dm_warp *w, uint64_t c)

@@ -45,7 +45,7 @@ static int eligible(const dm_sm *sm, const dm_sub *s, const dm_warp *w,
         *why = DM_STALL_STALL_COUNTER;
         return 0;
     }
-    if (w->yield_at == c) {
+    if (w->yld && w->stall_until == c) { /* yield: the cycle after issue */
         *why = DM_STALL_YIELD;
         return 0;
     }
@@ -142,8 +142,9 @@ static void do_issue(dm_sm *sm, dm_sub *s, unsigned wi, uint64_t c)
                      : 1;
     }
     w->stall_until = c + st;
-    if (y)
-        w->yield_at = c + 1;
+    /* yield bars the cycle after issue, c + 1: that cycle passes the stall
+     * counter test only when st is 1 */
+    w->yld = y && st == 1;
     if (!sl->ismem && !sl->nounit) {
         uint64_t f = c + (uint64_t)dm_inst_ii(p, in, sl->lc);
         if (sl->lc == WC_LAT_fp64 && p->fp64_shared)
@@ -203,7 +204,6 @@ static void do_issue(dm_sm *sm, dm_sub *s, unsigned wi, uint64_t c)
     dm_next_load(w);
     dm_want_update(s, w);
     s->fetch_idle = 0;
-    w->insts++;
     s->issued++;
     sm->gpu->insts++;
     if (in->unit < WC_UNIT_COUNT)

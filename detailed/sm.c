@@ -372,7 +372,7 @@ static int cta_start(dm_sm *sm, unsigned ci, const wc_ubench *u)
             w->id = wc_cta_warp_id(cta, i);
             W = sm->warps_assigned++;
         }
-        w->sub = (uint16_t)(fixed >= 0 ? (unsigned)fixed % p->nsub
+        w->sub = (uint8_t)(fixed >= 0 ? (unsigned)fixed % p->nsub
                                        : ua_subcore(p->core.assign, p->nsub,
                                                     W, sm->gpu->o.seed,
                                                     sm->id));
@@ -380,7 +380,7 @@ static int cta_start(dm_sm *sm, unsigned ci, const wc_ubench *u)
                     (p->dep == DM_DEP_AUTO && !ct->has_ctrl);
         ct->slots[i] = wi;
         dm_sub *s = &sm->sub[w->sub];
-        w->spos = (uint16_t)s->nwarps;
+        w->spos = (uint8_t)s->nwarps;
         sm->hpos[wi] = (uint8_t)s->nwarps;
         s->had_warps = 1;
         s->warps[s->nwarps++] = wi;
@@ -464,7 +464,7 @@ static void sub_rebuild(dm_sm *sm, dm_sub *s)
     for (unsigned i = 0; i < s->nwarps; i++) {
         unsigned wi = s->warps[i];
         dm_warp *w = &sm->warps[wi];
-        w->spos = (uint16_t)i;
+        w->spos = (uint8_t)i;
         sm->hpos[wi] = (uint8_t)i;
         dm_bit_put(s->awake, i, sm->hint[wi] != UINT64_MAX);
         dm_bit_put(s->mqw, i,
