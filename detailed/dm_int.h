@@ -94,8 +94,8 @@
 /* ======================================================================== */
 
 #define DM_RING 8          /* per-warp instruction slots (ibuffer + pipe)   */
-#define DM_RING_BUF 16     /* decode buffers per warp (ring + look-ahead,
-                              power of two: by ring index)                */
+#define DM_RING_BUF (DM_RING + 1) /* decode buffers per warp: the ring's
+                              and the look-ahead's, used in turn          */
 #define DM_RING_FRONT 3    /* ring slots beyond the ibuffer (pipeline front) */
 #define DM_FETCH_TO_IBUF 2 /* fetched in c, decoded in c+1, in the ibuffer
                               (issuable) from c+2 (seed 000 5.2)          */
@@ -180,13 +180,10 @@ typedef struct dm_sbe {
 typedef struct dm_wcold {
     size_t ev[DM_RING];      /* timeline index + 1 of a ring slot, 0 = none
                                 (written and read with a timeline only)    */
-    const wc_inst *la;       /* look-ahead: next instruction to fetch (a
-                                static record or buf[tail % DM_RING_BUF])   */
-    uint32_t la_mask;        /* its mask (a static record's is not)          */
     dm_sbe sbl[DM_SBL_MAX];  /* scoreboard mode                              */
-    /* decoded records by ring index: the look-ahead is decoded into the
-     * buffer of the ring slot it will take (tail), which no slot in use
-     * (head..tail-1, at most DM_RING) shares */
+    /* decoded records, used in turn (dm_warp.bufk: the look-ahead's): the
+     * DM_RING fetched before the look-ahead, all that the ring can hold,
+     * use the others */
     wc_inst buf[DM_RING_BUF];
 } dm_wcold;
 
@@ -220,6 +217,10 @@ typedef struct dm_warp {
     dm_shot sh[DM_RING];     /* the ring: instruction buffer + pipeline front */
     /* warm */
     unsigned cta;            /* SM CTA slot                                  */
+    const wc_inst *la;       /* look-ahead: next instruction to fetch (a
+                                static record or x->buf[bufk])             */
+    uint32_t la_mask;        /* its mask (a static record's is not)          */
+    uint8_t bufk;            /* the look-ahead's decode buffer               */
     uint64_t pcbase;         /* kernel code base (distinct kernels, lines)   */
     uint64_t age;            /* launch sequence: larger = younger            */
     unsigned id;             /* warp id in its CTA (ubench: .warp N)         */

@@ -26,10 +26,10 @@ int dm_warp_next(dm_sm *sm, dm_warp *w)
         return 0;
     if (w->code) {
         if (w->pos < w->ncode) {
-            x->la = &w->code[w->pos++];
-            x->la_mask = x->la->mask;
+            w->la = &w->code[w->pos++];
+            w->la_mask = w->la->mask;
             w->la_valid = 1;
-            w->la_line = (w->pcbase + x->la->pc) / sm->p->icache_line;
+            w->la_line = (w->pcbase + w->la->pc) / sm->p->icache_line;
         } else {
             w->src_end = 1;
         }
@@ -37,11 +37,11 @@ int dm_warp_next(dm_sm *sm, dm_warp *w)
     }
     wc_iref r;
     int rc = wc_cta_next_ref(w->tcta, w->stream,
-                             &x->buf[w->tail % DM_RING_BUF], &r,
+                             &x->buf[w->bufk], &r,
                              sm->gpu->d);
     if (rc > 0) {
-        x->la = r.in;
-        x->la_mask = r.mask;
+        w->la = r.in;
+        w->la_mask = r.mask;
         w->la_valid = 1;
         w->la_line = (w->pcbase + r.in->pc) / sm->p->icache_line;
         return 0;
@@ -64,19 +64,20 @@ static void do_fetch(dm_sm *sm, dm_sub *s, dm_warp *w, uint64_t c)
 {
     dm_wcold *x = w->x;
     dm_shot *h = &w->sh[w->tail % DM_RING];
-    const wc_inst *in = x->la;
+    const wc_inst *in = w->la;
     const wc_opinfo *oi = wc_inst_info(in);
     int lc = wc_inst_latclass(in);
     h->lc = (uint8_t)(lc >= 0 && lc < WC_LAT_COUNT ? lc : WC_LAT_misc);
     h->ismem = h->lc == WC_LAT_mem;
     h->varlat = h->ismem || (oi->flags & WC_OPF_VARLAT) != 0;
     h->nounit = (oi->flags & (WC_OPF_NOP | WC_OPF_DEPBAR)) != 0;
-    wc_inst *b = &x->buf[w->tail % DM_RING_BUF];
+    wc_inst *b = &x->buf[w->bufk];
+    w->bufk = (uint8_t)(w->bufk + 1 == DM_RING_BUF ? 0 : w->bufk + 1);
     if (h->ismem && !w->code && in != b) {
         /* the memory unit reads the mask: the static record with this
          * instance's (as the trace reader decodes it) */
         memcpy(b, in, offsetof(wc_inst, addr));
-        b->mask = x->la_mask;
+        b->mask = w->la_mask;
         b->line = 0;
         in = b;
     }

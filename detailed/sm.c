@@ -345,11 +345,10 @@ static int cta_start(dm_sm *sm, unsigned ci, const wc_ubench *u)
         if (wi + 1 > sm->warps_hw)
             sm->warps_hw = wi + 1;
         free(w->clocks);
-        /* the cold part's ring (written at fetch before any read: slots
-         * head..tail) and scoreboard entries (0..nsbl) need no clearing */
+        /* the cold part (decode buffers, timeline references, scoreboard
+         * entries 0..nsbl) is written before any read: not cleared */
         memset(w, 0, sizeof *w);
         w->x = &sm->wcold[wi];
-        w->x->la = NULL;
         w->live = 1;
         slot_live_put(sm, wi, 1);
         sm->hint[wi] = 0; /* awake (its sub-core is touched below) */
