@@ -169,8 +169,8 @@ static int reserve(const dm_params *p, dm_sub *s, const uint8_t *need,
 void dm_release_slot(dm_sub *s, dm_warp *w, uint32_t idx)
 {
     s->fetch_idle = 0;
-    w->ring[idx % DM_RING].busy = 0;
-    while (w->head != w->iss && !w->ring[w->head % DM_RING].busy)
+    w->sh[idx % DM_RING].busy = 0;
+    while (w->head != w->iss && !w->sh[w->head % DM_RING].busy)
         w->head++;
     dm_want_update(s, w);
 }
@@ -182,14 +182,15 @@ void dm_alloc_tick(dm_sm *sm, dm_sub *s, uint64_t c)
         return;
     unsigned wi = s->alloc.warp;
     dm_warp *w = &sm->warps[wi];
-    dm_slot *sl = &w->ring[s->alloc.slot % DM_RING];
-    const wc_inst *in = &sl->in;
+    dm_shot *sl = &w->sh[s->alloc.slot % DM_RING];
+    const wc_inst *in = sl->in;
     uint8_t need[DM_MAX_BANKS], hit[8] = {0};
     unsigned n = dm_rfc_access(p, s, wi, in, hit, need, 0);
     if (!reserve(p, s, need, c))
         return; /* hold: Control and Issue stall behind us */
     rfc_commit(p, s, wi, in);
-    dm_event_rfc(sm->gpu, sl->ev, n, hit);
+    if (sm->gpu->o.timeline)
+        dm_event_rfc(sm->gpu, w->x->ev[s->alloc.slot % DM_RING], n, hit);
     /* result queue: the write happens lat cycles after issue (shifted by
      * the cycles this instruction was held) */
     uint8_t wb = dm_dst_banks(p, in);

@@ -32,20 +32,21 @@ static void record_clock(dm_gpu *gpu, dm_warp *w, uint64_t c)
     w->clocks[w->nclocks++] = c;
 }
 
-static int to_vq(dm_sm *sm, dm_sub *s, dm_warp *w, dm_slot *sl)
+static int to_vq(dm_sm *sm, dm_sub *s, dm_warp *w, dm_shot *sl)
 {
     const dm_params *p = sm->p;
     if (s->vq_n >= s->vq_cap)
         return 0;
     dm_vop *v = &s->vq[s->vq_n++];
     uint8_t hit[8] = {0};
-    unsigned n = dm_rfc_access(p, s, s->ctrl.warp, &sl->in, hit, v->nbank, 1);
-    dm_event_rfc(sm->gpu, sl->ev, n, hit);
+    unsigned n = dm_rfc_access(p, s, s->ctrl.warp, sl->in, hit, v->nbank, 1);
+    if (sm->gpu->o.timeline)
+        dm_event_rfc(sm->gpu, w->x->ev[s->ctrl.slot % DM_RING], n, hit);
     v->warp = s->ctrl.warp;
     v->tag = s->ctrl.tag;
     v->lc = sl->lc;
-    v->lat = dm_inst_lat(p, &sl->in, sl->lc);
-    v->wbanks = dm_dst_banks(p, &sl->in);
+    v->lat = dm_inst_lat(p, sl->in, sl->lc);
+    v->wbanks = dm_dst_banks(p, sl->in);
     v->issue = s->ctrl.issue;
     (void)w;
     return 1;
@@ -56,8 +57,8 @@ void dm_control_tick(dm_sm *sm, dm_sub *s, uint64_t c)
     if (s->ctrl.warp == DM_NO_WARP)
         return;
     dm_warp *w = &sm->warps[s->ctrl.warp];
-    dm_slot *sl = &w->ring[s->ctrl.slot % DM_RING];
-    const wc_inst *in = &sl->in;
+    dm_shot *sl = &w->sh[s->ctrl.slot % DM_RING];
+    const wc_inst *in = sl->in;
     if (!s->ctrl.seen) {
         s->ctrl.seen = 1;
         if (in->ctrl.valid && !w->sbmode) {

@@ -63,6 +63,7 @@
 #ifndef DM_INT_H
 #define DM_INT_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -93,6 +94,8 @@
 /* ======================================================================== */
 
 #define DM_RING 8          /* per-warp instruction slots (ibuffer + pipe)   */
+#define DM_RING_BUF (DM_RING + 1) /* decode buffers per warp: the ring's
+                              and the look-ahead's, used in turn          */
 #define DM_RING_FRONT 3    /* ring slots beyond the ibuffer (pipeline front) */
 #define DM_FETCH_TO_IBUF 2 /* fetched in c, decoded in c+1, in the ibuffer
                               (issuable) from c+2 (seed 000 5.2)          */
@@ -105,6 +108,13 @@
 #define DM_NO_WARP 0xffffffffu
 #define DM_MAX_WARPS 256   /* SM warp slots (max_warps_per_sm bound)        */
 #define DM_WMASK (DM_MAX_WARPS / 64) /* words of a per-position bit set     */
+/* hwhy of a warp woken by sm.c mq_wake (hint 0, dm_shortcuts only): it slept
+ * on a full memory queue with every other condition of eligible() met, and
+ * nothing it depends on got worse since, so it is eligible exactly when the
+ * queue has room (issue.c elig tests that without reading the warp).  A
+ * raise of its counters (sm.c, Control's pending increments) turns it back
+ * into a full test; dm_wake keeps it (a counter went down). */
+#define DM_HW_QREADY 0xffu
 
 /* Policy names are parsed once by uarch (ua_core_decode). */
 enum { DM_POL_CGGTY = UA_POL_CGGTY, DM_POL_GTO = UA_POL_GTO,
@@ -135,28 +145,23 @@ typedef struct dm_params {
     double cta_dispatch, cta_ovh, cta_warp_ovh;
 } dm_params;
 
-/* One fetched instruction in a warp's ring (what Issue reads first, then
- * the instruction: its per-lane addresses, at the end, only when used). */
-typedef struct dm_slot {
-    uint64_t ready;   /* cycle it is decoded and in the ibuffer              */
-    size_t ev;        /* timeline index + 1, 0 = none                        */
-    uint8_t busy;     /* 1 until it leaves Control (var) / Allocate (fixed)  */
-    uint8_t lc;       /* latency class                                       */
-    uint8_t varlat;   /* 1 variable latency                                  */
-    uint8_t ismem;    /* 1 handled by the memory subsystem                   */
-    uint8_t nounit;   /* NOP, DEPBAR...: no execution unit                   */
-    wc_inst in;
-} dm_slot;
-
-/* What Issue's eligibility test reads of a ring slot, kept in the warp's
- * first cache lines (speed only: copied from the slot at fetch). */
+/* One fetched instruction in a warp's ring, kept in the warp's hot lines
+ * (dm_warp.sh, by ring index % DM_RING).  Its record is the trace's static
+ * one when the instruction has no lane addresses and is not a memory
+ * instruction (the trace's table: shared by every warp, nothing copied),
+ * else a decoded copy in the warp's cold buf[] (speed only). */
 typedef struct dm_shot {
-    uint64_t ready;   /* dm_slot.ready                                       */
+    uint64_t ready;   /* cycle it is decoded and in the ibuffer              */
+    const wc_inst *in;
     uint8_t wait;     /* ctrl.wait when ctrl.valid, else 0                   */
     int8_t depbar_sb;
     uint8_t depbar_le, depbar_ids;
-    uint8_t lc, ismem, nounit;
+    uint8_t lc;       /* latency class                                       */
+    uint8_t ismem;    /* 1 handled by the memory subsystem                   */
+    uint8_t nounit;   /* NOP, DEPBAR...: no execution unit                   */
     uint8_t constop;  /* fixed latency with a c[][] operand (const_wait)     */
+    uint8_t busy;     /* 1 until it leaves Control (var) / Allocate (fixed)  */
+    uint8_t varlat;   /* 1 variable latency                                  */
 } dm_shot;
 
 /* Scoreboard-mode pending entry (dep_mode scoreboard, seed 000 Table 7). */
@@ -168,9 +173,25 @@ typedef struct dm_sbe {
     uint64_t ready;   /* cycle the entry clears, UINT64_MAX until known      */
 } dm_sbe;
 
+/* What a warp needs only when it fetches, issues or retires an instruction
+ * (the ring's full records, the look-ahead, scoreboard entries): kept apart
+ * from dm_warp so that the per-cycle scans read a few hundred bytes per
+ * warp instead of 5 KB (speed only; sm->wcold, by warp slot). */
+typedef struct dm_wcold {
+    size_t ev[DM_RING];      /* timeline index + 1 of a ring slot, 0 = none
+                                (written and read with a timeline only)    */
+    dm_sbe sbl[DM_SBL_MAX];  /* scoreboard mode                              */
+    /* decoded records, used in turn (dm_warp.bufk: the look-ahead's): the
+     * DM_RING fetched before the look-ahead, all that the ring can hold,
+     * use the others */
+    wc_inst buf[DM_RING_BUF];
+} dm_wcold;
+
 typedef struct dm_warp {
-    /* hot: read by issue and fetch every cycle (first cache line) */
-    int8_t live;             /* slot holds a warp                            */
+    /* hot: read by issue and fetch every cycle (first cache line, with a
+     * copy of the eligibility fields of the next instruction to issue,
+     * sh[iss % DM_RING], valid when iss != tail: nx_*) */
+    _Alignas(64) int8_t live; /* slot holds a warp                           */
     int8_t done;             /* finished: nothing left, nothing in flight    */
     int8_t at_bar;           /* waiting at a CTA barrier                     */
     int8_t sbmode;           /* scoreboard dependence tracking               */
@@ -178,33 +199,60 @@ typedef struct dm_warp {
     int8_t src_end;          /* no more instructions to fetch                */
     int8_t prev_exit;        /* previous issued instruction was EXIT         */
     uint8_t sb[DM_SB];       /* dependence counters (visible)                */
+    uint8_t nx_wait;
+    int8_t nx_depbar_sb;
+    uint8_t nx_depbar_le;
     uint32_t head;           /* oldest busy ring slot                        */
     uint32_t iss;            /* next to issue                                */
     uint32_t tail;           /* next free                                    */
+    uint8_t nx_depbar_ids, nx_lc, nx_ismem, nx_nounit;
     uint64_t stall_until;    /* may issue from this cycle                    */
-    uint64_t yield_at;       /* may not issue in this cycle (yield)          */
-    uint64_t age;            /* launch sequence: larger = younger            */
-    unsigned sub;            /* sub-core                                     */
+    uint64_t la_line;        /* icache line of the look-ahead (la_valid)     */
+    uint64_t nx_ready;
+    uint8_t sub;             /* sub-core                                     */
+    uint8_t spos;            /* index in its sub-core's warps[] (position) */
+    uint8_t yld;             /* the last issue set yield with a stall of 1:
+                                it may not issue in cycle stall_until       */
+    unsigned outstanding;    /* variable-latency instructions in flight      */
+    dm_shot sh[DM_RING];     /* the ring: instruction buffer + pipeline front */
+    /* warm */
     unsigned cta;            /* SM CTA slot                                  */
+    const wc_inst *la;       /* look-ahead: next instruction to fetch (a
+                                static record or x->buf[bufk])             */
+    uint32_t la_mask;        /* its mask (a static record's is not)          */
+    uint8_t bufk;            /* the look-ahead's decode buffer               */
+    uint64_t pcbase;         /* kernel code base (distinct kernels, lines)   */
+    uint64_t age;            /* launch sequence: larger = younger            */
     unsigned id;             /* warp id in its CTA (ubench: .warp N)         */
     unsigned uidx;           /* ubench warp index                            */
-    unsigned outstanding;    /* variable-latency instructions in flight      */
-    unsigned spos;           /* index in its sub-core's warps[] (position) */
-    dm_shot sh[DM_RING];     /* Issue's view of the ring slots               */
+    unsigned nsbl;
+    unsigned stream;
+    dm_wcold *x;             /* the cold part (sm->wcold[slot])              */
     /* instruction source: ubench array or trace stream */
     const wc_inst *code;
     size_t ncode, pos;
     wc_cta *tcta;
-    unsigned stream;
-    uint64_t pcbase;         /* kernel code base (distinct kernels, lines)   */
-    uint64_t insts;
     uint64_t *clocks;        /* ubench clock values                          */
     size_t nclocks, capclocks;
-    unsigned nsbl;
-    dm_slot ring[DM_RING];   /* instruction buffer + pipeline front          */
-    wc_inst la;              /* look-ahead: next instruction to fetch        */
-    dm_sbe sbl[DM_SBL_MAX];  /* scoreboard mode                              */
 } dm_warp;
+_Static_assert(offsetof(dm_warp, sh) == 64, "dm_warp: hot fields in line 0");
+
+/* Copy the eligibility fields of w's next instruction to line 0 (after
+ * iss or tail moved). */
+static inline void dm_next_load(dm_warp *w)
+{
+    if (w->iss == w->tail)
+        return;
+    const dm_shot *h = &w->sh[w->iss % DM_RING];
+    w->nx_ready = h->ready;
+    w->nx_wait = h->wait;
+    w->nx_depbar_sb = h->depbar_sb;
+    w->nx_depbar_le = h->depbar_le;
+    w->nx_depbar_ids = h->depbar_ids;
+    w->nx_lc = h->lc;
+    w->nx_ismem = h->ismem;
+    w->nx_nounit = h->nounit;
+}
 
 /* A latch between stages: the warp and ring slot of its instruction. */
 typedef struct dm_latch {
@@ -290,6 +338,9 @@ typedef struct dm_sub {
      * fetch (dm_wants; kept exact, checked again when used) */
     uint64_t awake[DM_WMASK];
     uint64_t fwant[DM_WMASK];
+    /* speed only: positions of warps that went to sleep on a full memory
+     * queue (sm.c mq_wake looks only at these; a stale bit costs a look) */
+    uint64_t mqw[DM_WMASK];
     unsigned last_issued;    /* warp slot of the last issue, DM_NO_WARP      */
     unsigned lrr_next;
     unsigned const_warp;     /* warp blocking issue on a const miss          */
@@ -328,7 +379,8 @@ typedef struct dm_sm {
     const dm_params *p;
     const wc_gpu *g;
     dm_sub sub[DM_MAX_SUBCORES];
-    dm_warp *warps;          /* max_warps_per_sm slots                       */
+    dm_warp *warps;          /* max_warps_per_sm slots (64-byte aligned)     */
+    dm_wcold *wcold;         /* their cold parts, by slot                    */
     unsigned nslots;
     dm_cta_slot *ctas;
     unsigned nctas;
@@ -357,6 +409,9 @@ typedef struct dm_sm {
      * hwhy[w]); UINT64_MAX until an event wakes it (dm_wake) */
     uint64_t *hint;
     uint8_t *hwhy;
+    /* speed only: the position (dm_warp.spos) of each warp slot's warp, so
+     * that Issue's fast paths need not read the warp */
+    uint8_t hpos[DM_MAX_WARPS];
     /* speed only: warp slots below DM_MAX_WARPS whose warp is live (the
      * free slot search of cta_start reads no warp) */
     uint64_t slot_live[DM_WMASK];

@@ -15,24 +15,35 @@
 
 #include "dm_int.h"
 
-/* Read the next instruction of w's stream into its look-ahead. */
+/* Read the next instruction of w's stream into its look-ahead: the
+ * trace's static record when it has no lane addresses, else decoded into
+ * the buffer of the ring slot it will take (w->tail). */
 int dm_warp_next(dm_sm *sm, dm_warp *w)
 {
+    dm_wcold *x = w->x;
     w->la_valid = 0;
     if (w->src_end)
         return 0;
     if (w->code) {
         if (w->pos < w->ncode) {
-            w->la = w->code[w->pos++];
+            w->la = &w->code[w->pos++];
+            w->la_mask = w->la->mask;
             w->la_valid = 1;
+            w->la_line = (w->pcbase + w->la->pc) / sm->p->icache_line;
         } else {
             w->src_end = 1;
         }
         return 0;
     }
-    int rc = wc_cta_next(w->tcta, w->stream, &w->la, sm->gpu->d);
+    wc_iref r;
+    int rc = wc_cta_next_ref(w->tcta, w->stream,
+                             &x->buf[w->bufk], &r,
+                             sm->gpu->d);
     if (rc > 0) {
+        w->la = r.in;
+        w->la_mask = r.mask;
         w->la_valid = 1;
+        w->la_line = (w->pcbase + r.in->pc) / sm->p->icache_line;
         return 0;
     }
     w->src_end = 1;
@@ -45,42 +56,44 @@ int dm_warp_next(dm_sm *sm, dm_warp *w)
 
 static uint64_t line_of(const dm_params *p, const dm_warp *w)
 {
-    return (w->pcbase + w->la.pc) / p->icache_line;
-}
-
-static void classify(dm_slot *sl)
-{
-    const wc_opinfo *oi = wc_inst_info(&sl->in);
-    int lc = wc_inst_latclass(&sl->in);
-    sl->lc = (uint8_t)(lc >= 0 && lc < WC_LAT_COUNT ? lc : WC_LAT_misc);
-    sl->ismem = sl->lc == WC_LAT_mem;
-    sl->varlat = sl->ismem || (oi->flags & WC_OPF_VARLAT) != 0;
-    sl->nounit = (oi->flags & (WC_OPF_NOP | WC_OPF_DEPBAR)) != 0;
+    (void)p;
+    return w->la_line;
 }
 
 static void do_fetch(dm_sm *sm, dm_sub *s, dm_warp *w, uint64_t c)
 {
-    dm_slot *sl = &w->ring[w->tail % DM_RING];
-    /* the per-lane addresses (a third of the record) only when present:
-     * nothing reads them without WC_IF_HAS_ADDR */
-    memcpy(&sl->in, &w->la, offsetof(wc_inst, addr));
-    if (w->la.iflags & WC_IF_HAS_ADDR)
-        memcpy(sl->in.addr, w->la.addr, sizeof w->la.addr);
-    sl->ready = c + DM_FETCH_TO_IBUF; /* decode in c+1, ibuffer from c+2 */
-    sl->busy = 1;
-    sl->ev = 0;
-    classify(sl);
+    dm_wcold *x = w->x;
     dm_shot *h = &w->sh[w->tail % DM_RING];
-    h->ready = sl->ready;
-    h->wait = sl->in.ctrl.valid ? sl->in.ctrl.wait : 0;
-    h->depbar_sb = sl->in.depbar_sb;
-    h->depbar_le = sl->in.depbar_le;
-    h->depbar_ids = sl->in.depbar_ids;
-    h->lc = sl->lc;
-    h->ismem = sl->ismem;
-    h->nounit = sl->nounit;
-    h->constop = !sl->varlat && (sl->in.iflags & WC_IF_CONSTOP) != 0;
+    const wc_inst *in = w->la;
+    const wc_opinfo *oi = wc_inst_info(in);
+    int lc = wc_inst_latclass(in);
+    h->lc = (uint8_t)(lc >= 0 && lc < WC_LAT_COUNT ? lc : WC_LAT_misc);
+    h->ismem = h->lc == WC_LAT_mem;
+    h->varlat = h->ismem || (oi->flags & WC_OPF_VARLAT) != 0;
+    h->nounit = (oi->flags & (WC_OPF_NOP | WC_OPF_DEPBAR)) != 0;
+    wc_inst *b = &x->buf[w->bufk];
+    w->bufk = (uint8_t)(w->bufk + 1 == DM_RING_BUF ? 0 : w->bufk + 1);
+    if (h->ismem && !w->code && in != b) {
+        /* the memory unit reads the mask: the static record with this
+         * instance's (as the trace reader decodes it) */
+        memcpy(b, in, offsetof(wc_inst, addr));
+        b->mask = w->la_mask;
+        b->line = 0;
+        in = b;
+    }
+    h->in = in;
+    h->ready = c + DM_FETCH_TO_IBUF; /* decode in c+1, ibuffer from c+2 */
+    h->busy = 1;
+    if (sm->gpu->o.timeline)
+        x->ev[w->tail % DM_RING] = 0;
+    h->wait = in->ctrl.valid ? in->ctrl.wait : 0;
+    h->depbar_sb = in->depbar_sb;
+    h->depbar_le = in->depbar_le;
+    h->depbar_ids = in->depbar_ids;
+    h->constop = !h->varlat && (in->iflags & WC_IF_CONSTOP) != 0;
     w->tail++;
+    if (w->tail - w->iss == 1)
+        dm_next_load(w);
     dm_warp_next(sm, w);
     dm_want_update(s, w);
 }

@@ -35,53 +35,52 @@ static int eligible(const dm_sm *sm, const dm_sub *s, const dm_warp *w,
         *why = DM_STALL_BARRIER;
         return 0;
     }
-    if (w->iss == w->tail || w->sh[w->iss % DM_RING].ready > c) {
+    if (w->iss == w->tail || w->nx_ready > c) {
         *why = (w->src_end && !w->la_valid && w->iss == w->tail)
                    ? DM_STALL_EXITED
                    : DM_STALL_IBUFFER;
         return 0;
     }
-    const dm_shot *sl = &w->sh[w->iss % DM_RING];
     if (c < w->stall_until) {
         *why = DM_STALL_STALL_COUNTER;
         return 0;
     }
-    if (w->yield_at == c) {
+    if (w->yld && w->stall_until == c) { /* yield: the cycle after issue */
         *why = DM_STALL_YIELD;
         return 0;
     }
     if (!w->sbmode) {
-        unsigned m = sl->wait;
+        unsigned m = w->nx_wait;
         for (unsigned i = 0; m; i++, m >>= 1)
             if ((m & 1u) && w->sb[i]) {
                 *why = DM_STALL_DEP_COUNTER;
                 return 0;
             }
-        if (sl->depbar_sb >= 0 && sl->depbar_sb < DM_SB) {
-            if (w->sb[sl->depbar_sb] > sl->depbar_le) {
+        if (w->nx_depbar_sb >= 0 && w->nx_depbar_sb < DM_SB) {
+            if (w->sb[w->nx_depbar_sb] > w->nx_depbar_le) {
                 *why = DM_STALL_DEP_COUNTER;
                 return 0;
             }
             for (unsigned i = 0; i < DM_SB; i++)
-                if (((sl->depbar_ids >> i) & 1u) && w->sb[i]) {
+                if (((w->nx_depbar_ids >> i) & 1u) && w->sb[i]) {
                     *why = DM_STALL_DEP_COUNTER;
                     return 0;
                 }
         }
-    } else if (!dm_sb_ready(p, (dm_warp *)w, &w->ring[w->iss % DM_RING].in,
+    } else if (!dm_sb_ready(p, (dm_warp *)w, w->sh[w->iss % DM_RING].in,
                             c)) {
         *why = DM_STALL_SCOREBOARD;
         return 0;
     }
-    if (sl->ismem) {
+    if (w->nx_ismem) {
         if (!dm_mem_can_accept(sm->mem, s->idx)) {
             *why = DM_STALL_MEM_QUEUE;
             return 0;
         }
-    } else if (!sl->nounit) {
-        uint64_t f = (sl->lc == WC_LAT_fp64 && p->fp64_shared)
+    } else if (!w->nx_nounit) {
+        uint64_t f = (w->nx_lc == WC_LAT_fp64 && p->fp64_shared)
                          ? sm->fp64_free
-                         : s->unit_free[sl->lc];
+                         : s->unit_free[w->nx_lc];
         if (c < f) {
             *why = DM_STALL_UNIT;
             return 0;
@@ -96,7 +95,7 @@ static unsigned rba_score(const dm_sm *sm, const dm_sub *s, const dm_warp *w,
                           uint64_t c)
 {
     const dm_params *p = sm->p;
-    const wc_inst *in = &w->ring[w->iss % DM_RING].in;
+    const wc_inst *in = w->sh[w->iss % DM_RING].in;
     unsigned q[DM_MAX_BANKS], sc = 0;
     for (unsigned b = 0; b < p->banks; b++) {
         q[b] = 0;
@@ -112,10 +111,10 @@ static unsigned rba_score(const dm_sm *sm, const dm_sub *s, const dm_warp *w,
 static int const_wait(dm_sm *sm, dm_sub *s, unsigned wi, uint64_t c)
 {
     const dm_warp *w = &sm->warps[wi];
-    if (!w->sh[w->iss % DM_RING].constop) /* the ring slot's copy */
+    const dm_shot *sl = &w->sh[w->iss % DM_RING];
+    if (!sl->constop)
         return 0;
-    const dm_slot *sl = &w->ring[w->iss % DM_RING];
-    return dm_mem_const_probe(sm->mem, s->idx, sl->in.const_addr, c) > c;
+    return dm_mem_const_probe(sm->mem, s->idx, sl->in->const_addr, c) > c;
 }
 
 static void do_issue(dm_sm *sm, dm_sub *s, unsigned wi, uint64_t c)
@@ -123,8 +122,10 @@ static void do_issue(dm_sm *sm, dm_sub *s, unsigned wi, uint64_t c)
     const dm_params *p = sm->p;
     dm_warp *w = &sm->warps[wi];
     uint32_t idx = w->iss;
-    dm_slot *sl = &w->ring[idx % DM_RING];
-    const wc_inst *in = &sl->in;
+    dm_shot *sl = &w->sh[idx % DM_RING];
+    if (sm->hwhy[wi] == DM_HW_QREADY)
+        sm->hwhy[wi] = DM_STALL_IDLE; /* its next test is a full one */
+    const wc_inst *in = sl->in;
     const wc_opinfo *oi = wc_inst_info(in);
     uint64_t tag = 0;
     unsigned st = 1, y = 0;
@@ -141,8 +142,9 @@ static void do_issue(dm_sm *sm, dm_sub *s, unsigned wi, uint64_t c)
                      : 1;
     }
     w->stall_until = c + st;
-    if (y)
-        w->yield_at = c + 1;
+    /* yield bars the cycle after issue, c + 1: that cycle passes the stall
+     * counter test only when st is 1 */
+    w->yld = y && st == 1;
     if (!sl->ismem && !sl->nounit) {
         uint64_t f = c + (uint64_t)dm_inst_ii(p, in, sl->lc);
         if (sl->lc == WC_LAT_fp64 && p->fp64_shared)
@@ -151,7 +153,7 @@ static void do_issue(dm_sm *sm, dm_sub *s, unsigned wi, uint64_t c)
             s->unit_free[sl->lc] = f;
     }
     if (sm->gpu->o.timeline)
-        sl->ev = dm_event_add(sm->gpu, c, sm, s->idx, w, in);
+        w->x->ev[idx % DM_RING] = dm_event_add(sm->gpu, c, sm, s->idx, w, in);
     if (sl->varlat) {
         tag = dm_fl_alloc(sm);
         if (tag) {
@@ -175,7 +177,8 @@ static void do_issue(dm_sm *sm, dm_sub *s, unsigned wi, uint64_t c)
         if (sl->ismem && tag) {
             uint8_t hit[WC_MAX_SRC], nb[DM_MAX_BANKS];
             unsigned n = dm_rfc_access(p, s, wi, in, hit, nb, 1);
-            dm_event_rfc(sm->gpu, sl->ev, n, hit);
+            if (sm->gpu->o.timeline)
+                dm_event_rfc(sm->gpu, w->x->ev[idx % DM_RING], n, hit);
             if (dm_mem_push_cl(sm->mem, s->idx, in, &cl, wi, tag, c) != 0)
                 dm_fail(sm->gpu, WC_EINTERNAL, "memory unit refused a push");
             sm->mem_quiet = 0;
@@ -198,9 +201,9 @@ static void do_issue(dm_sm *sm, dm_sub *s, unsigned wi, uint64_t c)
     s->ctrl.tag = tag;
     s->ctrl.seen = 0;
     w->iss++;
+    dm_next_load(w);
     dm_want_update(s, w);
     s->fetch_idle = 0;
-    w->insts++;
     s->issued++;
     sm->gpu->insts++;
     if (in->unit < WC_UNIT_COUNT)
@@ -224,16 +227,13 @@ static int elig_slow(dm_sm *sm, dm_sub *s, unsigned wi, uint64_t c, int *why)
         h = w->stall_until;
         break;
     case DM_STALL_IBUFFER:
-        h = w->iss == w->tail ? c + DM_FETCH_TO_IBUF
-                              : w->sh[w->iss % DM_RING].ready;
+        h = w->iss == w->tail ? c + DM_FETCH_TO_IBUF : w->nx_ready;
         break;
-    case DM_STALL_UNIT: {
-        const dm_shot *sl = &w->sh[w->iss % DM_RING];
-        h = (sl->lc == WC_LAT_fp64 && sm->p->fp64_shared)
+    case DM_STALL_UNIT:
+        h = (w->nx_lc == WC_LAT_fp64 && sm->p->fp64_shared)
                 ? sm->fp64_free
-                : s->unit_free[sl->lc];
+                : s->unit_free[w->nx_lc];
         break;
-    }
     case DM_STALL_SCOREBOARD: /* entries clear by time or by an event */
         h = dm_sb_next(w, c);
         break;
@@ -245,6 +245,7 @@ static int elig_slow(dm_sm *sm, dm_sub *s, unsigned wi, uint64_t c, int *why)
          * issuing */
         h = UINT64_MAX;
         s->mq_sleep = 1;
+        dm_bit_put(s->mqw, w->spos, 1);
         break;
     case DM_STALL_DEP_COUNTER:
     case DM_STALL_BARRIER:
@@ -267,9 +268,23 @@ static int elig_slow(dm_sm *sm, dm_sub *s, unsigned wi, uint64_t c, int *why)
 static inline int elig(dm_sm *sm, dm_sub *s, unsigned wi, uint64_t c,
                        int *why)
 {
-    if (c < sm->hint[wi] && sm->gpu->shortcuts) {
-        *why = sm->hwhy[wi];
-        return 0;
+    if (sm->gpu->shortcuts) {
+        if (c < sm->hint[wi]) {
+            *why = sm->hwhy[wi];
+            return 0;
+        }
+        if (sm->hwhy[wi] == DM_HW_QREADY) { /* woken by mq_wake */
+            if (dm_mem_can_accept(sm->mem, s->idx))
+                return 1;
+            /* asleep again, as elig_slow would put it */
+            *why = DM_STALL_MEM_QUEUE;
+            sm->hint[wi] = UINT64_MAX;
+            sm->hwhy[wi] = DM_STALL_MEM_QUEUE;
+            s->mq_sleep = 1;
+            dm_bit_put(s->mqw, sm->hpos[wi], 1);
+            dm_bit_put(s->awake, sm->hpos[wi], 0);
+            return 0;
+        }
     }
     return elig_slow(sm, s, wi, c, why);
 }
@@ -368,7 +383,8 @@ void dm_issue_tick(dm_sm *sm, dm_sub *s, uint64_t c)
              * awake set; all of them with dm_shortcuts 0) */
             until = young_min;
             for (unsigned i = n; i-- > 0 && why_young < 0;)
-                if (sm->hwhy[s->warps[i]] != DM_STALL_EXITED)
+                if (sm->hwhy[s->warps[i]] != DM_STALL_EXITED &&
+                    sm->hwhy[s->warps[i]] != DM_HW_QREADY) /* (none left) */
                     why_young = sm->hwhy[s->warps[i]];
         } else {
             for (unsigned i = n; i-- > 0;) {

@@ -26,8 +26,8 @@ static void purge(dm_warp *w, uint64_t c)
 {
     unsigned k = 0;
     for (unsigned i = 0; i < w->nsbl; i++)
-        if (w->sbl[i].ready > c)
-            w->sbl[k++] = w->sbl[i];
+        if (w->x->sbl[i].ready > c)
+            w->x->sbl[k++] = w->x->sbl[i];
     w->nsbl = k;
 }
 
@@ -41,7 +41,7 @@ int dm_sb_ready(const dm_params *p, dm_warp *w, const wc_inst *in,
             continue;
         unsigned n = nregs_of(in->src_nregs[i]), readers = 0;
         for (unsigned j = 0; j < w->nsbl; j++) {
-            const dm_sbe *e = &w->sbl[j];
+            const dm_sbe *e = &w->x->sbl[j];
             if (!overlaps(e, r, n))
                 continue;
             if (e->write)
@@ -57,7 +57,7 @@ int dm_sb_ready(const dm_params *p, dm_warp *w, const wc_inst *in,
             continue;
         unsigned n = nregs_of(in->dst_nregs[i]);
         for (unsigned j = 0; j < w->nsbl; j++)
-            if (overlaps(&w->sbl[j], r, n))
+            if (overlaps(&w->x->sbl[j], r, n))
                 return 0;
     }
     return w->nsbl + in->ndst + in->nsrc <= DM_SBL_MAX;
@@ -67,8 +67,8 @@ uint64_t dm_sb_next(const dm_warp *w, uint64_t c)
 {
     uint64_t t = UINT64_MAX;
     for (unsigned i = 0; i < w->nsbl; i++)
-        if (w->sbl[i].ready > c && w->sbl[i].ready < t)
-            t = w->sbl[i].ready;
+        if (w->x->sbl[i].ready > c && w->x->sbl[i].ready < t)
+            t = w->x->sbl[i].ready;
     return t;
 }
 
@@ -79,7 +79,7 @@ static int add(dm_warp *w, wc_reg r, unsigned n, int write, uint64_t tag,
         return 0;
     if (w->nsbl >= DM_SBL_MAX)
         return 1; /* dm_sb_ready keeps room: cannot happen */
-    dm_sbe *e = &w->sbl[w->nsbl++];
+    dm_sbe *e = &w->x->sbl[w->nsbl++];
     e->reg = r;
     e->n = (uint8_t)n;
     e->write = (uint8_t)write;
@@ -106,7 +106,7 @@ int dm_sb_issue(dm_warp *w, const wc_inst *in, int varlat, uint64_t tag,
 void dm_sb_release(dm_warp *w, uint64_t tag, int write, uint64_t c)
 {
     for (unsigned i = 0; i < w->nsbl; i++)
-        if (w->sbl[i].tag == tag && w->sbl[i].write == write &&
-            w->sbl[i].ready > c)
-            w->sbl[i].ready = c;
+        if (w->x->sbl[i].tag == tag && w->x->sbl[i].write == write &&
+            w->x->sbl[i].ready > c)
+            w->x->sbl[i].ready = c;
 }

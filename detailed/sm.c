@@ -76,15 +76,21 @@ int dm_sm_init(dm_gpu *gpu, dm_sm *sm, unsigned id)
     if (sm->nslots > DM_MAX_WARPS)
         return -1;
     sm->nctas = (unsigned)p->max_ctas;
-    sm->warps = calloc(sm->nslots, sizeof *sm->warps);
+    /* 64-byte lines: a warp's hot fields in one (dm_warp) */
+    if (posix_memalign((void **)&sm->warps, 64,
+                       sm->nslots * sizeof *sm->warps) != 0)
+        sm->warps = NULL;
+    else
+        memset(sm->warps, 0, sm->nslots * sizeof *sm->warps);
+    sm->wcold = calloc(sm->nslots, sizeof *sm->wcold);
     sm->ctas = calloc(sm->nctas, sizeof *sm->ctas);
     sm->capfl = sm_capfl0(gpu);
     sm->fl = calloc(sm->capfl, sizeof *sm->fl);
     sm->flfree = calloc(sm->capfl, sizeof *sm->flfree);
     sm->hint = calloc(sm->nslots, sizeof *sm->hint);
     sm->hwhy = calloc(sm->nslots, sizeof *sm->hwhy);
-    if (!sm->hint || !sm->hwhy || !sm->warps || !sm->ctas || !sm->fl ||
-        !sm->flfree)
+    if (!sm->hint || !sm->hwhy || !sm->warps || !sm->wcold || !sm->ctas ||
+        !sm->fl || !sm->flfree)
         return -1;
     sm->capfl_alloc = sm->capfl;
     sm->nsub_alloc = p->nsub;
@@ -144,6 +150,7 @@ int dm_sm_reuse(dm_gpu *gpu, dm_sm *sm, unsigned id)
     memset(sm->fl, 0, cap0 * sizeof *sm->fl);
     /* keep: arrays */
     dm_warp *warps = sm->warps;
+    dm_wcold *wcold = sm->wcold;
     dm_cta_slot *ctas = sm->ctas;
     dm_fl *fl = sm->fl;
     uint32_t *flfree = sm->flfree;
@@ -174,6 +181,7 @@ int dm_sm_reuse(dm_gpu *gpu, dm_sm *sm, unsigned id)
     memset((char *)sm + offsetof(dm_sm, sub) + sizeof sm->sub, 0,
            sizeof *sm - offsetof(dm_sm, sub) - sizeof sm->sub);
     sm->warps = warps;
+    sm->wcold = wcold;
     sm->ctas = ctas;
     sm->fl = fl;
     sm->flfree = flfree;
@@ -220,6 +228,7 @@ void dm_sm_fini(dm_sm *sm)
         dm_icache_free(sm->sub[i].l0i);
     }
     free(sm->warps);
+    free(sm->wcold);
     free(sm->ctas);
     dm_l1i_free(sm->l1i);
     dm_mem_free(sm->mem);
@@ -336,14 +345,14 @@ static int cta_start(dm_sm *sm, unsigned ci, const wc_ubench *u)
         if (wi + 1 > sm->warps_hw)
             sm->warps_hw = wi + 1;
         free(w->clocks);
-        /* the ring (written at fetch before any read: slots head..tail)
-         * and the scoreboard entries (0..nsbl) are 4 KB of the 5 KB that
-         * need no clearing */
-        memset(w, 0, offsetof(dm_warp, ring));
-        memset(&w->la, 0, sizeof w->la);
+        /* the cold part (decode buffers, timeline references, scoreboard
+         * entries 0..nsbl) is written before any read: not cleared */
+        memset(w, 0, sizeof *w);
+        w->x = &sm->wcold[wi];
         w->live = 1;
         slot_live_put(sm, wi, 1);
         sm->hint[wi] = 0; /* awake (its sub-core is touched below) */
+        sm->hwhy[wi] = DM_STALL_IDLE;
         w->cta = ci;
         w->age = ++sm->gpu->seq;
         w->pcbase = ct->pcbase;
@@ -362,14 +371,16 @@ static int cta_start(dm_sm *sm, unsigned ci, const wc_ubench *u)
             w->id = wc_cta_warp_id(cta, i);
             W = sm->warps_assigned++;
         }
-        w->sub = fixed >= 0 ? (unsigned)fixed % p->nsub
-                            : ua_subcore(p->core.assign, p->nsub, W,
-                                         sm->gpu->o.seed, sm->id);
+        w->sub = (uint8_t)(fixed >= 0 ? (unsigned)fixed % p->nsub
+                                       : ua_subcore(p->core.assign, p->nsub,
+                                                    W, sm->gpu->o.seed,
+                                                    sm->id));
         w->sbmode = p->dep == DM_DEP_SCOREBOARD ||
                     (p->dep == DM_DEP_AUTO && !ct->has_ctrl);
         ct->slots[i] = wi;
         dm_sub *s = &sm->sub[w->sub];
-        w->spos = s->nwarps;
+        w->spos = (uint8_t)s->nwarps;
+        sm->hpos[wi] = (uint8_t)s->nwarps;
         s->had_warps = 1;
         s->warps[s->nwarps++] = wi;
         dm_bit_put(s->awake, w->spos, 1);
@@ -448,11 +459,16 @@ static void sub_rebuild(dm_sm *sm, dm_sub *s)
 {
     memset(s->awake, 0, sizeof s->awake);
     memset(s->fwant, 0, sizeof s->fwant);
+    memset(s->mqw, 0, sizeof s->mqw);
     for (unsigned i = 0; i < s->nwarps; i++) {
         unsigned wi = s->warps[i];
         dm_warp *w = &sm->warps[wi];
-        w->spos = i;
+        w->spos = (uint8_t)i;
+        sm->hpos[wi] = (uint8_t)i;
         dm_bit_put(s->awake, i, sm->hint[wi] != UINT64_MAX);
+        dm_bit_put(s->mqw, i,
+                   sm->hint[wi] == UINT64_MAX &&
+                       sm->hwhy[wi] == DM_STALL_MEM_QUEUE);
         dm_want_update(s, w);
     }
 }
@@ -630,15 +646,24 @@ static int mq_wake(dm_sm *sm)
         if (!s->mq_sleep || !dm_mem_can_accept(sm->mem, i))
             continue;
         s->mq_sleep = 0;
-        for (unsigned k = 0; k < s->nwarps; k++) {
-            unsigned wi = s->warps[k];
-            if (sm->hint[wi] == UINT64_MAX &&
-                sm->hwhy[wi] == DM_STALL_MEM_QUEUE) {
-                /* dm_wake without reading the warp: its position is k */
-                sm->hint[wi] = 0;
-                s->issue_idle_until = 0;
-                dm_bit_put(s->awake, k, 1);
-                woke = 1;
+        for (unsigned d = 0; d < DM_WMASK; d++) {
+            uint64_t bits = s->mqw[d];
+            s->mqw[d] = 0;
+            for (; bits; bits &= bits - 1) {
+                unsigned k = d * 64 + (unsigned)__builtin_ctzll(bits);
+                if (k >= s->nwarps)
+                    break;
+                unsigned wi = s->warps[k];
+                if (sm->hint[wi] == UINT64_MAX &&
+                    sm->hwhy[wi] == DM_STALL_MEM_QUEUE) {
+                    /* dm_wake without reading the warp: position k */
+                    sm->hint[wi] = 0;
+                    if (sm->gpu->shortcuts)
+                        sm->hwhy[wi] = DM_HW_QREADY;
+                    s->issue_idle_until = 0;
+                    dm_bit_put(s->awake, k, 1);
+                    woke = 1;
+                }
             }
         }
     }
@@ -694,6 +719,8 @@ void dm_sm_tick(dm_sm *sm, uint64_t c)
             if (sm->hint[s->pend_warp] == UINT64_MAX &&
                 sm->hwhy[s->pend_warp] == DM_STALL_MEM_QUEUE)
                 dm_wake(sm, (unsigned)s->pend_warp);
+            else if (sm->hwhy[s->pend_warp] == DM_HW_QREADY)
+                sm->hwhy[s->pend_warp] = DM_STALL_MEM_QUEUE; /* full test */
             s->pend_warp = -1;
         }
     }
@@ -753,13 +780,13 @@ void dm_sm_dump(const dm_sm *sm, char *buf, size_t n)
             PUT(" w%u(iss=%u/%u %s done=%d bar=%d out=%u sb=%u%u%u%u%u%u "
                 "st=%llu sbl=%u)",
                 w->id, w->iss, w->tail,
-                w->iss != w->tail ? w->ring[w->iss % DM_RING].in.opcode : "-",
+                w->iss != w->tail ? w->sh[w->iss % DM_RING].in->opcode : "-",
                 w->done, w->at_bar, w->outstanding, w->sb[0], w->sb[1],
                 w->sb[2], w->sb[3], w->sb[4], w->sb[5],
                 (unsigned long long)w->stall_until, w->nsbl);
             for (unsigned e = 0; e < w->nsbl && e < 4; e++)
-                PUT("[r%u%s t%llu]", w->sbl[e].reg, w->sbl[e].write ? "w" : "r",
-                    (unsigned long long)w->sbl[e].tag);
+                PUT("[r%u%s t%llu]", w->x->sbl[e].reg, w->x->sbl[e].write ? "w" : "r",
+                    (unsigned long long)w->x->sbl[e].tag);
         }
     }
 #undef PUT
