@@ -929,6 +929,21 @@ int wctb_cta(wc_kreader *r, wc_cta *c, wc_diag *d)
     }
     c->nwarps = nw;
     r->cta++;
+    if (!chunked && c->zdc) {
+        /* Every stream is inline in the frame: the decoder is not needed
+         * again, so it goes back to the kernel's pool now rather than when
+         * the CTA is freed.  The detailed model holds a GPU's worth of
+         * resident CTAs (1056 on an H100), which made and freed a decoder
+         * per CTA beyond the pool's ZPOOL (ZSTD_createDCtx in its
+         * profile). */
+        struct wctb_kern *b = k->bin;
+        pthread_mutex_lock(&r->t->mu);
+        if (b->nz < ZPOOL) {
+            b->zpool[b->nz++] = c->zdc;
+            c->zdc = NULL;
+        }
+        pthread_mutex_unlock(&r->t->mu);
+    }
     return 1;
 fail:
     free(c->w);
