@@ -19,6 +19,7 @@
  * A CTA barrier ends a phase; the CTA keeps, per phase, the longest warp
  * and the demand every warp puts on the sub-core and SM resources.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -517,6 +518,10 @@ static const im_wm *wm_find(const im_walker *w, uint64_t h, int sub,
 /* Ask the SM's instruction cache for a code line, or the constant caches
  * (the SM's L1, then the sub-core's L0) for a constant line, at warp time
  * q->rel, as the walk does; q gets the wait. */
+/* Cache waits are rounded to 1 / WAIT_GRID of a cycle (a power of two:
+ * exact in binary, far below a cycle). */
+#define WAIT_GRID 1048576.0
+
 static void ask(im_walker *w, int sub, im_wm_ev *q)
 {
     const im_par *p = w->p;
@@ -529,8 +534,16 @@ static void ask(im_walker *w, int sub, im_wm_ev *q)
         r = im_lines_fetch(&w->cl0[sub], q->line, now,
                            (r1 > now ? r1 - now : 0) + p->c_l0_miss);
     }
-    q->waited = r > now;
-    q->wait = q->waited ? r - now : 0;
+    /* The wait on the grid of WAIT_GRID cycles: `r - now` of fractional
+     * times carries the rounding of how r was reached (a line fetched at
+     * another warp's time, plus latencies), so warps that wait the same
+     * number of cycles got waits differing in the last bit
+     * (278.99999999999994 against 279) and the warp memo, which compares
+     * waits exactly, walked them again (on h100-pcie the first wave of
+     * bench_interval's memory trace, 2568 of 8192 warps). */
+    double wt = r > now ? nearbyint((r - now) * WAIT_GRID) / WAIT_GRID : 0;
+    q->waited = wt > 0;
+    q->wait = wt;
 }
 
 /* Make recorded warp e's cache requests at this warp's times, in order,
