@@ -844,6 +844,26 @@ static const unsigned char *cta_bytes(wc_kreader *r, uint64_t off,
     return (const unsigned char *)b->buf;
 }
 
+/* c's decoder (and frame, when `frame`) back to the kernel's pool b
+ * while it has room (mu: the trace's lock); what does not fit stays
+ * with c. */
+static void to_pool(pthread_mutex_t *mu, struct wctb_kern *b, wc_cta *c,
+                    int frame)
+{
+    if (!c->zdc && !(frame && c->frame))
+        return;
+    pthread_mutex_lock(mu);
+    if (c->zdc && b->nz < ZPOOL) {
+        b->zpool[b->nz++] = c->zdc;
+        c->zdc = NULL;
+    }
+    if (frame && c->frame && b->nf < ZPOOL) {
+        b->fpool[b->nf++] = c->frame;
+        c->frame = NULL;
+    }
+    pthread_mutex_unlock(mu);
+}
+
 /* CTA r->cta into c: 1, 0 at the end of the kernel, or -code. */
 int wctb_cta(wc_kreader *r, wc_cta *c, wc_diag *d)
 {
@@ -929,21 +949,13 @@ int wctb_cta(wc_kreader *r, wc_cta *c, wc_diag *d)
     }
     c->nwarps = nw;
     r->cta++;
-    if (!chunked && c->zdc) {
-        /* Every stream is inline in the frame: the decoder is not needed
-         * again, so it goes back to the kernel's pool now rather than when
-         * the CTA is freed.  The detailed model holds a GPU's worth of
-         * resident CTAs (1056 on an H100), which made and freed a decoder
-         * per CTA beyond the pool's ZPOOL (ZSTD_createDCtx in its
-         * profile). */
-        struct wctb_kern *b = k->bin;
-        pthread_mutex_lock(&r->t->mu);
-        if (b->nz < ZPOOL) {
-            b->zpool[b->nz++] = c->zdc;
-            c->zdc = NULL;
-        }
-        pthread_mutex_unlock(&r->t->mu);
-    }
+    /* Every stream inline in the frame: the decoder is not needed again,
+     * so it goes back to the kernel's pool now rather than when the CTA is
+     * freed.  The detailed model holds a GPU's worth of resident CTAs (1056
+     * on an H100), which made and freed a decoder per CTA beyond the
+     * pool's ZPOOL (ZSTD_createDCtx in its profile). */
+    if (!chunked)
+        to_pool(&r->t->mu, k->bin, c, 0);
     return 1;
 fail:
     free(c->w);
@@ -1126,20 +1138,8 @@ void wctb_cta_free(wc_cta *c)
             free(c->w[w].dec);
         c->w[w].dec = NULL;
     }
-    if ((c->zdc || c->frame) && c->t && c->k && c->k->kind == KIND_BIN &&
-        c->k->bin) { /* back to the kernel's pool while it has room */
-        struct wctb_kern *b = c->k->bin;
-        pthread_mutex_lock(&c->t->mu);
-        if (c->zdc && b->nz < ZPOOL) {
-            b->zpool[b->nz++] = c->zdc;
-            c->zdc = NULL;
-        }
-        if (c->frame && b->nf < ZPOOL) {
-            b->fpool[b->nf++] = c->frame;
-            c->frame = NULL;
-        }
-        pthread_mutex_unlock(&c->t->mu);
-    }
+    if (c->t && c->k && c->k->kind == KIND_BIN && c->k->bin)
+        to_pool(&c->t->mu, c->k->bin, c, 1);
     free(c->frame);
     c->frame = NULL;
     ZSTD_freeDCtx(c->zdc);

@@ -607,9 +607,10 @@ static int check_sharing(kbind *b, double whole, double fixed,
 
 /* Model m on CTAs [first, first+count) of the slice (whole = 1: the whole
  * kernel on the full GPU).  cnt (may be NULL) gets the run's counts.
- * facts = 1 (one thread only): an interval run leaves its DRAM sectors per
- * instruction and utilisation in b->last_dram / last_util; region runs,
- * which may run on several threads at once, pass 0 and leave b alone. */
+ * facts = 1 (one thread only; the whole-kernel run passes it): an interval
+ * run leaves its DRAM sectors per instruction and utilisation in
+ * b->last_dram / last_util; region runs, which may run on several threads
+ * at once, pass 0 and leave b alone. */
 static int model_run(kbind *b, int m, int whole, int facts, uint64_t first,
                      uint64_t count, smp_eval *out, ua_counts *cnt,
                      wc_diag *d)
@@ -653,7 +654,7 @@ static int model_run(kbind *b, int m, int whole, int facts, uint64_t first,
         out->cycles = (double)r.cycles;
         out->fixed = (double)(r.cycles - r.sim_cycles);
         out->warp_insts = r.warp_insts;
-        if (facts || whole) {
+        if (facts) {
             b->last_dram = r.warp_insts ? (double)r.dram_sectors /
                                               (double)r.warp_insts
                                         : 0;
@@ -1419,7 +1420,8 @@ int smp_ctx_run_one(const smp_ctx *c, wc_trace *t, size_t k, const wc_gpu *g,
     if ((rc = wc_kreader_open(t, k, &hold, d)))
         return rc;
     /* A clock of this thread (kernels may run on several). */
-    smp_clock *clock = smp_clock_create(o->self_profile || o->budget_s > 0);
+    int want_cycles = o->self_profile || o->budget_s > 0;
+    smp_clock *clock = smp_clock_create(want_cycles);
     if (!clock) {
         wc_kreader_close(hold);
         return wc_diag_set(d, WC_EINTERNAL, "", 0, 0, "out of memory");
@@ -1467,7 +1469,7 @@ int smp_ctx_run_one(const smp_ctx *c, wc_trace *t, size_t k, const wc_gpu *g,
                             : 0;
     p.phase1 = (size_t)g->smp_phase1_regions;
     p.phase2 = (size_t)g->smp_phase2_regions;
-    p.want_cycles = o->self_profile || o->budget_s > 0;
+    p.want_cycles = want_cycles;
     smp_engine e = {&b,         b.nregions, eng_whole, eng_proxy,
                     eng_region, eng_aux,    eng_grain};
     /* The region threads: the context's share per kernel running now
@@ -1521,13 +1523,8 @@ void smp_ctx_commit(smp_ctx *c, size_t k, const smp_kernel_result *r)
 {
     if (r->how == SMP_HOW_REUSED)
         return;
-    for (int m = 0; m < SMP_NMODELS; m++) {
-        c->cost[m].seconds += r->host[m].seconds;
-        c->cost[m].cycles += r->host[m].cycles;
-        c->cost[m].have_cycles = r->host[m].have_cycles;
-        c->cost[m].warp_insts += r->host[m].warp_insts;
-        c->cost[m].runs += r->host[m].runs;
-    }
+    for (int m = 0; m < SMP_NMODELS; m++)
+        smp_host_cost_add(&c->cost[m], &r->host[m]);
     if (c->o.budget_s > 0)
         c->budget_left -= r->host_seconds;
     reuse_ent *e = entry_of(c, k);

@@ -30,8 +30,8 @@ struct smp_clock {
 #if defined(WC_HAVE_PFM)
 /*
  * libpfm4 is loaded when a counter is first asked for (--self-profile,
- * --budget), not linked: its event tables cost every process about 6 ms
- * of relocations at start-up (warpcast --version: 14.4 -> 8.5 ms of CPU),
+ * --budget), not linked: its event tables cost every process some 4-6 ms
+ * at start-up (warpcast --version, perf stat -r 30: 14.4 -> 10.9 ms CPU),
  * which every `sweep` point and every short `predict` paid for a counter
  * it never opened.  Missing at run time, it is as if the kernel refused
  * the counter: time only.

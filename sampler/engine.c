@@ -63,21 +63,38 @@ static void report(loop *L, const char *phase, size_t done, size_t total,
 }
 
 /* One engine call, with its host cost booked to model m. */
-static int call(loop *L, int m, long region, smp_eval *ev, wc_diag *d)
+void smp_host_cost_add(smp_host_cost *dst, const smp_host_cost *src)
+{
+    dst->seconds += src->seconds;
+    dst->cycles += src->cycles;
+    dst->have_cycles = src->have_cycles;
+    dst->warp_insts += src->warp_insts;
+    dst->runs += src->runs;
+}
+
+/* Model m on region `region` (< 0: the whole kernel), timed with clock c
+ * and booked in h. */
+static int timed(loop *L, smp_clock *c, int m, long region, smp_eval *ev,
+                 smp_host_cost *h, wc_diag *d)
 {
     double s0, c0, s1, c1;
-    smp_clock_read(L->p->clock, &s0, &c0);
+    smp_clock_read(c, &s0, &c0);
     memset(ev, 0, sizeof *ev);
     int rc = region < 0 ? L->e->whole(L->e->ctx, m, ev, d)
                         : L->e->region(L->e->ctx, m, (size_t)region, ev, d);
-    smp_clock_read(L->p->clock, &s1, &c1);
-    smp_host_cost *h = &L->r->host[m];
+    smp_clock_read(c, &s1, &c1);
     h->seconds += s1 - s0;
     h->cycles += c1 - c0;
-    h->have_cycles = smp_clock_has_cycles(L->p->clock);
+    h->have_cycles = smp_clock_has_cycles(c);
     h->warp_insts += ev->warp_insts;
     h->runs++;
     return rc;
+}
+
+/* One engine call on this thread, booked to the result. */
+static int call(loop *L, int m, long region, smp_eval *ev, wc_diag *d)
+{
+    return timed(L, L->p->clock, m, region, ev, &L->r->host[m], d);
 }
 
 static int run_full(loop *L, wc_diag *d)
@@ -129,22 +146,10 @@ typedef struct rbatch {
 /* Run task t with clock c, its host cost booked in the task. */
 static void rtask_run(loop *L, smp_clock *c, rtask *t)
 {
-    for (int m = 0; m < SMP_NMODELS && t->rc == 0; m++) {
-        if (!(t->models >> m & 1))
-            continue;
-        double s0, c0, s1, c1;
-        smp_clock_read(c, &s0, &c0);
-        smp_eval *ev = &t->ev[m];
-        memset(ev, 0, sizeof *ev);
-        t->rc = L->e->region(L->e->ctx, m, t->region, ev, &t->d);
-        smp_clock_read(c, &s1, &c1);
-        smp_host_cost *h = &t->host[m];
-        h->seconds += s1 - s0;
-        h->cycles += c1 - c0;
-        h->have_cycles = smp_clock_has_cycles(c);
-        h->warp_insts += ev->warp_insts;
-        h->runs++;
-    }
+    for (int m = 0; m < SMP_NMODELS && t->rc == 0; m++)
+        if (t->models >> m & 1)
+            t->rc = timed(L, c, m, (long)t->region, &t->ev[m], &t->host[m],
+                          &t->d);
 }
 
 /* Take tasks in order until none is left (or one failed). */
@@ -208,17 +213,9 @@ static int run_tasks(loop *L, rtask *t, size_t n, rtask_done_fn done,
             *d = t[i].d;
             return t[i].rc;
         }
-        for (int m = 0; m < SMP_NMODELS; m++) {
-            const smp_host_cost *a = &t[i].host[m];
-            smp_host_cost *h = &L->r->host[m];
-            if (!a->runs)
-                continue;
-            h->seconds += a->seconds;
-            h->cycles += a->cycles;
-            h->have_cycles = a->have_cycles;
-            h->warp_insts += a->warp_insts;
-            h->runs += a->runs;
-        }
+        for (int m = 0; m < SMP_NMODELS; m++)
+            if (t[i].host[m].runs)
+                smp_host_cost_add(&L->r->host[m], &t[i].host[m]);
     }
     return 0;
 }
@@ -457,7 +454,6 @@ static int two_phase(loop *L, size_t N, const uint64_t *ains, double A,
     size_t n1 = (N - start + m - 1) / m;
     size_t *idx = malloc(n1 * sizeof *idx);
     double *x = malloc(n1 * sizeof *x), *a = malloc(n1 * sizeof *a);
-    double *y = calloc(n1, sizeof *y);
     double (*sig)[SMP_SIG_DIM] = calloc(n1, sizeof *sig);
     int *strat = calloc(n1, sizeof *strat);
     unsigned char *sampled = calloc(n1, 1);
@@ -466,7 +462,7 @@ static int two_phase(loop *L, size_t N, const uint64_t *ains, double A,
     int rc = 0, ns = 1;
     double *Nh = NULL, *Wh = NULL;
     rtask *t = NULL;
-    if (!idx || !x || !a || !y || !sig || !strat || !sampled || !x2 || !y2 ||
+    if (!idx || !x || !a || !sig || !strat || !sampled || !x2 || !y2 ||
         !st2) {
         rc = wc_diag_set(d, WC_EINTERNAL, "", 0, 0, "out of memory");
         goto out;
@@ -553,7 +549,6 @@ out:
     free(idx);
     free(x);
     free(a);
-    free(y);
     free(sig);
     free(strat);
     free(sampled);

@@ -121,6 +121,8 @@ typedef struct smp_host_cost {
     uint64_t warp_insts;  /* warp instructions this model simulated           */
     size_t runs;          /* model invocations                                */
 } smp_host_cost;
+/* dst += src (seconds, cycles, instructions, runs; have_cycles is src's). */
+void smp_host_cost_add(smp_host_cost *dst, const smp_host_cost *src);
 
 typedef struct smp_kernel_result {
     uint64_t cycles;          /* hybrid estimate of the detailed model's
