@@ -206,7 +206,6 @@ typedef struct im_rd {
 typedef struct im_static {
     uint64_t pc;
     uint32_t sid;               /* static record number (wc_iref.sid)     */
-    uint8_t full;               /* 0: empty                               */
     uint64_t key[IM_KEY_W];     /* the static bytes, masked (im_warp.c)  */
     unsigned char key_tail[IM_KEY_LEN - IM_KEY_W * 8 + 1];
     uint64_t iline;             /* pc / p->iline (instruction fetch)      */
@@ -328,6 +327,7 @@ typedef struct im_walker {
     unsigned nused;
     wc_inst in;         /* decoding buffer of a trace source              */
     im_static *memo;    /* [IM_MEMO_N], allocated by the first warp       */
+    uint8_t *memo_full; /* [IM_MEMO_N]: 1 where memo[i] is filled         */
     uint64_t kmask[IM_KEY_W]; /* key bytes that count (all but per-instance
                                  iflags bits)                            */
     wc_inst minst;      /* a static record with this instance's mask      */

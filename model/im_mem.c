@@ -160,7 +160,10 @@ unsigned im_mem_wavefronts(const im_par *p, const wc_inst *in)
 int im_icode_init(im_icode *c)
 {
     memset(c, 0, sizeof *c);
-    c->cap = 256;
+    /* small: a kernel's code and constants are a few lines per SM, and a
+     * run makes six tables per SM (a 4 KiB table each was 1/4 of an
+     * interval compute run's page faults); icode_grow doubles it */
+    c->cap = 16;
     c->line = calloc(c->cap, sizeof *c->line);
     c->ready = calloc(c->cap, sizeof *c->ready);
     c->sb_line = c->sb_end = UINT64_MAX - 1024;

@@ -304,7 +304,6 @@ static int memo_fill(im_walker *w, im_static *s, const wc_inst *in, int big)
     const im_par *p = w->p;
     const wc_opinfo *oi = wc_inst_info(in);
     s->pc = in->pc;
-    s->full = 1;
     key_make(w, s, in);
     s->iline = p->iline ? in->pc / p->iline : 0;
     s->nwait = 0;
@@ -353,9 +352,9 @@ static inline const im_static *memo_get(im_walker *w, const wc_inst *in,
                                         uint32_t sid)
 {
     if (sid != WC_SID_NONE) { /* the common hit inline */
-        im_static *s = &w->memo[sid & (IM_MEMO_N - 1)];
-        if (s->full && s->sid == sid)
-            return s;
+        uint32_t i = sid & (IM_MEMO_N - 1);
+        if (w->memo_full[i] && w->memo[i].sid == sid)
+            return &w->memo[i];
     }
     return memo_get_slow(w, in, sid);
 }
@@ -364,18 +363,16 @@ static inline const im_static *memo_get(im_walker *w, const wc_inst *in,
 static const im_static *memo_get_slow(im_walker *w, const wc_inst *in,
                                       uint32_t sid)
 {
-    im_static *s;
-    if (sid != WC_SID_NONE) {
-        s = &w->memo[sid & (IM_MEMO_N - 1)];
-    } else {
-        s = &w->memo[(in->pc >> 4) & (IM_MEMO_N - 1)];
-        if (s->full && s->pc == in->pc && key_eq(w, s, in))
-            return s;
-    }
-    s->sid = sid;
-    if (memo_fill(w, s, in, 0) == 0)
+    size_t i = sid != WC_SID_NONE ? sid & (IM_MEMO_N - 1)
+                                  : (in->pc >> 4) & (IM_MEMO_N - 1);
+    im_static *s = &w->memo[i];
+    if (sid == WC_SID_NONE && w->memo_full[i] && s->pc == in->pc &&
+        key_eq(w, s, in))
         return s;
-    s->full = 0;
+    s->sid = sid;
+    w->memo_full[i] = memo_fill(w, s, in, 0) == 0;
+    if (w->memo_full[i])
+        return s;
     if (!w->big) {
         w->big = malloc(sizeof *w->big);
         w->big_rd = malloc(WC_MAX_SRC * 256 * sizeof *w->big_rd);
@@ -393,6 +390,7 @@ void im_walker_free(im_walker *w)
     if (!w)
         return;
     wc_pool_free(w->memo, IM_MEMO_N * sizeof *w->memo, 0);
+    wc_pool_free(w->memo_full, IM_MEMO_N, 0);
     if (w->wm)
         for (int i = 0; i <= IM_WM_SLOTS; i++) {
             im_wm *e = &w->wm[i];
@@ -423,6 +421,7 @@ void im_walker_free(im_walker *w)
     free(w->big_sreg);
     free(w->big_dreg);
     w->memo = NULL;
+    w->memo_full = NULL;
     w->big = NULL;
     w->big_rd = NULL;
     w->big_sreg = w->big_dreg = NULL;
@@ -902,8 +901,14 @@ int im_warp_run(im_walker *w, int sub, im_next_fn next, void *ctx,
     const im_par *p = w->p;
     if (phase_at(acc, 0) != 0)
         return wc_diag_set(d, WC_EINTERNAL, "", 0, 0, "out of memory");
-    if (!w->memo) {
-        if (!(w->memo = wc_pool_alloc(IM_MEMO_N * sizeof *w->memo, 0, 1)))
+    if (!w->memo || !w->memo_full) {
+        /* the entries are written before they are read (memo_full): only
+         * the flags are cleared, not the 4096 entries' pages */
+        if (!w->memo)
+            w->memo = wc_pool_alloc(IM_MEMO_N * sizeof *w->memo, 0, 0);
+        if (w->memo && !w->memo_full)
+            w->memo_full = wc_pool_alloc(IM_MEMO_N, 0, 1);
+        if (!w->memo || !w->memo_full)
             return wc_diag_set(d, WC_EINTERNAL, "", 0, 0, "out of memory");
         key_mask_init(w);
     }
