@@ -36,45 +36,57 @@ static inline unsigned sub_count(uint32_t sub, uint32_t set, unsigned n)
     return sub == set ? n : sub ? ua_popcount32(sub) : 0;
 }
 
-/* The sectors sec of L2 line addr asked of the L2. */
-static inline void l2_line(const im_par *p, im_cache *l2, uint64_t addr,
-                           uint32_t sec, int is_write, im_macc *a)
+/* The sector counts of one warp access, summed as integers (exact) and
+ * turned into the byte counts of im_macc once. */
+typedef struct macc_sum {
+    unsigned l2, dram, l2_hit, dram_rd;
+    int level;
+} macc_sum;
+
+/* The sectors sec (n of them) of L2 line addr asked of the L2; set: its
+ * set index, or UINT64_MAX when not known. */
+static inline void l2_line(im_cache *l2, uint64_t addr, uint64_t set,
+                           uint32_t sec, unsigned n, int is_write,
+                           macc_sum *a)
 {
-    double sb = p->sector_bytes;
     ua_cache_res r;
-    ua_cache_access(l2->c, addr, sec, is_write, &r);
-    unsigned n = ua_popcount32(sec);
+    if (set != UINT64_MAX)
+        ua_cache_access_in(l2->c, set, addr, sec, is_write, &r);
+    else
+        ua_cache_access(l2->c, addr, sec, is_write, &r);
     unsigned nm = sub_count(r.miss, sec, n);
-    a->l2_bytes += (double)n * sb;
+    a->l2 += n;
     if (r.evicted && r.evict_dirty)
-        a->dram_bytes += (double)ua_popcount32(r.evict_dirty) * sb;
+        a->dram += ua_popcount32(r.evict_dirty);
     if (is_write) {
-        a->dram_bytes += (double)sub_count(r.fwd, sec, n) * sb;
+        a->dram += sub_count(r.fwd, sec, n);
         return;
     }
-    a->l2_hit_sectors += n - nm;
+    a->l2_hit += n - nm;
     if (a->level < 2)
         a->level = 2;
     if (nm) {
-        a->dram_sectors += nm;
-        a->dram_bytes += (double)nm * sb;
+        a->dram_rd += nm;
         a->level = 3;
     }
 }
 
-/* Sectors of one L1 line to the L2 (split by L2 line when they differ). */
+/* Sectors of one L1 line to the L2 (split by L2 line when they differ);
+ * set, n: as l2_line (the L2 line the same as the L1 line). */
 static inline void to_l2(const im_par *p, im_cache *l2, uint64_t line,
-                         uint32_t sectors, int is_write, im_macc *a)
+                         uint64_t set, uint32_t sectors, unsigned n,
+                         int is_write, macc_sum *a)
 {
     if (p->l2_line_bytes == p->line_bytes) {
-        l2_line(p, l2, line, sectors, is_write, a);
+        l2_line(l2, line, set, sectors, n, is_write, a);
         return;
     }
     ua_line part[32];
     unsigned np = ua_line_split(line, sectors, p->sector_bytes,
                                 p->l2_line_bytes, part);
     for (unsigned i = 0; i < np; i++)
-        l2_line(p, l2, part[i].addr, part[i].sectors, is_write, a);
+        l2_line(l2, part[i].addr, UINT64_MAX, part[i].sectors,
+                ua_popcount32(part[i].sectors), is_write, a);
 }
 
 unsigned im_mem_lines(const im_par *p, const wc_inst *in, ua_line *ls)
@@ -85,20 +97,29 @@ unsigned im_mem_lines(const im_par *p, const wc_inst *in, ua_line *ls)
 }
 
 void im_mem_prefetch(const im_par *p, const im_cache *l1, const im_cache *l2,
-                     const ua_line *ls, unsigned n, int l2_only)
+                     const ua_line *ls, unsigned n, int l2_only,
+                     uint64_t *set1, uint64_t *set2)
 {
-    (void)p;
     int via_l1 = !l2_only && l1 && l1->c;
-    for (unsigned i = 0; i < n; i++) {
-        if (via_l1)
-            ua_cache_prefetch(l1->c, ls[i].addr);
-        ua_cache_prefetch(l2->c, ls[i].addr);
+    if (via_l1) {
+        ua_cache_sets_of(l1->c, ls, n, set1);
+        for (unsigned i = 0; i < n; i++)
+            ua_cache_prefetch_in(l1->c, set1[i]);
+    }
+    if (p->l2_line_bytes == p->line_bytes) {
+        ua_cache_sets_of(l2->c, ls, n, set2);
+        for (unsigned i = 0; i < n; i++)
+            ua_cache_prefetch_in(l2->c, set2[i]);
+    } else {
+        for (unsigned i = 0; i < n; i++)
+            ua_cache_prefetch(l2->c, ls[i].addr);
     }
 }
 
 void im_mem_access(const im_par *p, im_cache *l1, im_cache *l2,
                    const ua_line *ls, unsigned n, int has_addr,
-                   int l2_only, int store, im_macc *a)
+                   int l2_only, int store, const uint64_t *set1,
+                   const uint64_t *set2, im_macc *a)
 {
     memset(a, 0, sizeof *a);
     a->level = 1;
@@ -110,32 +131,48 @@ void im_mem_access(const im_par *p, im_cache *l1, im_cache *l2,
         return; /* no addresses: no cache to ask (as detailed/mem_unit.c) */
     }
     int via_l1 = !l2_only && l1 && l1->c;
-    unsigned tot = 0; /* the sectors, counted once per line */
+    int l2_same = p->l2_line_bytes == p->line_bytes;
+    macc_sum m = {0, 0, 0, 0, 1};
+    unsigned tot = 0, l1_hit = 0; /* the sectors, counted once per line */
     for (unsigned i = 0; i < n; i++) {
         uint64_t line = ls[i].addr;
         uint32_t s = ls[i].sectors;
         unsigned ns = ua_popcount32(s);
+        uint64_t s2 = set2 && l2_same ? set2[i] : UINT64_MAX;
         tot += ns;
         if (!via_l1) {
-            to_l2(p, l2, line, s, store, a);
+            to_l2(p, l2, line, s2, s, ns, store, &m);
             continue;
         }
         ua_cache_res r;
-        ua_cache_access(l1->c, line, s, store, &r);
+        if (set1)
+            ua_cache_access_in(l1->c, set1[i], line, s, store, &r);
+        else
+            ua_cache_access(l1->c, line, s, store, &r);
         if (store) {
             if (r.fwd)
-                to_l2(p, l2, line, r.fwd, 1, a);
+                to_l2(p, l2, line, s2, r.fwd, sub_count(r.fwd, s, ns), 1,
+                      &m);
         } else {
-            a->l1_hit_sectors += ns - sub_count(r.miss, s, ns);
+            unsigned nm = sub_count(r.miss, s, ns);
+            l1_hit += ns - nm;
             if (r.miss)
-                to_l2(p, l2, line, r.miss, 0, a);
+                to_l2(p, l2, line, s2, r.miss, nm, 0, &m);
         }
         if (r.evicted && r.evict_dirty)
-            to_l2(p, l2, r.evict_addr, r.evict_dirty, 1, a);
+            to_l2(p, l2, r.evict_addr, UINT64_MAX, r.evict_dirty,
+                  ua_popcount32(r.evict_dirty), 1, &m);
     }
+    /* sums of whole sectors: exact, as adding the bytes line by line */
+    double sb = p->sector_bytes;
     a->sectors = tot;
-    if (store)
-        a->level = 1; /* stores do not wait for the level that takes them */
+    a->l1_hit_sectors = l1_hit;
+    a->l2_hit_sectors = m.l2_hit;
+    a->dram_sectors = m.dram_rd;
+    a->l2_bytes = (double)m.l2 * sb;
+    a->dram_bytes = (double)(m.dram + m.dram_rd) * sb;
+    a->level = store ? 1 : m.level; /* stores do not wait for the level
+                                       that takes them */
 }
 
 void im_mem_global(const im_par *p, im_cache *l1, im_cache *l2,
@@ -144,7 +181,7 @@ void im_mem_global(const im_par *p, im_cache *l1, im_cache *l2,
     ua_line ls[UA_MAX_LINES];
     unsigned n = im_mem_lines(p, in, ls);
     im_mem_access(p, l1, l2, ls, n, (in->iflags & WC_IF_HAS_ADDR) != 0,
-                  cl->l2_only, cl->is_write, a);
+                  cl->l2_only, cl->is_write, NULL, NULL, a);
 }
 
 /* Shared memory wavefronts (uarch). */

@@ -778,8 +778,11 @@ static void pend_flush(im_walker *w, size_t *head, size_t *npend,
 {
     const im_pend *q = &w->pf[*head];
     im_macc *a = &w->waux[q->aux];
+    int l1_set = !q->l2_only && w->l1 && w->l1->c;
+    int l2_set = w->p->l2_line_bytes == w->p->line_bytes;
     im_mem_access(w->p, w->l1, w->l2, q->ls, q->n, q->has_addr, q->l2_only,
-                  q->store, a);
+                  q->store, q->has_addr && l1_set ? q->set1 : NULL,
+                  q->has_addr && l2_set ? q->set2 : NULL, a);
     sum->l2_bytes += a->l2_bytes; /* in the walk's order */
     sum->dram_bytes += a->dram_bytes;
     sum->l1_hits += a->l1_hit_sectors;
@@ -857,7 +860,8 @@ static int collect(im_walker *w, int sub, im_next_fn next, void *ctx,
                 q->store = (uint8_t)(ms->mcl.is_write != 0);
                 q->aux = na;
                 if (q->has_addr)
-                    im_mem_prefetch(p, w->l1, w->l2, q->ls, q->n, q->l2_only);
+                    im_mem_prefetch(p, w->l1, w->l2, q->ls, q->n, q->l2_only,
+                                    q->set1, q->set2);
                 if (ms->mcl.atomic && ref->mask)
                     atom_count(p, acc, mi);
             } else {

@@ -221,6 +221,16 @@ int ua_cache_probe(const ua_cache *c, uint64_t addr, uint32_t sectors,
  * memory that an access to addr's line will read (its set), so that a
  * caller who knows its next accesses overlaps their host cache misses. */
 void ua_cache_prefetch(const ua_cache *c, uint64_t addr);
+/* The same three in parts (speed only: a caller that asks for several
+ * lines takes their set indices once): set[i], the set index of line
+ * ls[i].addr for i < n (lines that follow each other under UA_SET_MOD take
+ * the next set without a division); the prefetch of set idx; and the
+ * access of addr's line given its set index (as ua_cache_access). */
+void ua_cache_sets_of(const ua_cache *c, const ua_line *ls, unsigned n,
+                      uint64_t *set);
+void ua_cache_prefetch_in(const ua_cache *c, uint64_t set);
+void ua_cache_access_in(ua_cache *c, uint64_t set, uint64_t addr,
+                        uint32_t sectors, int is_write, ua_cache_res *res);
 void ua_cache_stats_get(const ua_cache *c, ua_cache_stats *st);
 long ua_cache_sets(const ua_cache *c);
 

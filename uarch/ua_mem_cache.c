@@ -48,6 +48,17 @@
 #define HOT_INLINE static inline
 #endif
 
+/* Copies of the access path (speed only): the layout tests of the common
+ * geometries fold into constants.  K_W4: 4 ways, tags compared in vectors,
+ * byte-wide recency order and sector masks (the L1 data caches); K_W16:
+ * 16 ways with fingerprints and a vector recency order (the L2s); K_B8:
+ * any byte-mask layout; K_ANY: the rest. */
+enum { K_ANY, K_B8, K_W4, K_W16 };
+/* Their set blocks (cache_make's layout for those geometries). */
+enum { W4_ORD = 32, W4_VALID = 36, W4_DIRTY = 40, W4_STRIDE = 48 };
+enum { W16_FP = 128, W16_ORD = 144, W16_VALID = 160, W16_DIRTY = 176,
+       W16_STRIDE = 192 };
+
 struct ua_cache {
     long sets, assoc, line_bytes, sector_bytes;
     uint32_t full; /* mask of all sectors of a line */
@@ -69,6 +80,7 @@ struct ua_cache {
     int tag4; /* SSE2: 4 ways without fingerprints, tags compared in 2 vectors */
     int b8;   /* byte-wide sector masks and a line shift: ua_cache_access's
                  copy without those layout tests */
+    int kind; /* K_*: the copy of access_body whose layout is constant */
     size_t off_fp, fp_bytes; /* fingerprints: fp_bytes 0 when assoc < 8 */
     size_t off_ord, off_valid, off_dirty;
     unsigned char *blk;   /* one block of stride bytes per set */
@@ -194,6 +206,19 @@ static ua_cache *cache_make(const ua_cache_geom *g, int timed)
                                           byte store to one just before
                                           would stall its load */
 #endif
+        c->kind = !c->b8                          ? K_ANY
+                  : c->tag4 && c->ord8 && a == 4  ? K_W4
+                  : c->fp16 && c->ord16 && a == 16 ? K_W16
+                                                  : K_B8;
+        /* the copies take the layout as constants (set_in) */
+        if ((c->kind == K_W4 &&
+             (c->off_ord != W4_ORD || c->off_valid != W4_VALID ||
+              c->off_dirty != W4_DIRTY || c->stride != W4_STRIDE)) ||
+            (c->kind == K_W16 &&
+             (c->off_fp != W16_FP || c->off_ord != W16_ORD ||
+              c->off_valid != W16_VALID || c->off_dirty != W16_DIRTY ||
+              c->stride != W16_STRIDE)))
+            c->kind = K_B8;
         size_t bytes = blk_bytes(c);
         /* cleared per set on first touch (set_of) */
         c->blk = wc_pool_alloc(bytes, blk_align(c), 0);
@@ -271,11 +296,28 @@ static inline int set_live(const ua_cache *c, uint64_t idx)
     return (int)((byte >> (unsigned)(idx & 7)) & 1u);
 }
 
-/* The set of line la, cleared on first touch. */
-HOT_INLINE cset set_of(ua_cache *c, uint64_t la)
+/* Set idx, cleared on first touch. */
+/* set_at with the layout of copy kind as constants (fewer live
+ * registers in the access path). */
+HOT_INLINE cset set_in(const ua_cache *c, uint64_t idx, const int kind)
 {
-    uint64_t idx = set_idx_of(c, la);
-    cset st = set_at(c, idx);
+    if (kind != K_W4 && kind != K_W16)
+        return set_at(c, idx);
+    cset s;
+    size_t st = kind == K_W4 ? W4_STRIDE : W16_STRIDE;
+    unsigned char *b = c->blk + (size_t)idx * st;
+    s.tag = (uint64_t *)(void *)b;
+    s.fp = b + (kind == K_W4 ? W4_ORD : W16_FP);
+    s.ord = b + (kind == K_W4 ? W4_ORD : W16_ORD);
+    s.valid = b + (kind == K_W4 ? W4_VALID : W16_VALID);
+    s.dirty = b + (kind == K_W4 ? W4_DIRTY : W16_DIRTY);
+    s.ready = c->ready ? c->ready + (size_t)idx * (size_t)c->assoc : NULL;
+    return s;
+}
+
+HOT_INLINE cset set_of(ua_cache *c, uint64_t idx, const int kind)
+{
+    cset st = set_in(c, idx, kind);
     if (!set_live(c, idx)) {
         /* first touch: all ways empty, in index order */
         size_t a = (size_t)c->assoc, mw = c->mask8 ? 1 : 4;
@@ -297,7 +339,7 @@ HOT_INLINE cset set_of(ua_cache *c, uint64_t la)
 }
 
 /* Start of the line holding addr. */
-static uint64_t line_of(const ua_cache *c, uint64_t addr)
+static inline uint64_t line_of(const ua_cache *c, uint64_t addr)
 {
     if (c->line_shift)
         return addr & ~(((uint64_t)1 << c->line_shift) - 1);
@@ -316,10 +358,29 @@ static long find(const ua_cache *c, const cset *s, uint64_t la)
 /* Make way w of s the most recently used; pos: its place in the order
  * when the caller knows it (the victim of a full set is the last), else
  * -1. */
-HOT_INLINE void touch(const ua_cache *c, cset *s, long w, long pos)
+HOT_INLINE void touch(const ua_cache *c, cset *s, long w, long pos,
+                      const int kind)
 {
+    if (kind == K_W4) {
+        /* the 4 bytes of the order as a word: bytes 0 .. i shifted up
+         * one with w first, the rest kept */
+        uint32_t o;
+        memcpy(&o, s->ord, 4);
+        if ((o & 0xffu) == (uint32_t)w)
+            return;
+        long i = pos;
+        if (i <= 0) {
+            uint32_t x = o ^ (0x01010101u * (uint32_t)w);
+            uint32_t z = ~(((x & 0x7f7f7f7fu) + 0x7f7f7f7fu) | x | 0x7f7f7f7fu);
+            i = (long)(__builtin_ctz(z) >> 3);
+        }
+        uint32_t keep = i >= 3 ? 0 : ~0u << (8 * (i + 1));
+        o = (o & keep) | (((o << 8) | (uint32_t)w) & ~keep);
+        memcpy(s->ord, &o, 4);
+        return;
+    }
 #if defined(__SSE2__)
-    if (c->ord16) {
+    if (kind == K_W16 || (kind != K_W4 && c->ord16)) {
         uint8_t *o = s->ord;
         if (o[0] == w)
             return;
@@ -413,14 +474,17 @@ static inline uint64_t zero_bytes(uint64_t x)
  * no sector) exactly when its fingerprint is 0, and only the ways whose
  * fingerprint is f read their tag. */
 HOT_INLINE long fp_find(const ua_cache *c, const cset *s, uint64_t la,
-                       uint8_t f, long *empty)
+                       uint8_t f, long *empty, const int kind)
 {
 #if defined(__SSE2__)
-    if (c->fp16) {
+    if (kind == K_W16 || c->fp16) {
         __m128i x = _mm_loadu_si128((const __m128i *)(const void *)s->fp);
-        unsigned keep = (1u << c->assoc) - 1u;
-        unsigned m = (unsigned)_mm_movemask_epi8(
-                         _mm_cmpeq_epi8(x, _mm_set1_epi8((char)f))) & keep;
+        unsigned keep = kind == K_W16 ? 0xffffu : (1u << c->assoc) - 1u;
+        /* f in every byte from a 32-bit word (a byte broadcast from a
+         * spilled byte made a store-forwarding stall) */
+        __m128i vf = _mm_set1_epi32((int)(0x01010101u * (uint32_t)f));
+        unsigned m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x, vf)) &
+                     keep;
         for (; m; m &= m - 1) {
             long w = (long)__builtin_ctz(m);
             if (s->tag[w] == la)
@@ -453,7 +517,7 @@ HOT_INLINE long fp_find(const ua_cache *c, const cset *s, uint64_t la,
     return -1;
 }
 
-/* Byte-wide sector masks (b8: c->b8, a constant in each copy of
+/* Byte-wide sector masks (b8: kind != K_ANY, a constant in each copy of
  * access_body, so the layout tests fold away). */
 #define GETM(a, w) (b8 ? (uint32_t)((const uint8_t *)(a))[w] : get_m(c, a, w))
 #define PUTM(a, w, v)                                                        \
@@ -464,11 +528,17 @@ HOT_INLINE long fp_find(const ua_cache *c, const cset *s, uint64_t la,
             put_m(c, a, w, v);                                               \
     } while (0)
 
-HOT_INLINE void access_body(ua_cache *c, uint64_t addr, uint32_t sectors,
-                               int is_write, ua_cache_res *res, const int b8)
+HOT_INLINE void access_body(ua_cache *c, uint64_t idx, uint64_t la,
+                            uint32_t sectors, int is_write,
+                            ua_cache_res *res, const int kind)
 {
-    uint64_t la = b8 ? addr & ~(((uint64_t)1 << c->line_shift) - 1)
-                     : line_of(c, addr);
+    const int b8 = kind != K_ANY;
+    /* the layout: constants in the K_W4 and K_W16 copies */
+    const long A = kind == K_W4 ? 4 : kind == K_W16 ? 16 : c->assoc;
+    const size_t FPB = kind == K_W4 ? 0 : kind == K_W16 ? 16 : c->fp_bytes;
+#if defined(__SSE2__)
+    const int TAG4 = kind == K_W4 ? 1 : kind == K_W16 ? 0 : c->tag4;
+#endif
     sectors &= c->full;
     res->miss = sectors;
     res->fwd = is_write ? sectors : 0;
@@ -478,23 +548,18 @@ HOT_INLINE void access_body(ua_cache *c, uint64_t addr, uint32_t sectors,
     res->evict_addr = 0;
     res->evict_dirty = 0;
     c->st.accesses++;
-    if (c->sets == 0) {
-        c->st.misses++;
-        c->st.sector_misses += (uint64_t)ua_popcount32(sectors);
-        return;
-    }
-    cset s = set_of(c, la);
+    cset s = set_of(c, idx, kind);
     /* the way holding la, and the first empty way: by fingerprint (8 ways
      * or more), else one pass over the tags (an empty way holds
      * UA_EMPTY_TAG; the masks are read only where a tag could be an empty
      * way's) */
     long l = -1, empty = -1, pos = -1;
     const uint64_t *tg = s.tag;
-    uint8_t f = c->fp_bytes ? fp_of(la) : 0;
-    if (c->fp_bytes && la != UA_EMPTY_TAG) {
-        l = fp_find(c, &s, la, f, &empty);
+    uint8_t f = FPB ? fp_of(la) : 0;
+    if (FPB && la != UA_EMPTY_TAG) {
+        l = fp_find(c, &s, la, f, &empty, kind);
 #if defined(__SSE2__)
-    } else if (c->tag4 && la != UA_EMPTY_TAG) {
+    } else if (TAG4 && la != UA_EMPTY_TAG) {
         /* the ways holding la and UA_EMPTY_TAG as bit masks (a 64-bit
          * compare from two 32-bit halves); the first of the first, else
          * the first empty way: as the walk below */
@@ -517,7 +582,7 @@ HOT_INLINE void access_body(ua_cache *c, uint64_t addr, uint32_t sectors,
         }
 #endif
     } else {
-        for (long w = 0; w < c->assoc; w++) {
+        for (long w = 0; w < A; w++) {
             uint64_t t = tg[w];
             if (t == la) {
                 if (la != UA_EMPTY_TAG || GETM(s.valid, w)) {
@@ -557,8 +622,10 @@ HOT_INLINE void access_body(ua_cache *c, uint64_t addr, uint32_t sectors,
         if (empty >= 0) {
             l = empty;
         } else {
-            l = lru_way(c, &s);
-            pos = c->assoc - 1;
+            l = kind == K_W4    ? ((const uint8_t *)s.ord)[3]
+                : kind == K_W16 ? ((const uint8_t *)s.ord)[15]
+                                : lru_way(c, &s);
+            pos = A - 1;
         }
         v = GETM(s.valid, l);
         if (v) {
@@ -571,7 +638,7 @@ HOT_INLINE void access_body(ua_cache *c, uint64_t addr, uint32_t sectors,
                 c->st.writebacks++;
         }
         s.tag[l] = la;
-        if (c->fp_bytes)
+        if (FPB)
             s.fp[l] = f;
         v = 0;
         PUTM(s.dirty, l, 0);
@@ -584,26 +651,71 @@ HOT_INLINE void access_body(ua_cache *c, uint64_t addr, uint32_t sectors,
     PUTM(s.valid, l, v);
     if (!v) {
         s.tag[l] = UA_EMPTY_TAG; /* nothing present: the way stays empty */
-        if (c->fp_bytes)
+        if (FPB)
             s.fp[l] = 0;
     }
     if (is_write && c->write_back) {
         PUTM(s.dirty, l, GETM(s.dirty, l) | sectors);
         res->fwd = 0; /* written back on eviction */
     }
-    touch(c, &s, l, pos);
+    touch(c, &s, l, pos, kind);
 }
 
 #undef GETM
 #undef PUTM
 
+/* An access to a cache without sets: every sector misses. */
+static void access_none(ua_cache *c, uint32_t sectors, int is_write,
+                        ua_cache_res *res)
+{
+    sectors &= c->full;
+    memset(res, 0, sizeof *res);
+    res->miss = sectors;
+    res->fwd = is_write ? sectors : 0;
+    c->st.accesses++;
+    c->st.misses++;
+    c->st.sector_misses += (uint64_t)ua_popcount32(sectors);
+}
+
+/* ua_cache_access of line la in set idx (c has sets). */
+static void access_at(ua_cache *c, uint64_t idx, uint64_t la,
+                      uint32_t sectors, int is_write, ua_cache_res *res)
+{
+    switch (c->kind) {
+    case K_W4:
+        access_body(c, idx, la, sectors, is_write, res, K_W4);
+        break;
+    case K_W16:
+        access_body(c, idx, la, sectors, is_write, res, K_W16);
+        break;
+    case K_B8:
+        access_body(c, idx, la, sectors, is_write, res, K_B8);
+        break;
+    default:
+        access_body(c, idx, la, sectors, is_write, res, K_ANY);
+        break;
+    }
+}
+
 void ua_cache_access(ua_cache *c, uint64_t addr, uint32_t sectors,
                      int is_write, ua_cache_res *res)
 {
-    if (c->b8)
-        access_body(c, addr, sectors, is_write, res, 1);
-    else
-        access_body(c, addr, sectors, is_write, res, 0);
+    if (c->sets == 0) {
+        access_none(c, sectors, is_write, res);
+        return;
+    }
+    uint64_t la = line_of(c, addr);
+    access_at(c, set_idx_of(c, la), la, sectors, is_write, res);
+}
+
+void ua_cache_access_in(ua_cache *c, uint64_t set, uint64_t addr,
+                        uint32_t sectors, int is_write, ua_cache_res *res)
+{
+    if (c->sets == 0) {
+        access_none(c, sectors, is_write, res);
+        return;
+    }
+    access_at(c, set, line_of(c, addr), sectors, is_write, res);
 }
 
 void ua_cache_set_ready(ua_cache *c, uint64_t addr, uint32_t sectors,
@@ -642,11 +754,37 @@ int ua_cache_probe(const ua_cache *c, uint64_t addr, uint32_t sectors,
     return 1;
 }
 
+void ua_cache_sets_of(const ua_cache *c, const ua_line *ls, unsigned n,
+                      uint64_t *set)
+{
+    if (c->sets == 0) {
+        memset(set, 0, n * sizeof *set);
+        return;
+    }
+    uint64_t lb = (uint64_t)c->line_bytes, prev = 0, idx = 0;
+    for (unsigned i = 0; i < n; i++) {
+        uint64_t la = line_of(c, ls[i].addr);
+        /* the next line number: the next set (n mod sets) */
+        if (i > 0 && c->set_hash == UA_SET_MOD && la == prev + lb)
+            idx = idx + 1 == (uint64_t)c->sets ? 0 : idx + 1;
+        else
+            idx = set_idx_of(c, la);
+        set[i] = idx;
+        prev = la;
+    }
+}
+
 void ua_cache_prefetch(const ua_cache *c, uint64_t addr)
 {
     if (c->sets == 0)
         return;
-    uint64_t idx = set_idx_of(c, line_of(c, addr));
+    ua_cache_prefetch_in(c, set_idx_of(c, line_of(c, addr)));
+}
+
+void ua_cache_prefetch_in(const ua_cache *c, uint64_t idx)
+{
+    if (c->sets == 0)
+        return;
     const unsigned char *b = c->blk + (size_t)idx * c->stride;
     /* the host cache lines of the set's block (at most 4: tags and
      * fingerprints first, then the last one), and its first-touch bit */
