@@ -1435,6 +1435,7 @@ int smp_ctx_run_one(const smp_ctx *c, wc_trace *t, size_t k, const wc_gpu *g,
     p.stratify = o->stratify;
     p.max_strata = o->max_strata > 0 ? o->max_strata : (int)g->smp_max_strata;
     p.bias = o->bias >= 0 ? o->bias : g->smp_bias;
+    p.pilot_ci = g->smp_pilot_ci;
     {
         /* The small-kernel rule on the predicted detailed cost (from the
          * CTA index: instructions, no decoding). */

@@ -166,6 +166,8 @@ typedef struct smp_kernel_result {
     double grain;             /* CTA granularity allowance of the interval:
                                  one CTA's mean detailed time on an SM over
                                  the estimate (0: none; smp_engine.grain)   */
+    int pilot;                /* 1: the pilot (half the period's sample) was
+                                 precise enough and is the sample            */
     smp_host_cost host[SMP_NMODELS];
     double host_seconds;      /* wall seconds for this kernel                */
     ua_counts counts;         /* per-kernel counts: from the whole-kernel run
@@ -290,6 +292,12 @@ typedef struct smp_plan {
     int max_strata;
     uint64_t small_kernel_insts;
     double bias;              /* non-sampling allowance (fraction) of the CI */
+    /* > 0 (not in budget mode): run every other sampled region of each
+     * stratum first (a pilot, at least SMP_PILOT_MIN per stratum) and keep
+     * it as the sample when its 95% sampling half-width is at most pilot_ci
+     * of the estimate; else run the rest (the result of the whole sample,
+     * as with 0) */
+    double pilot_ci;
     size_t kernel;            /* for progress reports                        */
     smp_progress_fn progress;
     void *progress_ctx;

@@ -170,7 +170,7 @@ static int bench_trace(const char *label, const char *path, int seeds,
                r1.regions, truth, r1.estimate, err, r1.ci95[0], r1.ci95[1],
                cover, ncis, dm_s, hy_s, hy_s > 0 ? dm_s / hy_s : 0,
                smp_how_name(r1.how));
-        fprintf(stderr, "  host: interval %.2fs (%zu runs, %llu insts), detailed %.2fs (%zu runs, %llu insts), strata %zu, period %ld, region %llu CTAs on %ld SMs, df %.1f, dram/inst whole %.4f slice %.4f%s (slice_invalid %d), interval whole %.0f composed %.0f (%+.2f%%), phase1 %zu\n",
+        fprintf(stderr, "  host: interval %.2fs (%zu runs, %llu insts), detailed %.2fs (%zu runs, %llu insts), strata %zu, period %ld, region %llu CTAs on %ld SMs, df %.1f, dram/inst whole %.4f slice %.4f%s (slice_invalid %d), interval whole %.0f composed %.0f (%+.2f%%), phase1 %zu, pilot %d\n",
                 r1.host[0].seconds, r1.host[0].runs, (unsigned long long)r1.host[0].warp_insts,
                 r1.host[1].seconds, r1.host[1].runs, (unsigned long long)r1.host[1].warp_insts,
                 r1.strata, r1.period, (unsigned long long)r1.region_ctas, r1.region_sms, r1.df, r1.dram_whole, r1.dram_slice,
@@ -180,7 +180,7 @@ static int bench_trace(const char *label, const char *path, int seeds,
                 r1.interval_cycles > 0 && r1.interval_composed > 0
                     ? 100 * (r1.interval_composed / r1.interval_cycles - 1)
                     : 0,
-                r1.phase1);
+                r1.phase1, r1.pilot);
         fflush(stdout);
         double sp = hy_s > 0 ? dm_s / hy_s : 0;
         if (insts >= 4000000) {

@@ -365,6 +365,60 @@ static void test_loop(void)
     free(P.y);
 }
 
+/* The pilot (smp_plan.pilot_ci): every other sampled region of each
+ * stratum first, kept as the sample only when its sampling half-width is
+ * within pilot_ci of the estimate.  Noisy regions: rejected, and the
+ * result is the whole sample's, bit for bit.  Regions whose two models
+ * agree exactly (one ratio everywhere): accepted, half the detailed runs,
+ * the same estimate. */
+static void test_pilot(void)
+{
+    pop P;
+    pop_make(&P, 1000, 11);
+    smp_engine e = {&P, P.N, pop_whole, pop_proxy, pop_region, NULL, NULL};
+    smp_plan p;
+    memset(&p, 0, sizeof p);
+    p.seed = 1;
+    p.period = 20;
+    p.stratify = 1;
+    p.max_strata = 4;
+    smp_kernel_result r0, r1;
+    wc_diag d;
+    memset(&r0, 0, sizeof r0);
+    memset(&r1, 0, sizeof r1);
+    CHECK_EQ_INT(smp_estimate(&e, &p, &r0, &d), 0);
+    p.pilot_ci = 0.005;
+    CHECK_EQ_INT(smp_estimate(&e, &p, &r1, &d), 0);
+    CHECK_EQ_INT(r1.pilot, 0);
+    CHECK_EQ_INT(r1.sampled, r0.sampled);
+    CHECK(memcmp(&r0.estimate, &r1.estimate, sizeof r0.estimate) == 0);
+    CHECK(memcmp(r0.ci95, r1.ci95, sizeof r0.ci95) == 0);
+    CHECK_EQ_INT(r1.host[SMP_DETAILED].runs, r0.host[SMP_DETAILED].runs);
+
+    /* one ratio in each phase: the pilot is exact */
+    for (size_t i = 0; i < P.N; i++)
+        P.y[i] = P.x[i] * (i >= P.N / 2 ? 0.75 : 1.25);
+    p.pilot_ci = 0;
+    CHECK_EQ_INT(smp_estimate(&e, &p, &r0, &d), 0);
+    CHECK_EQ_INT(r0.pilot, 0);
+    p.pilot_ci = 0.005;
+    CHECK_EQ_INT(smp_estimate(&e, &p, &r1, &d), 0);
+    CHECK_EQ_INT(r1.pilot, 1);
+    CHECK_EQ_INT(r0.sampled, 50);
+    CHECK_EQ_INT(r1.sampled, 26);
+    CHECK_EQ_INT(r1.host[SMP_DETAILED].runs, 26);
+    CHECK_NEAR(r1.estimate, r0.estimate, 1e-12 * r0.estimate);
+    CHECK_EQ_INT(r1.has_ci, 1);
+
+    /* budget mode keeps its own pilot */
+    p.budget_s = 1.0;
+    p.dm_cost_per_inst = 1e-5;
+    CHECK_EQ_INT(smp_estimate(&e, &p, &r1, &d), 0);
+    CHECK_EQ_INT(r1.pilot, 0);
+    free(P.x);
+    free(P.y);
+}
+
 /* CTA granularity (smp_engine.grain): the interval widens in quadrature by
  * one CTA's mean detailed time, share x mean(y) over the detailed sample;
  * the estimate itself does not move.  Checked in one- and two-phase mode. */
@@ -588,6 +642,7 @@ int main(void)
     test_select();
     test_stratify();
     test_loop();
+    test_pilot();
     test_grain();
     CHECK_DONE();
 }
