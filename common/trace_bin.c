@@ -50,12 +50,18 @@
 enum { T_ID = 1, T_MASK = 2, T_AMODE = 12 };
 enum { A_STRIDE = 0, A_ACTIVE = 4, A_ALL = 8 };
 
+enum { TF_ADDR = 1, TF_UNKNOWN = 2 };
+
 #define ZPOOL 4 /* idle decoders and frame buffers kept per kernel */
 
 struct wctb_kern {
     uint64_t tab_off, tab_csize, ix_off, ix_csize;
     uint32_t tab_n;
     wc_inst *tab; /* static records, once loaded (immutable) */
+    /* per static record, loaded with tab: TF_ADDR (has addresses: the
+     * full decode) | TF_UNKNOWN (opcode counted as unknown); 0 for the
+     * records wc_cta_next_refs hands out by reference at once */
+    uint8_t *tfl;
     /* decoders and FRAME_MAX frame buffers of freed CTAs, reused by the
      * next ones (a ZSTD_DCtx costs more to make than a small CTA to
      * decode); guarded by the trace's mutex */
@@ -698,13 +704,15 @@ int wctb_load(wc_trace *t, kent *k, wc_diag *d)
     size_t rawn = (size_t)b->tab_n * REC_SIZE;
     unsigned char *raw = malloc(rawn ? rawn : 1);
     wc_inst *tab = calloc(b->tab_n ? b->tab_n : 1, sizeof *tab);
+    uint8_t *tfl = calloc(b->tab_n ? b->tab_n : 1, 1);
     unsigned char *ixb = malloc((size_t)(2 * n + 1) * 8);
     ctaix *ix = calloc(1, sizeof *ix);
     if (ix) {
         ix->off = malloc((size_t)(n + 1) * sizeof *ix->off);
         ix->insts = malloc((size_t)(n ? n : 1) * sizeof *ix->insts);
     }
-    if (!cz || !raw || !tab || !ixb || !ix || !ix->off || !ix->insts) {
+    if (!cz || !raw || !tab || !tfl || !ixb || !ix || !ix->off ||
+        !ix->insts) {
         rc = noomem(d);
         goto out;
     }
@@ -727,6 +735,8 @@ int wctb_load(wc_trace *t, kent *k, wc_diag *d)
             rc = berr(d, path, b->tab_off, m, NULL);
             goto out;
         }
+        tfl[i] = (uint8_t)(((tab[i].iflags & WC_IF_HAS_ADDR) ? TF_ADDR : 0) |
+                           (tab[i].op == WC_OP_UNKNOWN ? TF_UNKNOWN : 0));
     }
     unsigned char *ixz = malloc(b->ix_csize ? (size_t)b->ix_csize : 1);
     if (!ixz) {
@@ -761,7 +771,7 @@ int wctb_load(wc_trace *t, kent *k, wc_diag *d)
     }
     pthread_mutex_lock(&t->mu);
     if (!b->tab)
-        b->tab = tab, tab = NULL;
+        b->tab = tab, b->tfl = tfl, tab = NULL, tfl = NULL;
     if (!k->ix)
         k->ix = ix, ix = NULL;
     pthread_mutex_unlock(&t->mu);
@@ -770,6 +780,7 @@ out:
     free(cz);
     free(raw);
     free(tab);
+    free(tfl);
     free(ixb);
     if (ix) {
         free(ix->off);
@@ -1032,6 +1043,7 @@ int wc_cta_next_refs(wc_cta *c, unsigned w, wc_inst *buf, wc_iref *r,
     }
     const struct wctb_kern *b = c->k->bin;
     const wc_inst *tab = b->tab;
+    const uint8_t *tfl = b->tfl;
     const uint32_t ntab = b->tab_n;
     size_t k = 0;
     while (k < max && s->done < s->n) {
@@ -1052,6 +1064,31 @@ int wc_cta_next_refs(wc_cta *c, unsigned w, wc_inst *buf, wc_iref *r,
             room = s->cleft;
         uint64_t took = 0;
         while (took < room && at < len) {
+            /* the usual instruction first: tag 0 (the next record, the
+             * same mask) on a record without addresses */
+            if (p[at] == 0) {
+                uint64_t lim = room - took;
+                if (len - at < lim)
+                    lim = len - at;
+                uint32_t id = pid + 1;
+                uint64_t j = 0;
+                while (j < lim && p[at + j] == 0 && id + (uint32_t)j < ntab &&
+                       !tfl[id + (uint32_t)j])
+                    j++;
+                if (j) {
+                    wc_iref *o = r + k;
+                    for (uint64_t q = 0; q < j; q++) {
+                        o[q].in = &tab[id + (uint32_t)q];
+                        o[q].mask = pmask;
+                        o[q].sid = id + (uint32_t)q;
+                    }
+                    pid = id + (uint32_t)(j - 1);
+                    at += (size_t)j;
+                    k += (size_t)j;
+                    took += j;
+                    continue;
+                }
+            }
             size_t a = at;
             unsigned tag = p[a++];
             uint32_t id = pid + 1, mask = pmask;
@@ -1071,15 +1108,14 @@ int wc_cta_next_refs(wc_cta *c, unsigned w, wc_inst *buf, wc_iref *r,
                 mask = get32(p + a);
                 a += 4;
             }
-            const wc_inst *st = &tab[id];
-            if (st->iflags & WC_IF_HAS_ADDR)
+            if (tfl[id] & TF_ADDR)
                 break;
             at = a;
             pid = id;
             pmask = mask;
-            if (st->op == WC_OP_UNKNOWN)
-                wct_count_unknown(c->t, st->opcode);
-            r[k].in = st;
+            if (tfl[id] & TF_UNKNOWN)
+                wct_count_unknown(c->t, tab[id].opcode);
+            r[k].in = &tab[id];
             r[k].mask = mask;
             r[k].sid = id;
             k++;
@@ -1153,6 +1189,7 @@ void wctb_kern_free(kent *k)
     if (!k->bin)
         return;
     free(k->bin->tab);
+    free(k->bin->tfl);
     for (unsigned i = 0; i < k->bin->nz; i++)
         ZSTD_freeDCtx(k->bin->zpool[i]);
     for (unsigned i = 0; i < k->bin->nf; i++)
