@@ -69,6 +69,8 @@ static int read_all(const char *p, uint64_t *n, uint64_t *h, int check)
                     rc = -g;
             }
             wc_cta_free(c);
+            if (rc)
+                break; /* a warp's error, not overwritten by the next CTA */
         }
         wc_kreader_close(r);
         *n += kn;
