@@ -55,6 +55,16 @@ typedef struct im_options {
     int per_warp;       /* fill the per-warp arrays of the result           */
     uint64_t seed;      /* shuffle assignment policy                        */
     int no_warp_memo;   /* walk every warp (the warp memo off: tests)       */
+    /* > 0 (im_run_kernel): when the window's first snap_after CTAs have
+     * been dispatched, *snap gets the result of the window [cta_first,
+     * cta_first + snap_after) alone, as a run of that window would give it
+     * (the CTAs are walked at dispatch, in order, so nothing before that
+     * point depends on the CTAs after it; its end is a copy of the
+     * scheduler run to completion); not filled when the window is shorter
+     * (snap->ctas 0).  Per-warp arrays are not filled; free with
+     * im_result_free. */
+    uint64_t snap_after;
+    struct im_result *snap;
 } im_options;
 
 void im_options_default(im_options *o);

@@ -420,10 +420,13 @@ typedef struct im_sched {
     size_t lw;
     uint64_t dispatched;
     double contention;         /* sum over CTAs of (actual - solo) time    */
+    int clone;                 /* im_sched_clone's: blocks from malloc      */
 } im_sched;
 
 int im_sched_init(im_sched *s, long nsm, int slots);
 void im_sched_free(im_sched *s);
+/* out = a deep copy of s (0, or -1 out of memory: out empty). */
+int im_sched_clone(const im_sched *s, im_sched *out);
 /* Time of the next dispatch and the SM / slot it goes to. */
 void im_sched_pick(im_sched *s, double cta_dispatch, long *sm, int *slot,
                    double *t);

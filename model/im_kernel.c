@@ -578,6 +578,25 @@ static void run_finish(im_run *x, int whole)
     r->waves = (double)r->ctas / ((double)x->nsm * x->slots);
 }
 
+/* o.snap: the result the run would give if it ended now (run_finish on a
+ * copy of the scheduler; the run itself goes on unchanged). */
+static int snapshot(im_run *x, im_result *out)
+{
+    im_run y = *x;
+    *out = *x->r;
+    out->nwarps = 0;
+    out->warp_cta = NULL;
+    out->warp_id = out->warp_sm = out->warp_subcore = NULL;
+    out->warp_insts_of = NULL;
+    out->warp_cycles = out->warp_ipc = NULL;
+    if (im_sched_clone(&x->s, &y.s) != 0)
+        return -1;
+    y.r = out;
+    run_finish(&y, 0);
+    im_sched_free(&y.s);
+    return 0;
+}
+
 /* ---- trace source ---------------------------------------------------------- */
 
 typedef struct trace_ctx {
@@ -606,6 +625,8 @@ int im_run_kernel(wc_trace *t, size_t k, const wc_gpu *g, const im_options *o,
                   im_result *r, wc_diag *d)
 {
     memset(r, 0, sizeof *r);
+    if (o && o->snap)
+        memset(o->snap, 0, sizeof *o->snap);
     double t0 = wc_now();
     const wc_kernel_info *ki = wc_trace_kernel(t, k);
     if (!ki)
@@ -648,6 +669,10 @@ int im_run_kernel(wc_trace *t, size_t k, const wc_gpu *g, const im_options *o,
         if (rc)
             goto done;
         i++;
+        if (x.o.snap && i == x.o.snap_after && snapshot(&x, x.o.snap)) {
+            rc = wc_diag_set(d, WC_EINTERNAL, "", 0, 0, "out of memory");
+            goto done;
+        }
     }
     {
         int whole = x.o.cta_first == 0 &&

@@ -127,7 +127,10 @@ static long lv_first(const im_sched *s, const uint64_t *bm, long rr)
 
 void im_sched_free(im_sched *s)
 {
-    if (s->sm && s->nsm > 0) {
+    if (s->clone && s->sm && s->nsm > 0) {
+        free(s->sm[0].c);
+        free(s->sm[0].slot_used);
+    } else if (s->sm && s->nsm > 0) {
         size_t ncs = (size_t)s->nsm * (size_t)s->slots;
         wc_pool_free(s->sm[0].c, ncs * sizeof *s->sm[0].c, 0);
         wc_pool_free(s->sm[0].slot_used, ncs, 0);
@@ -137,6 +140,49 @@ void im_sched_free(im_sched *s)
     free(s->lv);
     free(s->lvn);
     memset(s, 0, sizeof *s);
+}
+
+int im_sched_clone(const im_sched *s, im_sched *out)
+{
+    *out = *s;
+    out->sm = NULL;
+    out->tw = NULL;
+    out->lv = NULL;
+    out->lvn = NULL;
+    size_t nsm = (size_t)s->nsm, ncs = nsm * (size_t)s->slots;
+    size_t nlv = ((size_t)s->slots + 1) * s->lw + 1;
+    size_t nlvn = (size_t)s->slots + 1, ntw = 2 * (size_t)s->tp;
+    out->sm = malloc(nsm * sizeof *out->sm);
+    im_rcta *cs = malloc(ncs * sizeof *cs);
+    unsigned char *us = malloc(ncs ? ncs : 1);
+    out->tw = malloc(ntw * sizeof *out->tw);
+    out->lv = malloc(nlv * sizeof *out->lv);
+    out->lvn = malloc(nlvn * sizeof *out->lvn);
+    if (!out->sm || !cs || !us || !out->tw || !out->lv || !out->lvn) {
+        free(out->sm);
+        free(cs);
+        free(us);
+        free(out->tw);
+        free(out->lv);
+        free(out->lvn);
+        memset(out, 0, sizeof *out);
+        return -1;
+    }
+    memcpy(out->sm, s->sm, nsm * sizeof *out->sm);
+    memcpy(out->tw, s->tw, ntw * sizeof *out->tw);
+    memcpy(out->lv, s->lv, nlv * sizeof *out->lv);
+    memcpy(out->lvn, s->lvn, nlvn * sizeof *out->lvn);
+    for (size_t i = 0; i < nsm; i++) {
+        const im_sm *m = &s->sm[i];
+        /* the resident CTAs' records (the others are written on arrival)
+         * and the slot flags */
+        memcpy(cs + i * (size_t)s->slots, m->c, (size_t)m->n * sizeof *cs);
+        memcpy(us + i * (size_t)s->slots, m->slot_used, (size_t)s->slots);
+        out->sm[i].c = cs + i * (size_t)s->slots;
+        out->sm[i].slot_used = us + i * (size_t)s->slots;
+    }
+    out->clone = 1;
+    return 0;
 }
 
 static void sm_advance(im_sm *m, double t)

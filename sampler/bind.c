@@ -536,12 +536,18 @@ static int check_slice(kbind *b, int force, int steady, wc_diag *d)
     uint64_t w = steady ? (wave < wf ? wave : wf) : 0;
     im_result r[2];
     memset(r, 0, sizeof r);
-    for (int i = 0; i < (w ? 2 : 1) && rc == 0; i++) {
+    {
+        /* the warm-up CTAs alone (r[1]) from the same run: the model
+         * walks CTAs at dispatch, in order, so the run's state when the
+         * last warm-up CTA is dispatched is a run of them alone, ended
+         * (im_options.snap_after) */
         im_options o;
         im_options_default(&o);
         o.cta_first = wf - w;
-        o.cta_count = i == 0 ? w + wctas : w;
-        rc = im_run_kernel(b->t, b->k, g, &o, &r[i], d);
+        o.cta_count = w + wctas;
+        o.snap_after = w;
+        o.snap = w ? &r[1] : NULL;
+        rc = im_run_kernel(b->t, b->k, g, &o, &r[0], d);
     }
     if (rc == 0) {
         double cyc = (double)r[0].sim_cycles - (double)r[1].sim_cycles;
