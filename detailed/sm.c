@@ -42,6 +42,7 @@ static int sm_setup(dm_gpu *gpu, dm_sm *sm, unsigned id)
         dm_sub *s = &sm->sub[i];
         s->idx = i;
         s->ibuf = p->ibuf;
+        s->calw = 2 * p->banks;
         s->vq_cap = p->vq_entries;
         s->l0i = dm_icache_create(p, sm->l1i);
         if (!s->l0i)
@@ -560,33 +561,33 @@ static int sub_quiet(const dm_sub *s, uint64_t c)
 }
 
 /* Free the read / write slots of the cycles that passed (before c). */
-static void cal_catch_up(const dm_params *p, dm_sub *s, uint64_t c)
+static void cal_catch_up(dm_sub *s, uint64_t c)
 {
     uint64_t from = s->cal_done;
+    size_t w = s->calw;
     s->cal_done = c;
     if (from >= c)
         return;
     if (c - from <= 8) { /* the usual case: a cycle or a few */
-        for (uint64_t x = from; x < c; x++)
-            for (unsigned k = 0; k < p->banks; k++) {
-                s->rd[k][x % DM_CAL] = 0;
-                s->wr[k][x % DM_CAL] = 0;
+        for (uint64_t x = from; x < c; x++) {
+            uint8_t *q = &s->cal[(x % DM_CAL) * w];
+            if (w == 4) { /* two banks: no call */
+                uint32_t z = 0;
+                memcpy(q, &z, sizeof z);
+            } else {
+                memset(q, 0, w);
             }
+        }
         return;
     }
     if (c - from >= DM_CAL)
         from = c - DM_CAL;
     size_t a = (size_t)(from % DM_CAL), b = (size_t)(c % DM_CAL);
-    for (unsigned k = 0; k < p->banks; k++) {
-        if (a < b) {
-            memset(&s->rd[k][a], 0, b - a);
-            memset(&s->wr[k][a], 0, b - a);
-        } else { /* wraps (or all DM_CAL slots when a == b) */
-            memset(&s->rd[k][a], 0, DM_CAL - a);
-            memset(&s->wr[k][a], 0, DM_CAL - a);
-            memset(&s->rd[k][0], 0, b);
-            memset(&s->wr[k][0], 0, b);
-        }
+    if (a < b) {
+        memset(&s->cal[a * w], 0, (b - a) * w);
+    } else { /* wraps (or all DM_CAL slots when a == b) */
+        memset(&s->cal[a * w], 0, (DM_CAL - a) * w);
+        memset(&s->cal[0], 0, b * w);
     }
 }
 
@@ -739,7 +740,7 @@ void dm_sm_tick(dm_sm *sm, uint64_t c)
             s->stall[s->nwarps ? s->issue_idle_why : DM_STALL_IDLE]++;
             continue;
         }
-        cal_catch_up(p, s, c);
+        cal_catch_up(s, c);
         dm_writeback_tick(sm, s, c);
         dm_vq_tick(sm, s, c);
         dm_alloc_tick(sm, s, c);
