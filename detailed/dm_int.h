@@ -164,7 +164,12 @@ typedef struct dm_shot {
     uint8_t varlat;   /* 1 variable latency                                  */
     uint8_t bufi;     /* the cold decode buffer in points to (x->buf[bufi]),
                          DM_NO_BUF for a static record                       */
+    uint8_t smask;    /* a memory instruction on its static record: the
+                         memory unit takes it with mask (a header copy made
+                         at issue, on the stack) */
+    uint32_t mask;    /* its active lanes (smask)                            */
 } dm_shot;
+_Static_assert(sizeof(dm_shot) == 32, "dm_shot: two ring slots a line");
 #define DM_NO_BUF 0xffu
 
 /* Scoreboard-mode pending entry (dep_mode scoreboard, seed 000 Table 7). */

@@ -179,7 +179,16 @@ static void do_issue(dm_sm *sm, dm_sub *s, unsigned wi, uint64_t c)
             unsigned n = dm_rfc_access(p, s, wi, in, hit, nb, 1);
             if (sm->gpu->o.timeline)
                 dm_event_rfc(sm->gpu, w->x->ev[idx % DM_RING], n, hit);
-            if (dm_mem_push_cl(sm->mem, s->idx, in, &cl, wi, tag, c) != 0)
+            const wc_inst *min = in;
+            wc_inst hdr; /* the static record with this instance's mask;
+                            no lane addresses (addr[] is not read) */
+            if (sl->smask) {
+                memcpy(&hdr, in, offsetof(wc_inst, addr));
+                hdr.mask = sl->mask;
+                hdr.line = 0;
+                min = &hdr;
+            }
+            if (dm_mem_push_cl(sm->mem, s->idx, min, &cl, wi, tag, c) != 0)
                 dm_fail(sm->gpu, WC_EINTERNAL, "memory unit refused a push");
             sm->mem_quiet = 0;
         }

@@ -166,8 +166,9 @@ int dm_mem_push_cl(dm_mem *m, unsigned sc, const wc_inst *in,
                    const dm_mem_class *cl, uint32_t warp, uint64_t tag,
                    uint64_t issue_cycle);
 /* Advance the unit to cycle now: once per cycle, increasing, before the
- * sub-core stages of the cycle. */
-void dm_mem_tick(dm_mem *m, uint64_t now);
+ * sub-core stages of the cycle.  Returns 1 when it granted a request (a
+ * latch/queue slot was freed: dm_mem_can_accept may have changed), else 0. */
+int dm_mem_tick(dm_mem *m, uint64_t now);
 /* Pop events due at or before now, in cycle order; returns how many were
  * written to ev[max]. */
 size_t dm_mem_poll(dm_mem *m, uint64_t now, dm_mem_event *ev, size_t max);

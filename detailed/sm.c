@@ -683,10 +683,11 @@ void dm_sm_tick(dm_sm *sm, uint64_t c)
                 sm->last_progress = c;
             if (c < sm->mem_next)
                 return;
-            dm_mem_tick(sm->mem, c);
+            int granted = dm_mem_tick(sm->mem, c);
             sm->mem_quiet = 0;
             nev = dm_mem_poll(sm->mem, c, sm->evbuf, 64);
-            int woke = mq_wake(sm);
+            /* only a grant frees a queue slot */
+            int woke = granted ? mq_wake(sm) : 0;
             if (nev == 0 && !woke) {
                 sm->mem_next = dm_mem_next_cycle(sm->mem, c + 1);
                 if (!dm_sm_busy(sm)) /* drained: no longer ticked, count */
@@ -726,8 +727,8 @@ void dm_sm_tick(dm_sm *sm, uint64_t c)
         }
     }
     if (!mem_done && (c >= sm->mem_quiet || !sm->gpu->shortcuts)) {
-        dm_mem_tick(sm->mem, c);
-        mq_wake(sm);
+        if (dm_mem_tick(sm->mem, c))
+            mq_wake(sm); /* only a grant frees a queue slot */
         dm_mem_events(sm, c, nev);
         sm->mem_quiet = dm_mem_quiet_until(sm->mem);
     } else if (mem_done) {
