@@ -571,6 +571,11 @@ int dm_sm_reuse(dm_gpu *gpu, dm_sm *sm, unsigned id);
 void dm_sm_drop_ctas(dm_sm *sm);
 void dm_sm_fini(dm_sm *sm);
 void dm_sm_tick(dm_sm *sm, uint64_t c);
+/* Speed only, never a result: start loading into the host caches the
+ * lines of sm (nsub sub-cores) that its next tick reads.  gpu_cycle calls
+ * it a few SMs ahead: stage 0 the SM's own lines, stage 1 and 2 (later,
+ * once those are in) what its pointers lead to. */
+void dm_sm_prefetch(const dm_sm *sm, unsigned nsub, int stage);
 /* Leave the sleep of dm_sm_tick before cycle c (count the stalls). */
 void dm_sm_wake(dm_sm *sm, uint64_t c);
 /* After the tick of cycle c: the next cycle the SM may act in (c + 1

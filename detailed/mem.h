@@ -182,6 +182,10 @@ uint64_t dm_mem_next_cycle(const dm_mem *m, uint64_t now);
  * neither can do anything unless something is pushed (0: unknown; never
  * later than dm_mem_next_cycle).  Speed only, never a result. */
 uint64_t dm_mem_quiet_until(const dm_mem *m);
+/* Speed only, never a result: start loading into the host caches what
+ * the next dm_mem_tick / dm_mem_poll read: stage 0 the unit itself, stage
+ * 1 (later, once the unit is in) what its pointers lead to. */
+void dm_mem_prefetch(const dm_mem *m, int stage);
 /* Occupied latch/queue slots of sub-core sc. */
 unsigned dm_mem_slots_used(const dm_mem *m, unsigned sc);
 void dm_mem_stats_get(const dm_mem *m, dm_mem_stats *st);

@@ -665,6 +665,19 @@ uint64_t dm_mem_quiet_until(const dm_mem *m)
     return m->tick_idle < m->ev_min ? m->tick_idle : m->ev_min;
 }
 
+void dm_mem_prefetch(const dm_mem *m, int stage)
+{
+    if (stage == 0) {
+        const char *a = (const char *)&m->nsub, *b = (const char *)m->scratch;
+        for (; a < b; a += 64)
+            __builtin_prefetch(a);
+        return;
+    }
+    for (unsigned i = 0; i < m->nsub; i += 64 / sizeof *m->sub)
+        __builtin_prefetch(&m->sub[i]);
+    __builtin_prefetch(m->heap);
+}
+
 unsigned dm_mem_slots_used(const dm_mem *m, unsigned sc)
 {
     return sc < m->nsub ? m->sub[sc].n : 0;

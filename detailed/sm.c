@@ -752,6 +752,45 @@ void dm_sm_tick(dm_sm *sm, uint64_t c)
     sm_try_sleep(sm, c);
 }
 
+void dm_sm_prefetch(const dm_sm *sm, unsigned nsub, int stage)
+{
+    if (stage == 0) {
+        /* the lines of the struct a tick reads: its head, each sub-core's
+         * first fields, latches, awake set and stall counts, the pointers
+         * and the sleep / hint fields at its end */
+        __builtin_prefetch(sm);
+        for (unsigned i = 0; i < nsub && i < DM_MAX_SUBCORES; i++) {
+            const char *b = (const char *)&sm->sub[i];
+            __builtin_prefetch(b);
+            __builtin_prefetch(b + 64);
+            __builtin_prefetch(b + 128);
+            __builtin_prefetch(b + 192);
+            __builtin_prefetch((const char *)&sm->sub[i].stall);
+        }
+        __builtin_prefetch(&sm->mem);
+        __builtin_prefetch(&sm->capfl);
+        __builtin_prefetch(&sm->wake);
+        __builtin_prefetch(&sm->hwhy);
+    } else if (stage == 1) {
+        dm_mem_prefetch(sm->mem, 0);
+        for (unsigned i = 0; i < sm->nslots; i += 64 / sizeof *sm->hint)
+            __builtin_prefetch(&sm->hint[i]);
+        __builtin_prefetch(sm->hwhy);
+        /* each sub-core's warp list and the warp its greedy scheduler
+         * looks at first */
+        for (unsigned i = 0; i < nsub && i < DM_MAX_SUBCORES; i++) {
+            const dm_sub *s = &sm->sub[i];
+            if (!s->nwarps)
+                continue;
+            __builtin_prefetch(s->warps);
+            if (s->last_issued != DM_NO_WARP)
+                __builtin_prefetch(&sm->warps[s->last_issued]);
+        }
+    } else {
+        dm_mem_prefetch(sm->mem, 1);
+    }
+}
+
 /* Busy SMs are ticked; idle ones count no stalls. */
 int dm_sm_busy(const dm_sm *sm)
 {
