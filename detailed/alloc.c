@@ -148,7 +148,7 @@ static int reserve(const dm_params *p, dm_sub *s, const uint8_t *need,
             continue;
         unsigned win = window_of(p, need[b]);
         for (unsigned k = 1; k <= win; k++)
-            freeslots += s->rd[b][(c + k) % DM_CAL] < p->read_ports;
+            freeslots += *dm_rd(s, b, c + k) < p->read_ports;
         if (freeslots < need[b])
             return 0;
     }
@@ -156,7 +156,7 @@ static int reserve(const dm_params *p, dm_sub *s, const uint8_t *need,
         unsigned left = need[b];
         unsigned win = window_of(p, need[b]);
         for (unsigned k = 1; k <= win && left; k++) {
-            uint8_t *x = &s->rd[b][(c + k) % DM_CAL];
+            uint8_t *x = dm_rd(s, b, c + k);
             if (*x < p->read_ports) {
                 (*x)++;
                 left--;
@@ -170,8 +170,12 @@ void dm_release_slot(dm_sub *s, dm_warp *w, uint32_t idx)
 {
     s->fetch_idle = 0;
     w->sh[idx % DM_RING].busy = 0;
-    while (w->head != w->iss && !w->sh[w->head % DM_RING].busy)
+    while (w->head != w->iss && !w->sh[w->head % DM_RING].busy) {
+        unsigned b = w->sh[w->head % DM_RING].bufi;
+        if (b != DM_NO_BUF) /* its decode buffer is free again */
+            w->bufuse &= (uint16_t)~(1u << b);
         w->head++;
+    }
     dm_want_update(s, w);
 }
 
@@ -202,7 +206,7 @@ void dm_alloc_tick(dm_sm *sm, dm_sub *s, uint64_t c)
                                            : 1);
         for (unsigned b = 0; b < p->banks; b++)
             if (((unsigned)wb >> b) & 1u) {
-                uint8_t *x = &s->wr[b][when % DM_CAL];
+                uint8_t *x = dm_wr(s, b, when);
                 if (*x < 255)
                     (*x)++;
             }

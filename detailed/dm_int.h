@@ -162,7 +162,15 @@ typedef struct dm_shot {
     uint8_t constop;  /* fixed latency with a c[][] operand (const_wait)     */
     uint8_t busy;     /* 1 until it leaves Control (var) / Allocate (fixed)  */
     uint8_t varlat;   /* 1 variable latency                                  */
+    uint8_t bufi;     /* the cold decode buffer in points to (x->buf[bufi]),
+                         DM_NO_BUF for a static record                       */
+    uint8_t smask;    /* a memory instruction on its static record: the
+                         memory unit takes it with mask (a header copy made
+                         at issue, on the stack) */
+    uint32_t mask;    /* its active lanes (smask)                            */
 } dm_shot;
+_Static_assert(sizeof(dm_shot) == 32, "dm_shot: two ring slots a line");
+#define DM_NO_BUF 0xffu
 
 /* Scoreboard-mode pending entry (dep_mode scoreboard, seed 000 Table 7). */
 typedef struct dm_sbe {
@@ -181,9 +189,11 @@ typedef struct dm_wcold {
     size_t ev[DM_RING];      /* timeline index + 1 of a ring slot, 0 = none
                                 (written and read with a timeline only)    */
     dm_sbe sbl[DM_SBL_MAX];  /* scoreboard mode                              */
-    /* decoded records, used in turn (dm_warp.bufk: the look-ahead's): the
-     * DM_RING fetched before the look-ahead, all that the ring can hold,
-     * use the others */
+    /* decoded records (dm_warp.bufk: the look-ahead's): a ring slot holds
+     * its buffer until it retires (dm_warp.bufuse), and the look-ahead
+     * takes the lowest free one, so that a warp cycles through two or
+     * three of them rather than all nine (speed only: the decoded records
+     * of the whole GPU are megabytes, far beyond the host caches) */
     wc_inst buf[DM_RING_BUF];
 } dm_wcold;
 
@@ -221,6 +231,7 @@ typedef struct dm_warp {
                                 static record or x->buf[bufk])             */
     uint32_t la_mask;        /* its mask (a static record's is not)          */
     uint8_t bufk;            /* the look-ahead's decode buffer               */
+    uint16_t bufuse;         /* bit i: x->buf[i] held by a ring slot         */
     uint64_t pcbase;         /* kernel code base (distinct kernels, lines)   */
     uint64_t age;            /* launch sequence: larger = younger            */
     unsigned id;             /* warp id in its CTA (ubench: .warp N)         */
@@ -236,6 +247,7 @@ typedef struct dm_warp {
     size_t nclocks, capclocks;
 } dm_warp;
 _Static_assert(offsetof(dm_warp, sh) == 64, "dm_warp: hot fields in line 0");
+_Static_assert(DM_RING_BUF <= 16, "dm_warp.bufuse: a bit per decode buffer");
 
 /* Copy the eligibility fields of w's next instruction to line 0 (after
  * iss or tail moved). */
@@ -322,7 +334,7 @@ typedef struct dm_sub {
      * (dm_wake, issue, a released ring slot, warps arriving or leaving). */
     uint8_t issue_idle_why;
     uint8_t fetch_idle;
-    uint8_t had_warps;       /* a warp ran here: rd / wr / rfc may be dirty
+    uint8_t had_warps;       /* a warp ran here: cal / rfc may be dirty
                                 (dm_sm_reuse clears them only then)        */
     uint8_t mq_sleep;        /* speed only: a warp may sleep (hint
                                 UINT64_MAX) on a full memory queue; sm.c
@@ -332,6 +344,7 @@ typedef struct dm_sub {
     unsigned idx;
     unsigned *warps;         /* SM warp slots on this sub-core               */
     unsigned ibuf;           /* ibuffer_entries (dm_params.ibuf)             */
+    unsigned calw;           /* bytes of a cycle in cal: 2 x rf_banks        */
     /* speed only, by position in warps[] (dm_warp.spos): Issue's scans look
      * only at awake warps (every warp whose hint is not UINT64_MAX has its
      * bit; a stale bit only costs a look), Fetch's at warps that want a
@@ -355,9 +368,23 @@ typedef struct dm_sub {
     uint64_t issued;
     /* large arrays last: the fields above share a few cache lines */
     dm_rfce rfc[DM_MAX_BANKS][DM_RFC_SLOTS];
-    uint8_t rd[DM_MAX_BANKS][DM_CAL];  /* reserved read slots per cycle     */
-    uint8_t wr[DM_MAX_BANKS][DM_CAL];  /* writes per cycle                  */
+    /* per cycle (index cycle % DM_CAL): the reserved read slots of each
+     * bank, then the writes of each bank (calw = 2 x rf_banks bytes); the
+     * few cycles a tick reads or clears share one host cache line instead
+     * of one line per bank and kind, and only calw x DM_CAL bytes are
+     * ever touched (speed only; dm_rd / dm_wr) */
+    uint8_t cal[DM_CAL * 2 * DM_MAX_BANKS];
 } dm_sub;
+
+/* Reserved read slots / writes of bank b in cycle x. */
+static inline uint8_t *dm_rd(dm_sub *s, unsigned b, uint64_t x)
+{
+    return &s->cal[(x % DM_CAL) * s->calw + b];
+}
+static inline uint8_t *dm_wr(dm_sub *s, unsigned b, uint64_t x)
+{
+    return &s->cal[(x % DM_CAL) * s->calw + s->calw / 2 + b];
+}
 
 typedef struct dm_cta_slot {
     int live;
@@ -544,6 +571,11 @@ int dm_sm_reuse(dm_gpu *gpu, dm_sm *sm, unsigned id);
 void dm_sm_drop_ctas(dm_sm *sm);
 void dm_sm_fini(dm_sm *sm);
 void dm_sm_tick(dm_sm *sm, uint64_t c);
+/* Speed only, never a result: start loading into the host caches the
+ * lines of sm (nsub sub-cores) that its next tick reads.  gpu_cycle calls
+ * it a few SMs ahead: stage 0 the SM's own lines, stage 1 and 2 (later,
+ * once those are in) what its pointers lead to. */
+void dm_sm_prefetch(const dm_sm *sm, unsigned nsub, int stage);
 /* Leave the sleep of dm_sm_tick before cycle c (count the stalls). */
 void dm_sm_wake(dm_sm *sm, uint64_t c);
 /* After the tick of cycle c: the next cycle the SM may act in (c + 1

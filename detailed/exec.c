@@ -118,7 +118,7 @@ void dm_writeback_tick(dm_sm *sm, dm_sub *s, uint64_t c)
         int ok = q.cycle <= c;
         for (unsigned b = 0; ok && b < p->banks; b++)
             if ((((unsigned)q.banks >> b) & 1u) &&
-                s->wr[b][c % DM_CAL] >= p->write_ports)
+                *dm_wr(s, b, c) >= p->write_ports)
                 ok = 0;
         if (!ok) {
             s->wbq[k++] = q;
@@ -128,7 +128,7 @@ void dm_writeback_tick(dm_sm *sm, dm_sub *s, uint64_t c)
         }
         for (unsigned b = 0; b < p->banks; b++)
             if (((unsigned)q.banks >> b) & 1u)
-                s->wr[b][c % DM_CAL]++;
+                (*dm_wr(s, b, c))++;
         dm_fl *f = dm_fl_get(sm, q.tag);
         if (!f)
             continue;
@@ -152,8 +152,8 @@ void dm_vq_tick(dm_sm *sm, dm_sub *s, uint64_t c)
     dm_vop *v = &s->vq[0];
     unsigned left = 0;
     for (unsigned b = 0; b < p->banks; b++) {
-        if (v->nbank[b] && s->rd[b][c % DM_CAL] < p->read_ports) {
-            s->rd[b][c % DM_CAL]++;
+        if (v->nbank[b] && *dm_rd(s, b, c) < p->read_ports) {
+            (*dm_rd(s, b, c))++;
             v->nbank[b]--;
         }
         left += v->nbank[b];

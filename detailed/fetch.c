@@ -72,14 +72,18 @@ static void do_fetch(dm_sm *sm, dm_sub *s, dm_warp *w, uint64_t c)
     h->varlat = h->ismem || (oi->flags & WC_OPF_VARLAT) != 0;
     h->nounit = (oi->flags & (WC_OPF_NOP | WC_OPF_DEPBAR)) != 0;
     wc_inst *b = &x->buf[w->bufk];
-    w->bufk = (uint8_t)(w->bufk + 1 == DM_RING_BUF ? 0 : w->bufk + 1);
-    if (h->ismem && !w->code && in != b) {
-        /* the memory unit reads the mask: the static record with this
-         * instance's (as the trace reader decodes it) */
-        memcpy(b, in, offsetof(wc_inst, addr));
-        b->mask = w->la_mask;
-        b->line = 0;
-        in = b;
+    /* the memory unit reads the mask: the static record with this
+     * instance's (as the trace reader decodes it), copied at issue to the
+     * stack (speed only: a copy here went to a decode buffer that is cold
+     * again by the issue) */
+    h->smask = h->ismem && !w->code && in != b;
+    h->mask = w->la_mask;
+    h->bufi = DM_NO_BUF;
+    if (in == b) { /* the slot holds the buffer until it retires */
+        h->bufi = w->bufk;
+        w->bufuse |= (uint16_t)(1u << w->bufk);
+        /* at most DM_RING slots hold one: one of DM_RING_BUF is free */
+        w->bufk = (uint8_t)__builtin_ctz(~(unsigned)w->bufuse);
     }
     h->in = in;
     h->ready = c + DM_FETCH_TO_IBUF; /* decode in c+1, ibuffer from c+2 */

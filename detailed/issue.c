@@ -91,7 +91,7 @@ static int eligible(const dm_sm *sm, const dm_sub *s, const dm_warp *w,
 
 /* RBA score (seed 001 eq. 1 adapted): pending reads of the banks of the
  * regular source registers in the next read window. */
-static unsigned rba_score(const dm_sm *sm, const dm_sub *s, const dm_warp *w,
+static unsigned rba_score(const dm_sm *sm, dm_sub *s, const dm_warp *w,
                           uint64_t c)
 {
     const dm_params *p = sm->p;
@@ -100,7 +100,7 @@ static unsigned rba_score(const dm_sm *sm, const dm_sub *s, const dm_warp *w,
     for (unsigned b = 0; b < p->banks; b++) {
         q[b] = 0;
         for (unsigned k = 1; k <= p->read_window; k++)
-            q[b] += s->rd[b][(c + k) % DM_CAL];
+            q[b] += *dm_rd(s, b, c + k);
     }
     for (unsigned i = 0; i < in->nsrc; i++)
         if (WC_REG_IS_R(in->src[i]) && in->src[i] != WC_RZ)
@@ -179,7 +179,16 @@ static void do_issue(dm_sm *sm, dm_sub *s, unsigned wi, uint64_t c)
             unsigned n = dm_rfc_access(p, s, wi, in, hit, nb, 1);
             if (sm->gpu->o.timeline)
                 dm_event_rfc(sm->gpu, w->x->ev[idx % DM_RING], n, hit);
-            if (dm_mem_push_cl(sm->mem, s->idx, in, &cl, wi, tag, c) != 0)
+            const wc_inst *min = in;
+            wc_inst hdr; /* the static record with this instance's mask;
+                            no lane addresses (addr[] is not read) */
+            if (sl->smask) {
+                memcpy(&hdr, in, offsetof(wc_inst, addr));
+                hdr.mask = sl->mask;
+                hdr.line = 0;
+                min = &hdr;
+            }
+            if (dm_mem_push_cl(sm->mem, s->idx, min, &cl, wi, tag, c) != 0)
                 dm_fail(sm->gpu, WC_EINTERNAL, "memory unit refused a push");
             sm->mem_quiet = 0;
         }

@@ -166,8 +166,9 @@ int dm_mem_push_cl(dm_mem *m, unsigned sc, const wc_inst *in,
                    const dm_mem_class *cl, uint32_t warp, uint64_t tag,
                    uint64_t issue_cycle);
 /* Advance the unit to cycle now: once per cycle, increasing, before the
- * sub-core stages of the cycle. */
-void dm_mem_tick(dm_mem *m, uint64_t now);
+ * sub-core stages of the cycle.  Returns 1 when it granted a request (a
+ * latch/queue slot was freed: dm_mem_can_accept may have changed), else 0. */
+int dm_mem_tick(dm_mem *m, uint64_t now);
 /* Pop events due at or before now, in cycle order; returns how many were
  * written to ev[max]. */
 size_t dm_mem_poll(dm_mem *m, uint64_t now, dm_mem_event *ev, size_t max);
@@ -181,6 +182,10 @@ uint64_t dm_mem_next_cycle(const dm_mem *m, uint64_t now);
  * neither can do anything unless something is pushed (0: unknown; never
  * later than dm_mem_next_cycle).  Speed only, never a result. */
 uint64_t dm_mem_quiet_until(const dm_mem *m);
+/* Speed only, never a result: start loading into the host caches what
+ * the next dm_mem_tick / dm_mem_poll read: stage 0 the unit itself, stage
+ * 1 (later, once the unit is in) what its pointers lead to. */
+void dm_mem_prefetch(const dm_mem *m, int stage);
 /* Occupied latch/queue slots of sub-core sc. */
 unsigned dm_mem_slots_used(const dm_mem *m, unsigned sc);
 void dm_mem_stats_get(const dm_mem *m, dm_mem_stats *st);

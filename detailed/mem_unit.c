@@ -57,17 +57,21 @@ typedef struct mreq {
     unsigned sub_lines;  /* lines the sub-core coalescer walks (global)    */
     unsigned units;      /* lines (global, const) or wavefronts (shared)   */
     uint32_t amask;      /* atomics: lanes of aaddr (0: no addresses)     */
-    uint64_t aaddr[WC_WARP_SIZE]; /* atomics: per-lane addresses, copied  */
+    unsigned caplines;
     ua_line *lines;      /* global / const: the lines, coalesced once at
                             push (owned by the ring entry, reused)         */
-    unsigned caplines;
+    /* atomics: per-lane addresses, copied (msub.aaddr, by ring index: kept
+     * out of the entry so that an entry is two host cache lines, not six) */
+    uint64_t *aaddr;
 } mreq;
+_Static_assert(sizeof(mreq) <= 128, "mreq: two host cache lines");
 
 typedef struct msub {
     mreq *ring;
+    uint64_t *aaddr;     /* cap x WC_WARP_SIZE lane addresses (atomics)     */
     unsigned head, n, nstarted;
     uint64_t agu_free;   /* address unit free from this cycle              */
-    /* speed only, copies of the ring (its entries are 400 bytes apart):
+    /* speed only, copies of the ring (its entries are 128 bytes apart):
      * the head's leave and constant port (when nstarted), the issue cycle
      * of the first request not started (when nstarted < n) */
     uint64_t head_leave, next_issue;
@@ -202,9 +206,20 @@ dm_mem *dm_mem_create(const wc_gpu *g, dm_l2 *l2)
     m->sub = calloc(m->nsub, sizeof *m->sub);
     if (!m->sub)
         goto fail;
-    for (unsigned s = 0; s < m->nsub; s++)
-        if (!(m->sub[s].ring = calloc(m->cap, sizeof(mreq))))
+    for (unsigned s = 0; s < m->nsub; s++) {
+        msub *ms = &m->sub[s];
+        /* 64-byte aligned: an entry in two host cache lines */
+        if (posix_memalign((void **)&ms->ring, 64, m->cap * sizeof(mreq)))
+            ms->ring = NULL;
+        else
+            memset(ms->ring, 0, m->cap * sizeof(mreq));
+        if (!ms->ring ||
+            !(ms->aaddr = calloc((size_t)m->cap * WC_WARP_SIZE,
+                                 sizeof *ms->aaddr)))
             goto fail;
+        for (unsigned i = 0; i < m->cap; i++)
+            ms->ring[i].aaddr = ms->aaddr + (size_t)i * WC_WARP_SIZE;
+    }
     m->capheap = 2 * ((size_t)m->nsub * m->cap + m->prt_cap) + 8;
     m->heap = calloc(m->capheap, sizeof *m->heap);
     if (!m->heap)
@@ -237,6 +252,7 @@ void dm_mem_free(dm_mem *m)
             for (unsigned i = 0; m->sub[s].ring && i < m->cap; i++)
                 free(m->sub[s].ring[i].lines);
             free(m->sub[s].ring);
+            free(m->sub[s].aaddr);
         }
     free(m->sub);
     free(m->heap);
@@ -323,7 +339,7 @@ int dm_mem_push_cl(dm_mem *m, unsigned sc, const wc_inst *in,
     q->amask = 0;
     if (q->cl.atomic && q->has_addr) {
         q->amask = in->mask;
-        memcpy(q->aaddr, in->addr, sizeof q->aaddr);
+        memcpy(q->aaddr, in->addr, WC_WARP_SIZE * sizeof *q->aaddr);
     }
     q->tag = tag;
     q->warp = warp;
@@ -572,11 +588,11 @@ static uint64_t next_action(const dm_mem *m)
     return t;
 }
 
-void dm_mem_tick(dm_mem *m, uint64_t now)
+int dm_mem_tick(dm_mem *m, uint64_t now)
 {
-    int acted = 0;
+    int acted = 0, granted = 0;
     if (now < m->tick_idle)
-        return; /* nothing can start or be granted yet */
+        return 0; /* nothing can start or be granted yet */
     if ((now >= m->shared_free || (m->const_ii && now >= m->const_free)) &&
         m->prt_used < m->prt_cap) {
         /* round robin; a grant makes its port busy (occupancy >= 1 cycle),
@@ -588,7 +604,7 @@ void dm_mem_tick(dm_mem *m, uint64_t now)
                 now >= (s->head_cport ? m->const_free : m->shared_free) &&
                 m->prt_used < m->prt_cap) {
                 grant(m, sc, now);
-                acted = 1;
+                acted = granted = 1;
                 m->rr = sc + 1 == m->nsub ? 0 : sc + 1;
                 if (!m->const_ii)
                     break; /* one port: one grant */
@@ -608,6 +624,7 @@ void dm_mem_tick(dm_mem *m, uint64_t now)
     }
     if (!acted)
         m->tick_idle = next_action(m);
+    return granted;
 }
 
 size_t dm_mem_poll(dm_mem *m, uint64_t now, dm_mem_event *ev, size_t max)
@@ -646,6 +663,19 @@ uint64_t dm_mem_quiet_until(const dm_mem *m)
     /* tick_idle holds until a push or a RAW poll (both clear it), ev_min
      * until a tick emits or a poll pops */
     return m->tick_idle < m->ev_min ? m->tick_idle : m->ev_min;
+}
+
+void dm_mem_prefetch(const dm_mem *m, int stage)
+{
+    if (stage == 0) {
+        const char *a = (const char *)&m->nsub, *b = (const char *)m->scratch;
+        for (; a < b; a += 64)
+            __builtin_prefetch(a);
+        return;
+    }
+    for (unsigned i = 0; i < m->nsub; i += 64 / sizeof *m->sub)
+        __builtin_prefetch(&m->sub[i]);
+    __builtin_prefetch(m->heap);
 }
 
 unsigned dm_mem_slots_used(const dm_mem *m, unsigned sc)

@@ -243,6 +243,13 @@ static int gpu_cycle(dm_gpu *gpu, uint64_t c, uint64_t *last_prog,
     gpu->now = c;
     for (unsigned i = 0; i < gpu->nsms; i++) {
         struct dm_sm_at *a = &gpu->sm_at[i];
+        /* speed only: an SM tick waits mostly for host cache misses on the
+         * SM's state (132 SMs' state is far beyond the host caches): load
+         * that of the SMs ticked next ahead, in three steps (each step's
+         * pointers come from lines the step before loaded) */
+        for (unsigned k = 1; k <= 3; k++)
+            if (i + k < gpu->nsms && c >= gpu->sm_at[i + k].at)
+                dm_sm_prefetch(&gpu->sms[i + k], gpu->p.nsub, (int)(3 - k));
         if (c < a->at) {
             /* asleep (its tick would only note a pending CTA start as
              * progress) or idle until a launch */

@@ -42,6 +42,7 @@ static int sm_setup(dm_gpu *gpu, dm_sm *sm, unsigned id)
         dm_sub *s = &sm->sub[i];
         s->idx = i;
         s->ibuf = p->ibuf;
+        s->calw = 2 * p->banks;
         s->vq_cap = p->vq_entries;
         s->l0i = dm_icache_create(p, sm->l1i);
         if (!s->l0i)
@@ -560,33 +561,33 @@ static int sub_quiet(const dm_sub *s, uint64_t c)
 }
 
 /* Free the read / write slots of the cycles that passed (before c). */
-static void cal_catch_up(const dm_params *p, dm_sub *s, uint64_t c)
+static void cal_catch_up(dm_sub *s, uint64_t c)
 {
     uint64_t from = s->cal_done;
+    size_t w = s->calw;
     s->cal_done = c;
     if (from >= c)
         return;
     if (c - from <= 8) { /* the usual case: a cycle or a few */
-        for (uint64_t x = from; x < c; x++)
-            for (unsigned k = 0; k < p->banks; k++) {
-                s->rd[k][x % DM_CAL] = 0;
-                s->wr[k][x % DM_CAL] = 0;
+        for (uint64_t x = from; x < c; x++) {
+            uint8_t *q = &s->cal[(x % DM_CAL) * w];
+            if (w == 4) { /* two banks: no call */
+                uint32_t z = 0;
+                memcpy(q, &z, sizeof z);
+            } else {
+                memset(q, 0, w);
             }
+        }
         return;
     }
     if (c - from >= DM_CAL)
         from = c - DM_CAL;
     size_t a = (size_t)(from % DM_CAL), b = (size_t)(c % DM_CAL);
-    for (unsigned k = 0; k < p->banks; k++) {
-        if (a < b) {
-            memset(&s->rd[k][a], 0, b - a);
-            memset(&s->wr[k][a], 0, b - a);
-        } else { /* wraps (or all DM_CAL slots when a == b) */
-            memset(&s->rd[k][a], 0, DM_CAL - a);
-            memset(&s->wr[k][a], 0, DM_CAL - a);
-            memset(&s->rd[k][0], 0, b);
-            memset(&s->wr[k][0], 0, b);
-        }
+    if (a < b) {
+        memset(&s->cal[a * w], 0, (b - a) * w);
+    } else { /* wraps (or all DM_CAL slots when a == b) */
+        memset(&s->cal[a * w], 0, (DM_CAL - a) * w);
+        memset(&s->cal[0], 0, b * w);
     }
 }
 
@@ -682,10 +683,11 @@ void dm_sm_tick(dm_sm *sm, uint64_t c)
                 sm->last_progress = c;
             if (c < sm->mem_next)
                 return;
-            dm_mem_tick(sm->mem, c);
+            int granted = dm_mem_tick(sm->mem, c);
             sm->mem_quiet = 0;
             nev = dm_mem_poll(sm->mem, c, sm->evbuf, 64);
-            int woke = mq_wake(sm);
+            /* only a grant frees a queue slot */
+            int woke = granted ? mq_wake(sm) : 0;
             if (nev == 0 && !woke) {
                 sm->mem_next = dm_mem_next_cycle(sm->mem, c + 1);
                 if (!dm_sm_busy(sm)) /* drained: no longer ticked, count */
@@ -725,8 +727,8 @@ void dm_sm_tick(dm_sm *sm, uint64_t c)
         }
     }
     if (!mem_done && (c >= sm->mem_quiet || !sm->gpu->shortcuts)) {
-        dm_mem_tick(sm->mem, c);
-        mq_wake(sm);
+        if (dm_mem_tick(sm->mem, c))
+            mq_wake(sm); /* only a grant frees a queue slot */
         dm_mem_events(sm, c, nev);
         sm->mem_quiet = dm_mem_quiet_until(sm->mem);
     } else if (mem_done) {
@@ -739,7 +741,7 @@ void dm_sm_tick(dm_sm *sm, uint64_t c)
             s->stall[s->nwarps ? s->issue_idle_why : DM_STALL_IDLE]++;
             continue;
         }
-        cal_catch_up(p, s, c);
+        cal_catch_up(s, c);
         dm_writeback_tick(sm, s, c);
         dm_vq_tick(sm, s, c);
         dm_alloc_tick(sm, s, c);
@@ -748,6 +750,45 @@ void dm_sm_tick(dm_sm *sm, uint64_t c)
         dm_fetch_tick(sm, s, c);
     }
     sm_try_sleep(sm, c);
+}
+
+void dm_sm_prefetch(const dm_sm *sm, unsigned nsub, int stage)
+{
+    if (stage == 0) {
+        /* the lines of the struct a tick reads: its head, each sub-core's
+         * first fields, latches, awake set and stall counts, the pointers
+         * and the sleep / hint fields at its end */
+        __builtin_prefetch(sm);
+        for (unsigned i = 0; i < nsub && i < DM_MAX_SUBCORES; i++) {
+            const char *b = (const char *)&sm->sub[i];
+            __builtin_prefetch(b);
+            __builtin_prefetch(b + 64);
+            __builtin_prefetch(b + 128);
+            __builtin_prefetch(b + 192);
+            __builtin_prefetch((const char *)&sm->sub[i].stall);
+        }
+        __builtin_prefetch(&sm->mem);
+        __builtin_prefetch(&sm->capfl);
+        __builtin_prefetch(&sm->wake);
+        __builtin_prefetch(&sm->hwhy);
+    } else if (stage == 1) {
+        dm_mem_prefetch(sm->mem, 0);
+        for (unsigned i = 0; i < sm->nslots; i += 64 / sizeof *sm->hint)
+            __builtin_prefetch(&sm->hint[i]);
+        __builtin_prefetch(sm->hwhy);
+        /* each sub-core's warp list and the warp its greedy scheduler
+         * looks at first */
+        for (unsigned i = 0; i < nsub && i < DM_MAX_SUBCORES; i++) {
+            const dm_sub *s = &sm->sub[i];
+            if (!s->nwarps)
+                continue;
+            __builtin_prefetch(s->warps);
+            if (s->last_issued != DM_NO_WARP)
+                __builtin_prefetch(&sm->warps[s->last_issued]);
+        }
+    } else {
+        dm_mem_prefetch(sm->mem, 1);
+    }
 }
 
 /* Busy SMs are ticked; idle ones count no stalls. */
