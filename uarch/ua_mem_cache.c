@@ -755,14 +755,13 @@ static __attribute__((noinline)) void walk_back(ua_cache *l2, uint64_t addr,
     w->dram_wr += sub_count(r.fwd, dirty, n);
 }
 
-int ua_cache_walk(ua_cache *l1, ua_cache *l2, const ua_line *ls, unsigned n,
-                  const uint64_t *set1, const uint64_t *set2, int is_write,
-                  ua_walk *w)
+/* ua_cache_walk for the caches it takes; is_write a constant in each copy
+ * (the write-policy branches fold away). */
+HOT_INLINE void walk_body(ua_cache *l1, ua_cache *l2, const ua_line *ls,
+                          unsigned n, const uint64_t *set1,
+                          const uint64_t *set2, const int is_write,
+                          ua_walk *w)
 {
-    if ((l1 && (l1->kind != K_W4 || l1->ready || !set1 ||
-                l1->line_bytes != l2->line_bytes)) ||
-        l2->kind != K_W16 || l2->ready || !set2)
-        return 0;
     /* the statistics in locals, added once (integer sums: the same) */
     ua_cache_stats s1 = {0}, s2 = {0};
     unsigned tot = 0, l1_hit = 0, nl2 = 0, l2_hit = 0, dram_rd = 0;
@@ -776,6 +775,9 @@ int ua_cache_walk(ua_cache *l1, ua_cache *l2, const ua_line *ls, unsigned n,
         uint32_t q = s; /* asked of the L2 */
         unsigned nq = ns;
         ua_cache_res r;
+        r.evicted = 0; /* without l1: no victim */
+        r.evict_addr = 0;
+        r.evict_dirty = 0;
         if (l1) {
             access_body(l1, set1[i], la, s, is_write, &r, &s1, K_W4, 0);
             if (is_write) {
@@ -806,7 +808,7 @@ int ua_cache_walk(ua_cache *l1, ua_cache *l2, const ua_line *ls, unsigned n,
                 }
             }
         }
-        if (l1 && r.evicted && r.evict_dirty) {
+        if (r.evicted && r.evict_dirty) {
             ua_walk b = {0};
             walk_back(l2, r.evict_addr, r.evict_dirty, &b);
             nl2 += b.l2;
@@ -823,6 +825,20 @@ int ua_cache_walk(ua_cache *l1, ua_cache *l2, const ua_line *ls, unsigned n,
     w->dram_rd = dram_rd;
     w->dram_wr = dram_wr;
     w->level = level;
+}
+
+int ua_cache_walk(ua_cache *l1, ua_cache *l2, const ua_line *ls, unsigned n,
+                  const uint64_t *set1, const uint64_t *set2, int is_write,
+                  ua_walk *w)
+{
+    if ((l1 && (l1->kind != K_W4 || l1->ready || !set1 ||
+                l1->line_bytes != l2->line_bytes)) ||
+        l2->kind != K_W16 || l2->ready || !set2)
+        return 0;
+    if (is_write)
+        walk_body(l1, l2, ls, n, set1, set2, 1, w);
+    else
+        walk_body(l1, l2, ls, n, set1, set2, 0, w);
     return 1;
 }
 
