@@ -101,15 +101,10 @@ void im_mem_prefetch(const im_par *p, const im_cache *l1, const im_cache *l2,
                      uint64_t *set1, uint64_t *set2)
 {
     int via_l1 = !l2_only && l1 && l1->c;
-    if (via_l1) {
-        ua_cache_sets_of(l1->c, ls, n, set1);
-        for (unsigned i = 0; i < n; i++)
-            ua_cache_prefetch_in(l1->c, set1[i]);
-    }
+    if (via_l1)
+        ua_cache_sets_prefetch(l1->c, ls, n, set1);
     if (p->l2_line_bytes == p->line_bytes) {
-        ua_cache_sets_of(l2->c, ls, n, set2);
-        for (unsigned i = 0; i < n; i++)
-            ua_cache_prefetch_in(l2->c, set2[i]);
+        ua_cache_sets_prefetch(l2->c, ls, n, set2);
     } else {
         for (unsigned i = 0; i < n; i++)
             ua_cache_prefetch(l2->c, ls[i].addr);
@@ -132,6 +127,21 @@ void im_mem_access(const im_par *p, im_cache *l1, im_cache *l2,
     }
     int via_l1 = !l2_only && l1 && l1->c;
     int l2_same = p->l2_line_bytes == p->line_bytes;
+    double sb = p->sector_bytes;
+    ua_walk wk;
+    if (l2_same && set2 && (!via_l1 || set1) &&
+        ua_cache_walk(via_l1 ? l1->c : NULL, l2->c, ls, n, set1, set2, store,
+                      &wk)) {
+        /* as the loop below, in one call */
+        a->sectors = wk.sectors;
+        a->l1_hit_sectors = wk.l1_hit;
+        a->l2_hit_sectors = wk.l2_hit;
+        a->dram_sectors = wk.dram_rd;
+        a->l2_bytes = (double)wk.l2 * sb;
+        a->dram_bytes = (double)(wk.dram_wr + wk.dram_rd) * sb;
+        a->level = store ? 1 : wk.level;
+        return;
+    }
     macc_sum m = {0, 0, 0, 0, 1};
     unsigned tot = 0, l1_hit = 0; /* the sectors, counted once per line */
     for (unsigned i = 0; i < n; i++) {
@@ -164,7 +174,6 @@ void im_mem_access(const im_par *p, im_cache *l1, im_cache *l2,
                   ua_popcount32(r.evict_dirty), 1, &m);
     }
     /* sums of whole sectors: exact, as adding the bytes line by line */
-    double sb = p->sector_bytes;
     a->sectors = tot;
     a->l1_hit_sectors = l1_hit;
     a->l2_hit_sectors = m.l2_hit;

@@ -299,7 +299,8 @@ static inline int set_live(const ua_cache *c, uint64_t idx)
 /* Set idx, cleared on first touch. */
 /* set_at with the layout of copy kind as constants (fewer live
  * registers in the access path). */
-HOT_INLINE cset set_in(const ua_cache *c, uint64_t idx, const int kind)
+HOT_INLINE cset set_in(const ua_cache *c, uint64_t idx, const int kind,
+                       const int tm)
 {
     if (kind != K_W4 && kind != K_W16)
         return set_at(c, idx);
@@ -311,13 +312,15 @@ HOT_INLINE cset set_in(const ua_cache *c, uint64_t idx, const int kind)
     s.ord = b + (kind == K_W4 ? W4_ORD : W16_ORD);
     s.valid = b + (kind == K_W4 ? W4_VALID : W16_VALID);
     s.dirty = b + (kind == K_W4 ? W4_DIRTY : W16_DIRTY);
-    s.ready = c->ready ? c->ready + (size_t)idx * (size_t)c->assoc : NULL;
+    s.ready = tm && c->ready ? c->ready + (size_t)idx * (size_t)c->assoc
+                             : NULL;
     return s;
 }
 
-HOT_INLINE cset set_of(ua_cache *c, uint64_t idx, const int kind)
+HOT_INLINE cset set_of(ua_cache *c, uint64_t idx, const int kind,
+                       const int tm)
 {
-    cset st = set_in(c, idx, kind);
+    cset st = set_in(c, idx, kind, tm);
     if (!set_live(c, idx)) {
         /* first touch: all ways empty, in index order */
         size_t a = (size_t)c->assoc, mw = c->mask8 ? 1 : 4;
@@ -530,7 +533,8 @@ HOT_INLINE long fp_find(const ua_cache *c, const cset *s, uint64_t la,
 
 HOT_INLINE void access_body(ua_cache *c, uint64_t idx, uint64_t la,
                             uint32_t sectors, int is_write,
-                            ua_cache_res *res, const int kind)
+                            ua_cache_res *res, ua_cache_stats *cs,
+                            const int kind, const int tm)
 {
     const int b8 = kind != K_ANY;
     /* the layout: constants in the K_W4 and K_W16 copies */
@@ -547,8 +551,8 @@ HOT_INLINE void access_body(ua_cache *c, uint64_t idx, uint64_t la,
     res->evicted = 0;
     res->evict_addr = 0;
     res->evict_dirty = 0;
-    c->st.accesses++;
-    cset s = set_of(c, idx, kind);
+    cs->accesses++;
+    cset s = set_of(c, idx, kind, tm);
     /* the way holding la, and the first empty way: by fingerprint (8 ways
      * or more), else one pass over the tags (an empty way holds
      * UA_EMPTY_TAG; the masks are read only where a tag could be an empty
@@ -610,12 +614,12 @@ HOT_INLINE void access_body(ua_cache *c, uint64_t idx, uint64_t la,
     unsigned nmiss = res->miss == sectors ? nsec
                      : res->miss          ? ua_popcount32(res->miss)
                                           : 0;
-    c->st.sector_misses += nmiss;
-    c->st.sector_hits += (uint64_t)nsec - nmiss;
+    cs->sector_misses += nmiss;
+    cs->sector_hits += (uint64_t)nsec - nmiss;
     if (res->miss)
-        c->st.misses++;
+        cs->misses++;
     else
-        c->st.hits++;
+        cs->hits++;
 
     if (l < 0 && (!is_write || c->write_alloc)) {
         /* the first empty way, else the least recently used one */
@@ -633,9 +637,9 @@ HOT_INLINE void access_body(ua_cache *c, uint64_t idx, uint64_t la,
             res->evicted = 1;
             res->evict_addr = s.tag[l];
             res->evict_dirty = dl;
-            c->st.evictions++;
+            cs->evictions++;
             if (dl)
-                c->st.writebacks++;
+                cs->writebacks++;
         }
         s.tag[l] = la;
         if (FPB)
@@ -664,6 +668,18 @@ HOT_INLINE void access_body(ua_cache *c, uint64_t idx, uint64_t la,
 #undef GETM
 #undef PUTM
 
+/* d += a. */
+static void stats_add(ua_cache_stats *d, const ua_cache_stats *a)
+{
+    d->accesses += a->accesses;
+    d->hits += a->hits;
+    d->misses += a->misses;
+    d->sector_hits += a->sector_hits;
+    d->sector_misses += a->sector_misses;
+    d->evictions += a->evictions;
+    d->writebacks += a->writebacks;
+}
+
 /* An access to a cache without sets: every sector misses. */
 static void access_none(ua_cache *c, uint32_t sectors, int is_write,
                         ua_cache_res *res)
@@ -683,16 +699,16 @@ static void access_at(ua_cache *c, uint64_t idx, uint64_t la,
 {
     switch (c->kind) {
     case K_W4:
-        access_body(c, idx, la, sectors, is_write, res, K_W4);
+        access_body(c, idx, la, sectors, is_write, res, &c->st, K_W4, 1);
         break;
     case K_W16:
-        access_body(c, idx, la, sectors, is_write, res, K_W16);
+        access_body(c, idx, la, sectors, is_write, res, &c->st, K_W16, 1);
         break;
     case K_B8:
-        access_body(c, idx, la, sectors, is_write, res, K_B8);
+        access_body(c, idx, la, sectors, is_write, res, &c->st, K_B8, 1);
         break;
     default:
-        access_body(c, idx, la, sectors, is_write, res, K_ANY);
+        access_body(c, idx, la, sectors, is_write, res, &c->st, K_ANY, 1);
         break;
     }
 }
@@ -716,6 +732,114 @@ void ua_cache_access_in(ua_cache *c, uint64_t set, uint64_t addr,
         return;
     }
     access_at(c, set, line_of(c, addr), sectors, is_write, res);
+}
+
+/* Bits set in sub, a subset of set (whose count is n): the common cases
+ * (none, all) without counting. */
+static inline unsigned sub_count(uint32_t sub, uint32_t set, unsigned n)
+{
+    return sub == set ? n : sub ? ua_popcount32(sub) : 0;
+}
+
+/* The write-back of a dirty L1 victim to the L2 (rare: L1s are
+ * write-through by default). */
+static __attribute__((noinline)) void walk_back(ua_cache *l2, uint64_t addr,
+                                                uint32_t dirty, ua_walk *w)
+{
+    ua_cache_res r;
+    unsigned n = ua_popcount32(dirty);
+    ua_cache_access(l2, addr, dirty, 1, &r);
+    w->l2 += n;
+    if (r.evicted && r.evict_dirty)
+        w->dram_wr += ua_popcount32(r.evict_dirty);
+    w->dram_wr += sub_count(r.fwd, dirty, n);
+}
+
+/* ua_cache_walk for the caches it takes; is_write a constant in each copy
+ * (the write-policy branches fold away). */
+HOT_INLINE void walk_body(ua_cache *l1, ua_cache *l2, const ua_line *ls,
+                          unsigned n, const uint64_t *set1,
+                          const uint64_t *set2, const int is_write,
+                          ua_walk *w)
+{
+    /* the statistics in locals, added once (integer sums: the same) */
+    ua_cache_stats s1 = {0}, s2 = {0};
+    unsigned tot = 0, l1_hit = 0, nl2 = 0, l2_hit = 0, dram_rd = 0;
+    unsigned dram_wr = 0;
+    int level = 1;
+    for (unsigned i = 0; i < n; i++) {
+        uint64_t la = ls[i].addr & ~(((uint64_t)1 << l2->line_shift) - 1);
+        uint32_t s = ls[i].sectors;
+        unsigned ns = ua_popcount32(s);
+        tot += ns;
+        uint32_t q = s; /* asked of the L2 */
+        unsigned nq = ns;
+        ua_cache_res r;
+        r.evicted = 0; /* without l1: no victim */
+        r.evict_addr = 0;
+        r.evict_dirty = 0;
+        if (l1) {
+            access_body(l1, set1[i], la, s, is_write, &r, &s1, K_W4, 0);
+            if (is_write) {
+                q = r.fwd;
+                nq = sub_count(r.fwd, s, ns);
+            } else {
+                q = r.miss;
+                nq = sub_count(r.miss, s, ns);
+                l1_hit += ns - nq;
+            }
+        }
+        if (!l1 || q) {
+            ua_cache_res r2;
+            access_body(l2, set2[i], la, q, is_write, &r2, &s2, K_W16, 0);
+            nl2 += nq;
+            if (r2.evicted && r2.evict_dirty)
+                dram_wr += ua_popcount32(r2.evict_dirty);
+            if (is_write) {
+                dram_wr += sub_count(r2.fwd, q, nq);
+            } else {
+                unsigned nm = sub_count(r2.miss, q, nq);
+                l2_hit += nq - nm;
+                if (level < 2)
+                    level = 2;
+                if (nm) {
+                    dram_rd += nm;
+                    level = 3;
+                }
+            }
+        }
+        if (r.evicted && r.evict_dirty) {
+            ua_walk b = {0};
+            walk_back(l2, r.evict_addr, r.evict_dirty, &b);
+            nl2 += b.l2;
+            dram_wr += b.dram_wr;
+        }
+    }
+    if (l1)
+        stats_add(&l1->st, &s1);
+    stats_add(&l2->st, &s2);
+    w->sectors = tot;
+    w->l1_hit = l1_hit;
+    w->l2 = nl2;
+    w->l2_hit = l2_hit;
+    w->dram_rd = dram_rd;
+    w->dram_wr = dram_wr;
+    w->level = level;
+}
+
+int ua_cache_walk(ua_cache *l1, ua_cache *l2, const ua_line *ls, unsigned n,
+                  const uint64_t *set1, const uint64_t *set2, int is_write,
+                  ua_walk *w)
+{
+    if ((l1 && (l1->kind != K_W4 || l1->ready || !set1 ||
+                l1->line_bytes != l2->line_bytes)) ||
+        l2->kind != K_W16 || l2->ready || !set2)
+        return 0;
+    if (is_write)
+        walk_body(l1, l2, ls, n, set1, set2, 1, w);
+    else
+        walk_body(l1, l2, ls, n, set1, set2, 0, w);
+    return 1;
 }
 
 void ua_cache_set_ready(ua_cache *c, uint64_t addr, uint32_t sectors,
@@ -754,8 +878,24 @@ int ua_cache_probe(const ua_cache *c, uint64_t addr, uint32_t sectors,
     return 1;
 }
 
-void ua_cache_sets_of(const ua_cache *c, const ua_line *ls, unsigned n,
-                      uint64_t *set)
+/* The host cache lines of set idx's block (at most 4: tags and
+ * fingerprints first, then the last one), and its first-touch bit. */
+static inline void prefetch_set(const ua_cache *c, uint64_t idx)
+{
+    const unsigned char *b = c->blk + (size_t)idx * c->stride;
+    size_t st = c->stride;
+    __builtin_prefetch(b, 1, 3);
+    __builtin_prefetch(b + st - 1, 1, 3);
+    if (st > 128)
+        __builtin_prefetch(b + 64, 1, 3);
+    if (st > 192)
+        __builtin_prefetch(b + 128, 1, 3);
+    __builtin_prefetch(&c->ready_set[idx >> 3], 1, 3);
+}
+
+/* ua_cache_sets_of, with the sets prefetched when pf. */
+HOT_INLINE void sets_of(const ua_cache *c, const ua_line *ls, unsigned n,
+                        uint64_t *set, const int pf)
 {
     if (c->sets == 0) {
         memset(set, 0, n * sizeof *set);
@@ -771,7 +911,21 @@ void ua_cache_sets_of(const ua_cache *c, const ua_line *ls, unsigned n,
             idx = set_idx_of(c, la);
         set[i] = idx;
         prev = la;
+        if (pf)
+            prefetch_set(c, idx);
     }
+}
+
+void ua_cache_sets_of(const ua_cache *c, const ua_line *ls, unsigned n,
+                      uint64_t *set)
+{
+    sets_of(c, ls, n, set, 0);
+}
+
+void ua_cache_sets_prefetch(const ua_cache *c, const ua_line *ls, unsigned n,
+                            uint64_t *set)
+{
+    sets_of(c, ls, n, set, 1);
 }
 
 void ua_cache_prefetch(const ua_cache *c, uint64_t addr)
@@ -785,17 +939,7 @@ void ua_cache_prefetch_in(const ua_cache *c, uint64_t idx)
 {
     if (c->sets == 0)
         return;
-    const unsigned char *b = c->blk + (size_t)idx * c->stride;
-    /* the host cache lines of the set's block (at most 4: tags and
-     * fingerprints first, then the last one), and its first-touch bit */
-    size_t st = c->stride;
-    __builtin_prefetch(b, 1, 3);
-    __builtin_prefetch(b + st - 1, 1, 3);
-    if (st > 128)
-        __builtin_prefetch(b + 64, 1, 3);
-    if (st > 192)
-        __builtin_prefetch(b + 128, 1, 3);
-    __builtin_prefetch(&c->ready_set[idx >> 3], 1, 3);
+    prefetch_set(c, idx);
 }
 
 void ua_cache_stats_get(const ua_cache *c, ua_cache_stats *st)

@@ -59,6 +59,10 @@ static int lane_range(const wc_inst *in, uint64_t w, uint64_t *lo,
         __m128i e = _mm_set_epi64x((long long)(a0 + s), (long long)a0);
         __m128i s2 = _mm_set1_epi64x((long long)(2 * s));
         __m128i eq = _mm_set1_epi32(-1);
+        /* unrolled (speed only: no loop control, 16 iterations) */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC unroll 16
+#endif
         for (unsigned l = 0; l < WC_WARP_SIZE; l += 2) {
             __m128i x = _mm_loadu_si128((const __m128i *)(const void *)&ad[l]);
             eq = _mm_and_si128(eq, _mm_cmpeq_epi32(x, e));
@@ -153,8 +157,9 @@ unsigned ua_coalesce(const wc_inst *in, unsigned line_bytes,
                      unsigned sector_bytes, ua_line *out)
 {
     unsigned n = 0;
+    /* line_bytes / sector_bytes > 32, without a division */
     if (line_bytes == 0 || sector_bytes == 0 || line_bytes < sector_bytes ||
-        line_bytes / sector_bytes > 32)
+        (uint64_t)line_bytes >= 33 * (uint64_t)sector_bytes)
         return 0;
     if (!(line_bytes & (line_bytes - 1)) && !(sector_bytes & (sector_bytes - 1)))
         return coalesce_pow2(in, (unsigned)__builtin_ctz(line_bytes),

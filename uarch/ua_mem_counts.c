@@ -7,6 +7,15 @@
  */
 #include "ua.h"
 
+/* ua_popcount32's table: the count of byte i. */
+#define B2(n) n, n + 1, n + 1, n + 2
+#define B4(n) B2(n), B2(n + 1), B2(n + 1), B2(n + 2)
+#define B6(n) B4(n), B4(n + 1), B4(n + 1), B4(n + 2)
+const uint8_t ua_popcount8[256] = {B6(0), B6(1), B6(1), B6(2)};
+#undef B2
+#undef B4
+#undef B6
+
 void ua_counts_add(ua_counts *dst, const ua_counts *src)
 {
     if (src->ctas_per_sm > dst->ctas_per_sm)
