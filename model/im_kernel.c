@@ -580,7 +580,7 @@ static void run_finish(im_run *x, int whole)
 
 /* o.snap: the result the run would give if it ended now (run_finish on a
  * copy of the scheduler; the run itself goes on unchanged). */
-static int snapshot(im_run *x, im_result *out)
+static int snapshot(im_run *x, int whole, im_result *out)
 {
     im_run y = *x;
     *out = *x->r;
@@ -592,7 +592,7 @@ static int snapshot(im_run *x, im_result *out)
     if (im_sched_clone(&x->s, &y.s) != 0)
         return -1;
     y.r = out;
-    run_finish(&y, 0);
+    run_finish(&y, whole);
     im_sched_free(&y.s);
     return 0;
 }
@@ -669,7 +669,8 @@ int im_run_kernel(wc_trace *t, size_t k, const wc_gpu *g, const im_options *o,
         if (rc)
             goto done;
         i++;
-        if (x.o.snap && i == x.o.snap_after && snapshot(&x, x.o.snap)) {
+        if (x.o.snap && i == x.o.snap_after &&
+            snapshot(&x, x.o.cta_first == 0 && i >= ki->ctas, x.o.snap)) {
             rc = wc_diag_set(d, WC_EINTERNAL, "", 0, 0, "out of memory");
             goto done;
         }

@@ -378,8 +378,17 @@ static const im_static *memo_get_slow(im_walker *w, const wc_inst *in,
         w->big_rd = malloc(WC_MAX_SRC * 256 * sizeof *w->big_rd);
         w->big_sreg = malloc(WC_MAX_SRC * 256 * sizeof *w->big_sreg);
         w->big_dreg = malloc(WC_MAX_DST * 256 * sizeof *w->big_dreg);
-        if (!w->big || !w->big_rd || !w->big_sreg || !w->big_dreg)
+        if (!w->big || !w->big_rd || !w->big_sreg || !w->big_dreg) {
+            /* all or none: a later call must not find w->big alone */
+            free(w->big);
+            free(w->big_rd);
+            free(w->big_sreg);
+            free(w->big_dreg);
+            w->big = NULL;
+            w->big_rd = NULL;
+            w->big_sreg = w->big_dreg = NULL;
             return NULL;
+        }
     }
     memo_fill(w, w->big, in, 1);
     return w->big;

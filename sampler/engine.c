@@ -435,18 +435,20 @@ static int pilot_of(size_t N, const int *strat, int ns,
     return smaller;
 }
 
-/* The pilot's sampling error (no bias allowance) within plan->pilot_ci of
- * its estimate: 1, 0 when not (or no interval). */
+/* 1 when the pilot's sampling error (no bias allowance) is within
+ * plan->pilot_ci of its estimate, else 0.  A pilot the statistics reject
+ * (a stratum whose pilot regions have no usable sample, or no memory for
+ * them) is not precise: the whole sample decides, as without a pilot, and
+ * reports its own errors. */
 static int pilot_precise(loop *L, size_t N, const unsigned char *done,
                          const double *x, const double *y, const int *strat,
-                         int ns, const double *z, double fixed, int *ok,
-                         wc_diag *d)
+                         int ns, const double *z, double fixed)
 {
     smp_estimate_out est;
-    int rc = ratio_over(L, N, done, x, y, strat, ns, z, fixed, 0, &est, d);
-    *ok = rc == 0 && est.has_ci && est.total > 0 &&
-          0.5 * (est.ci95[1] - est.ci95[0]) <= L->p->pilot_ci * est.total;
-    return rc;
+    wc_diag d;
+    int rc = ratio_over(L, N, done, x, y, strat, ns, z, fixed, 0, &est, &d);
+    return rc == 0 && est.has_ci && est.total > 0 &&
+           0.5 * (est.ci95[1] - est.ci95[0]) <= L->p->pilot_ci * est.total;
 }
 
 /* two_phase's progress: the composed interval estimate over phase 1 so
@@ -765,12 +767,9 @@ int smp_estimate(const smp_engine *e, const smp_plan *p, smp_kernel_result *r,
      * come from one draw, so a kernel that needs the whole sample gets the
      * same regions, and the same answer, as without a pilot. */
     if (!budget && p->pilot_ci > 0 && pilot_of(N, strat, ns, sampled, tmp)) {
-        int ok = 0;
-        if ((rc = run_sample(&L, tmp, done, x, y, n, &ndone, d)) ||
-            (rc = pilot_precise(&L, N, done, x, y, strat, ns, z, fixed, &ok,
-                                d)))
+        if ((rc = run_sample(&L, tmp, done, x, y, n, &ndone, d)))
             goto out;
-        if (ok) {
+        if (pilot_precise(&L, N, done, x, y, strat, ns, z, fixed)) {
             memcpy(sampled, tmp, N);
             r->pilot = 1;
         }

@@ -904,8 +904,11 @@ HOT_INLINE void sets_of(const ua_cache *c, const ua_line *ls, unsigned n,
     uint64_t lb = (uint64_t)c->line_bytes, prev = 0, idx = 0;
     for (unsigned i = 0; i < n; i++) {
         uint64_t la = line_of(c, ls[i].addr);
-        /* the next line number: the next set (n mod sets) */
-        if (i > 0 && c->set_hash == UA_SET_MOD && la == prev + lb)
+        /* the next line number: the next set (n mod sets); not across
+         * the top of the address space (line 0 after the last line is
+         * not the next number) */
+        if (i > 0 && c->set_hash == UA_SET_MOD && la > prev &&
+            la == prev + lb)
             idx = idx + 1 == (uint64_t)c->sets ? 0 : idx + 1;
         else
             idx = set_idx_of(c, la);

@@ -67,6 +67,25 @@ static int read_all(const char *p, uint64_t *n, uint64_t *h, int check)
                 }
                 if (g < 0)
                     rc = -g;
+                /* the same stream by reference, batches of 1..7 (the
+                 * binary reader's fast path for runs of records without
+                 * addresses): the same count and the same ending */
+                if (rc == 0 && wc_cta_rewind(c, w, &d) == 0) {
+                    wc_iref refs[7];
+                    uint64_t m = 0;
+                    size_t got = 0;
+                    size_t max = 1 + (w % 7);
+                    int gr;
+                    while ((gr = wc_cta_next_refs(c, w, &in, refs, max,
+                                                  &got, &d)) == 1)
+                        m += got;
+                    assert(gr == 0);
+                    uint64_t direct = 0;
+                    if (wc_cta_rewind(c, w, &d) == 0)
+                        while (wc_cta_next(c, w, &in, &d) == 1)
+                            direct++;
+                    assert(m == direct);
+                }
             }
             wc_cta_free(c);
             if (rc)

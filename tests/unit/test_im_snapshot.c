@@ -51,7 +51,7 @@ int main(void)
 {
     const char *kinds[] = {"memory", "compute", "divergent", "shared",
                            "mixed", "chase"};
-    const char *gpus[] = {"h100-sxm", "a100"};
+    const char *gpus[] = {"h100-pcie", "a100"}; /* launch overhead > 0, 0 */
     int n = 0;
     for (size_t gi = 0; gi < 2; gi++)
         for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++) {
@@ -78,6 +78,18 @@ int main(void)
             snprintf(what, sizeof what, "%s %s run", gpus[gi], kinds[k]);
             same(&whole, &plain, what);
             CHECK(snap.ctas == w);
+            /* the whole kernel as the snapshot's window: launch overhead
+             * counted, as in a run of the whole kernel */
+            im_result all, all_snap, all_run;
+            memset(&all_snap, 0, sizeof all_snap);
+            uint64_t kctas = wc_trace_kernel(fx.t, 0)->ctas;
+            CHECK_EQ_INT(run(fx.t, &fx.g, 0, 0, kctas, &all_snap, &all), 0);
+            CHECK_EQ_INT(run(fx.t, &fx.g, 0, 0, 0, NULL, &all_run), 0);
+            snprintf(what, sizeof what, "%s %s whole", gpus[gi], kinds[k]);
+            same(&all_snap, &all_run, what);
+            im_result_free(&all);
+            im_result_free(&all_snap);
+            im_result_free(&all_run);
             /* a window shorter than snap_after: no snapshot */
             CHECK_EQ_INT(run(fx.t, &fx.g, first, 50, w, &snap, &part), 0);
             CHECK(snap.ctas == 0);
