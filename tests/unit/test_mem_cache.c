@@ -484,8 +484,31 @@ static void test_untimed(void)
     ua_cache_free(b);
 }
 
+/* ua_cache_sets_of: a run of line addresses takes the next set without a
+ * division; each set must equal the line's own, also across the top of
+ * the address space (3072 sets: not a power of two). */
+static void test_sets_of(void)
+{
+    ua_cache_geom g = {3072L * 16 * 128, 16, 128, 32, 1, 1, UA_SET_MOD};
+    ua_cache *c = ua_cache_create_untimed(&g);
+    CHECK(c != NULL);
+    if (!c)
+        return;
+    ua_line ls[4] = {{0xFFFFFFFFFFFFFF00ull, 1}, {0xFFFFFFFFFFFFFF80ull, 1},
+                     {0, 1}, {128, 1}};
+    uint64_t set[4], one;
+    ua_cache_sets_of(c, ls, 4, set);
+    for (unsigned i = 0; i < 4; i++) {
+        ua_cache_sets_of(c, &ls[i], 1, &one);
+        CHECK(set[i] == one);
+    }
+    CHECK(set[2] == 0 && set[3] == 1);
+    ua_cache_free(c);
+}
+
 int main(void)
 {
+    test_sets_of();
     test_reference();
     test_untimed();
     test_hit_miss();
