@@ -179,6 +179,7 @@ _Static_assert(sizeof(dm_shot) == 64, "dm_shot: a ring slot a line");
  * at decode to what the memory unit takes (dm_shot.pre);
  * its in is the static header (dm_hdr_get), with mask (smask) */
 #define DM_PRE_BUF 0xfeu
+#define DM_LAQ 4          /* dm_warp.laq: instructions read at once        */
 #define DM_HDR 256        /* dm_gpu.hdr: static headers kept               */
 
 /* Scoreboard-mode pending entry (dep_mode scoreboard, seed 000 Table 7). */
@@ -240,6 +241,14 @@ typedef struct dm_warp {
                                 static record or x->buf[bufk])             */
     uint32_t la_mask;        /* its mask (a static record's is not)          */
     dm_mem_pre la_pre;       /* la_pre_ok: its lanes' part (fetch.c)         */
+    /* speed only: the next instructions of the trace stream, read DM_LAQ
+     * at a time (one call of the reader, which finds the stream's state
+     * cold, for a few instructions); only the last can have been decoded
+     * (then on la_pre, or in x->buf[bufk]) */
+    const wc_inst *laq[DM_LAQ];
+    uint32_t laq_mask[DM_LAQ];
+    uint8_t laq_n, laq_i;    /* queued, taken                               */
+    uint8_t laq_pre;         /* the last queued one is on la_pre             */
     uint8_t bufk;            /* the look-ahead's decode buffer               */
     uint8_t la_pre_ok;       /* the look-ahead is a memory instruction on its
                                 static header (dm_gpu.hdr) with la_pre     */

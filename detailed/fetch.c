@@ -63,34 +63,50 @@ int dm_warp_next(dm_sm *sm, dm_warp *w)
         }
         return 0;
     }
-    wc_iref r;
-    wc_inst *d = sm->gpu->dec;
-    int rc = wc_cta_next_ref(w->tcta, w->stream, d, &r, sm->gpu->d);
-    if (rc > 0) {
-        if (r.in == d) {
+    if (w->laq_i == w->laq_n) {
+        wc_iref r[DM_LAQ];
+        size_t n = 0;
+        wc_inst *d = sm->gpu->dec;
+        int rc = wc_cta_next_refs(w->tcta, w->stream, d, r, DM_LAQ, &n,
+                                  sm->gpu->d);
+        if (rc <= 0 || n == 0) {
+            w->src_end = 1;
+            if (rc < 0) {
+                sm->gpu->err =
+                    sm->gpu->d->code ? sm->gpu->d->code : WC_EINPUT;
+                return -1;
+            }
+            return 0;
+        }
+        w->laq_pre = 0;
+        for (size_t i = 0; i < n; i++) {
+            w->laq[i] = r[i].in;
+            w->laq_mask[i] = r[i].mask;
+        }
+        if (r[n - 1].in == d) { /* decoded: the last one only */
             const wc_inst *hd;
             int lc = wc_inst_latclass(d);
             if (lc == WC_LAT_mem &&
-                (hd = hdr_get(sm->gpu, r.sid, d)) != NULL &&
+                (hd = hdr_get(sm->gpu, r[n - 1].sid, d)) != NULL &&
                 dm_mem_pre_make(sm->mem, d, &w->la_pre)) {
-                r.in = hd;
-                w->la_pre_ok = 1;
+                w->laq[n - 1] = hd;
+                w->laq_pre = 1;
             } else {
+                /* the ones before it are static records: bufk is still
+                 * the look-ahead's buffer when it becomes the look-ahead */
                 memcpy(&x->buf[w->bufk], d, sizeof *d);
-                r.in = &x->buf[w->bufk];
+                w->laq[n - 1] = &x->buf[w->bufk];
             }
         }
-        w->la = r.in;
-        w->la_mask = r.mask;
-        w->la_valid = 1;
-        w->la_line = (w->pcbase + r.in->pc) / sm->p->icache_line;
-        return 0;
+        w->laq_n = (uint8_t)n;
+        w->laq_i = 0;
     }
-    w->src_end = 1;
-    if (rc < 0) {
-        sm->gpu->err = sm->gpu->d->code ? sm->gpu->d->code : WC_EINPUT;
-        return -1;
-    }
+    unsigned i = w->laq_i++;
+    w->la = w->laq[i];
+    w->la_mask = w->laq_mask[i];
+    w->la_pre_ok = w->laq_pre && w->laq_i == w->laq_n;
+    w->la_valid = 1;
+    w->la_line = (w->pcbase + w->la->pc) / sm->p->icache_line;
     return 0;
 }
 
