@@ -172,7 +172,7 @@ void dm_release_slot(dm_sub *s, dm_warp *w, uint32_t idx)
     w->sh[idx % DM_RING].busy = 0;
     while (w->head != w->iss && !w->sh[w->head % DM_RING].busy) {
         unsigned b = w->sh[w->head % DM_RING].bufi;
-        if (b != DM_NO_BUF) /* its decode buffer is free again */
+        if (b < DM_RING_BUF) /* its decode buffer is free again */
             w->bufuse &= (uint16_t)~(1u << b);
         w->head++;
     }

@@ -168,9 +168,19 @@ typedef struct dm_shot {
                          memory unit takes it with mask (a header copy made
                          at issue, on the stack) */
     uint32_t mask;    /* its active lanes (smask)                            */
+    /* bufi DM_PRE_BUF: the lines (wavefronts) of the memory instruction,
+     * found at fetch (speed only: its issue reads this line and the shared
+     * static header, not the decoded record, cold again by then) */
+    dm_mem_pre pre;
 } dm_shot;
-_Static_assert(sizeof(dm_shot) == 32, "dm_shot: two ring slots a line");
+_Static_assert(sizeof(dm_shot) == 64, "dm_shot: a ring slot a line");
 #define DM_NO_BUF 0xffu
+/* dm_shot.bufi of a memory instruction whose lane addresses were reduced
+ * at decode to what the memory unit takes (dm_shot.pre);
+ * its in is the static header (dm_hdr_get), with mask (smask) */
+#define DM_PRE_BUF 0xfeu
+#define DM_LAQ 4          /* dm_warp.laq: instructions read at once        */
+#define DM_HDR 256        /* dm_gpu.hdr: static headers kept               */
 
 /* Scoreboard-mode pending entry (dep_mode scoreboard, seed 000 Table 7). */
 typedef struct dm_sbe {
@@ -230,7 +240,18 @@ typedef struct dm_warp {
     const wc_inst *la;       /* look-ahead: next instruction to fetch (a
                                 static record or x->buf[bufk])             */
     uint32_t la_mask;        /* its mask (a static record's is not)          */
+    dm_mem_pre la_pre;       /* la_pre_ok: its lanes' part (fetch.c)         */
+    /* speed only: the next instructions of the trace stream, read DM_LAQ
+     * at a time (one call of the reader, which finds the stream's state
+     * cold, for a few instructions); only the last can have been decoded
+     * (then on la_pre, or in x->buf[bufk]) */
+    const wc_inst *laq[DM_LAQ];
+    uint32_t laq_mask[DM_LAQ];
+    uint8_t laq_n, laq_i;    /* queued, taken                               */
+    uint8_t laq_pre;         /* the last queued one is on la_pre             */
     uint8_t bufk;            /* the look-ahead's decode buffer               */
+    uint8_t la_pre_ok;       /* the look-ahead is a memory instruction on its
+                                static header (dm_gpu.hdr) with la_pre     */
     uint16_t bufuse;         /* bit i: x->buf[i] held by a ring slot         */
     uint64_t pcbase;         /* kernel code base (distinct kernels, lines)   */
     uint64_t age;            /* launch sequence: larger = younger            */
@@ -540,6 +561,16 @@ struct dm_gpu {
         uint64_t at;
         uint8_t busy, pend;
     } *sm_at;
+    /* speed only: copies of the static headers (every field before addr,
+     * line 0, mask of the first instance) of memory instructions with lane
+     * addresses, by static record number % DM_HDR; a copy is used only for
+     * a record whose header equals it but for the mask, and never freed
+     * before the run ends (ring slots point to it) */
+    wc_inst *hdr[DM_HDR];
+    /* speed only: every warp's next instruction is decoded here first
+     * (one host-cache-hot record for the GPU) and copied to the warp's
+     * decode buffer only when a ring slot must hold it (fetch.c) */
+    wc_inst *dec;
     int shortcuts;           /* dm_shortcuts: 0 = every stage of every busy
                                 SM ticks every cycle (no skipping, sleeping,
                                 jumps, awake sets or hints)                  */

@@ -11,17 +11,45 @@
  * (two stages from fetch to issue).
  */
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "dm_int.h"
 
+/* The kept copy of the static header of b (a memory instruction decoded
+ * with its lane addresses from static record sid), or NULL: none kept and
+ * no room, or not a binary trace's record. */
+static const wc_inst *hdr_get(dm_gpu *gpu, uint32_t sid, const wc_inst *b)
+{
+    if (sid == WC_SID_NONE || b->line != 0)
+        return NULL;
+    wc_inst **e = &gpu->hdr[sid % DM_HDR];
+    if (!*e) {
+        if (!(*e = calloc(1, sizeof **e)))
+            return NULL;
+        memcpy(*e, b, offsetof(wc_inst, addr));
+        return *e;
+    }
+    /* the same static fields (the reader copies them from its table,
+     * padding included, then sets mask and line 0) */
+    if (memcmp(*e, b, offsetof(wc_inst, mask)) == 0 &&
+        memcmp(&(*e)->line, &b->line,
+               offsetof(wc_inst, addr) - offsetof(wc_inst, line)) == 0)
+        return *e;
+    return NULL;
+}
+
 /* Read the next instruction of w's stream into its look-ahead: the
- * trace's static record when it has no lane addresses, else decoded into
- * the buffer of the ring slot it will take (w->tail). */
+ * trace's static record when it has no lane addresses; a memory
+ * instruction with lane addresses as the kept copy of its static header
+ * and what the memory unit takes of its lanes (la_pre, found while the
+ * decoded record is in the host caches); else decoded into the buffer of
+ * the ring slot it will take (w->tail). */
 int dm_warp_next(dm_sm *sm, dm_warp *w)
 {
     dm_wcold *x = w->x;
     w->la_valid = 0;
+    w->la_pre_ok = 0;
     if (w->src_end)
         return 0;
     if (w->code) {
@@ -35,22 +63,50 @@ int dm_warp_next(dm_sm *sm, dm_warp *w)
         }
         return 0;
     }
-    wc_iref r;
-    int rc = wc_cta_next_ref(w->tcta, w->stream,
-                             &x->buf[w->bufk], &r,
-                             sm->gpu->d);
-    if (rc > 0) {
-        w->la = r.in;
-        w->la_mask = r.mask;
-        w->la_valid = 1;
-        w->la_line = (w->pcbase + r.in->pc) / sm->p->icache_line;
-        return 0;
+    if (w->laq_i == w->laq_n) {
+        wc_iref r[DM_LAQ];
+        size_t n = 0;
+        wc_inst *d = sm->gpu->dec;
+        int rc = wc_cta_next_refs(w->tcta, w->stream, d, r, DM_LAQ, &n,
+                                  sm->gpu->d);
+        if (rc <= 0 || n == 0) {
+            w->src_end = 1;
+            if (rc < 0) {
+                sm->gpu->err =
+                    sm->gpu->d->code ? sm->gpu->d->code : WC_EINPUT;
+                return -1;
+            }
+            return 0;
+        }
+        w->laq_pre = 0;
+        for (size_t i = 0; i < n; i++) {
+            w->laq[i] = r[i].in;
+            w->laq_mask[i] = r[i].mask;
+        }
+        if (r[n - 1].in == d) { /* decoded: the last one only */
+            const wc_inst *hd;
+            int lc = wc_inst_latclass(d);
+            if (lc == WC_LAT_mem &&
+                (hd = hdr_get(sm->gpu, r[n - 1].sid, d)) != NULL &&
+                dm_mem_pre_make(sm->mem, d, &w->la_pre)) {
+                w->laq[n - 1] = hd;
+                w->laq_pre = 1;
+            } else {
+                /* the ones before it are static records: bufk is still
+                 * the look-ahead's buffer when it becomes the look-ahead */
+                memcpy(&x->buf[w->bufk], d, sizeof *d);
+                w->laq[n - 1] = &x->buf[w->bufk];
+            }
+        }
+        w->laq_n = (uint8_t)n;
+        w->laq_i = 0;
     }
-    w->src_end = 1;
-    if (rc < 0) {
-        sm->gpu->err = sm->gpu->d->code ? sm->gpu->d->code : WC_EINPUT;
-        return -1;
-    }
+    unsigned i = w->laq_i++;
+    w->la = w->laq[i];
+    w->la_mask = w->laq_mask[i];
+    w->la_pre_ok = w->laq_pre && w->laq_i == w->laq_n;
+    w->la_valid = 1;
+    w->la_line = (w->pcbase + w->la->pc) / sm->p->icache_line;
     return 0;
 }
 
@@ -79,7 +135,10 @@ static void do_fetch(dm_sm *sm, dm_sub *s, dm_warp *w, uint64_t c)
     h->smask = h->ismem && !w->code && in != b;
     h->mask = w->la_mask;
     h->bufi = DM_NO_BUF;
-    if (in == b) { /* the slot holds the buffer until it retires */
+    if (w->la_pre_ok) { /* on the static header: smask is set */
+        h->pre = w->la_pre;
+        h->bufi = DM_PRE_BUF;
+    } else if (in == b) { /* the slot holds the buffer until it retires */
         h->bufi = w->bufk;
         w->bufuse |= (uint16_t)(1u << w->bufk);
         /* at most DM_RING slots hold one: one of DM_RING_BUF is free */

@@ -188,7 +188,12 @@ static void do_issue(dm_sm *sm, dm_sub *s, unsigned wi, uint64_t c)
                 hdr.line = 0;
                 min = &hdr;
             }
-            if (dm_mem_push_cl(sm->mem, s->idx, min, &cl, wi, tag, c) != 0)
+            int prc =
+                sl->bufi == DM_PRE_BUF
+                    ? dm_mem_push_pre(sm->mem, s->idx, min, &cl,
+                                      &sl->pre, wi, tag, c)
+                    : dm_mem_push_cl(sm->mem, s->idx, min, &cl, wi, tag, c);
+            if (prc != 0)
                 dm_fail(sm->gpu, WC_EINTERNAL, "memory unit refused a push");
             sm->mem_quiet = 0;
         }

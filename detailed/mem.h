@@ -165,6 +165,25 @@ void dm_mem_classify(const dm_mem *m, const wc_inst *in, dm_mem_class *cl);
 int dm_mem_push_cl(dm_mem *m, unsigned sc, const wc_inst *in,
                    const dm_mem_class *cl, uint32_t warp, uint64_t tag,
                    uint64_t issue_cycle);
+/* What a push takes from a memory instruction's lane addresses, found
+ * beforehand (dm_mem_pre_make, at fetch, while the decoded record is still
+ * in the host caches; speed only, the push is the same): the lines of a
+ * global or constant access (at most DM_PRE_LINES) or the wavefronts of a
+ * shared one.  Atomics keep their addresses and are not taken. */
+#define DM_PRE_LINES 2
+typedef struct dm_mem_pre {
+    uint64_t addr[DM_PRE_LINES];    /* the lines (ua_line.addr)           */
+    uint32_t sectors[DM_PRE_LINES]; /* their sectors (ua_line.sectors)    */
+    uint32_t units;      /* lines (global, const) or wavefronts (shared)   */
+    uint8_t n;           /* lines                                          */
+} dm_mem_pre;
+/* 1 when *pre holds what a push of in needs (then dm_mem_push_pre may
+ * replace dm_mem_push_cl, with in's header: no lane address is read). */
+int dm_mem_pre_make(dm_mem *m, const wc_inst *in, dm_mem_pre *pre);
+/* dm_mem_push_cl with the lanes' part from pre: in's addr[] is not read. */
+int dm_mem_push_pre(dm_mem *m, unsigned sc, const wc_inst *in,
+                    const dm_mem_class *cl, const dm_mem_pre *pre,
+                    uint32_t warp, uint64_t tag, uint64_t issue_cycle);
 /* Advance the unit to cycle now: once per cycle, increasing, before the
  * sub-core stages of the cycle.  Returns 1 when it granted a request (a
  * latch/queue slot was freed: dm_mem_can_accept may have changed), else 0. */

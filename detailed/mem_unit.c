@@ -270,8 +270,9 @@ int dm_mem_can_accept(const dm_mem *m, unsigned sc)
     return sc < m->nsub && m->sub[sc].n < m->cap;
 }
 
-/* Keep the n lines of m->scratch in q. */
-static int keep_lines(dm_mem *m, mreq *q, unsigned n)
+/* Keep the n lines of src in q (pre: those of pre instead). */
+static int keep_lines(mreq *q, const ua_line *src, const dm_mem_pre *pre,
+                      unsigned n)
 {
     if (n > q->caplines) {
         unsigned cap = n < 16 ? 16 : n;
@@ -281,7 +282,14 @@ static int keep_lines(dm_mem *m, mreq *q, unsigned n)
         q->lines = l;
         q->caplines = cap;
     }
-    memcpy(q->lines, m->scratch, n * sizeof *q->lines);
+    if (pre) {
+        for (unsigned i = 0; i < n; i++) {
+            q->lines[i].addr = pre->addr[i];
+            q->lines[i].sectors = pre->sectors[i];
+        }
+        return 0;
+    }
+    memcpy(q->lines, src, n * sizeof *q->lines);
     return 0;
 }
 
@@ -300,9 +308,57 @@ int dm_mem_push(dm_mem *m, unsigned sc, const wc_inst *in, uint32_t warp,
     return dm_mem_push_cl(m, sc, in, &cl, warp, tag, issue_cycle);
 }
 
+int dm_mem_pre_make(dm_mem *m, const wc_inst *in, dm_mem_pre *pre)
+{
+    dm_mem_class cl;
+    dm_mem_classify(m, in, &cl);
+    if (cl.atomic)
+        return 0;
+    int path = (int)cl.path;
+    if (path == PATH_GLOBAL || path == PATH_CONST) {
+        unsigned lb = path == PATH_GLOBAL ? m->l1_line : m->cc_line;
+        unsigned sb = path == PATH_GLOBAL ? m->sector : m->cc_line;
+        unsigned n = ua_coalesce(in, lb, sb, m->scratch);
+        if (n > DM_PRE_LINES)
+            return 0;
+        for (unsigned i = 0; i < n; i++) {
+            pre->addr[i] = m->scratch[i].addr;
+            pre->sectors[i] = m->scratch[i].sectors;
+        }
+        pre->n = (uint8_t)n;
+        pre->units = n;
+        return 1;
+    }
+    if (path == PATH_SHARED) {
+        pre->n = 0;
+        pre->units = ua_shmem_wavefronts(in, m->banks, m->bank_bytes);
+        return 1;
+    }
+    return 0;
+}
+
+static int push(dm_mem *m, unsigned sc, const wc_inst *in,
+                const dm_mem_class *cl, const dm_mem_pre *pre, uint32_t warp,
+                uint64_t tag, uint64_t issue_cycle);
+
 int dm_mem_push_cl(dm_mem *m, unsigned sc, const wc_inst *in,
                    const dm_mem_class *cl, uint32_t warp, uint64_t tag,
                    uint64_t issue_cycle)
+{
+    return push(m, sc, in, cl, NULL, warp, tag, issue_cycle);
+}
+
+int dm_mem_push_pre(dm_mem *m, unsigned sc, const wc_inst *in,
+                    const dm_mem_class *cl, const dm_mem_pre *pre,
+                    uint32_t warp, uint64_t tag, uint64_t issue_cycle)
+{
+    return push(m, sc, in, cl, pre, warp, tag, issue_cycle);
+}
+
+/* pre: the lanes' part found before (dm_mem_pre_make), else NULL */
+static int push(dm_mem *m, unsigned sc, const wc_inst *in,
+                const dm_mem_class *cl, const dm_mem_pre *pre, uint32_t warp,
+                uint64_t tag, uint64_t issue_cycle)
 {
     if (!dm_mem_can_accept(m, sc))
         return -1;
@@ -321,8 +377,8 @@ int dm_mem_push_cl(dm_mem *m, unsigned sc, const wc_inst *in,
     if (q->path == PATH_GLOBAL || q->path == PATH_CONST) {
         unsigned lb = q->path == PATH_GLOBAL ? m->l1_line : m->cc_line;
         unsigned sb = q->path == PATH_GLOBAL ? m->sector : m->cc_line;
-        unsigned n = ua_coalesce(in, lb, sb, m->scratch);
-        if (keep_lines(m, q, n) != 0)
+        unsigned n = pre ? pre->n : ua_coalesce(in, lb, sb, m->scratch);
+        if (keep_lines(q, m->scratch, pre, n) != 0)
             return -1;
         q->units = n;
         if (q->path == PATH_GLOBAL) {
@@ -331,7 +387,8 @@ int dm_mem_push_cl(dm_mem *m, unsigned sc, const wc_inst *in,
             m->cnt.global_sectors += ua_lines_sectors(q->lines, n);
         }
     } else if (q->path == PATH_SHARED) {
-        q->units = ua_shmem_wavefronts(in, m->banks, m->bank_bytes);
+        q->units = pre ? pre->units
+                       : ua_shmem_wavefronts(in, m->banks, m->bank_bytes);
         m->cnt.shared_wavefronts += q->units;
     }
     if (q->cl.atomic && in->mask)

@@ -143,6 +143,9 @@ static void gpu_fini(dm_gpu *gpu)
     }
     dm_l2_free(gpu->l2);
     free(gpu->sm_at);
+    for (unsigned i = 0; i < DM_HDR; i++)
+        free(gpu->hdr[i]);
+    free(gpu->dec);
     free(gpu->ev);
     free(gpu->evfin);
 }
@@ -164,7 +167,8 @@ static int gpu_init(dm_gpu *gpu, const wc_gpu *g, const dm_options *o,
     wc_rng_seed(&gpu->rng, gpu->o.seed);
     gpu->l2 = dm_l2_create(g);
     gpu->sm_at = calloc(nsms ? nsms : 1, sizeof *gpu->sm_at);
-    if (!gpu->l2 || !gpu->sm_at)
+    gpu->dec = calloc(1, sizeof *gpu->dec);
+    if (!gpu->l2 || !gpu->sm_at || !gpu->dec)
         return wc_diag_set(d, WC_EINTERNAL, "", 0, 0,
                            "detailed model: out of memory or bad memory "
                            "configuration");
