@@ -420,7 +420,6 @@ typedef struct im_sched {
     size_t lw;
     uint64_t dispatched;
     double contention;         /* sum over CTAs of (actual - solo) time    */
-    int clone;                 /* im_sched_clone's: blocks from malloc      */
 } im_sched;
 
 int im_sched_init(im_sched *s, long nsm, int slots);

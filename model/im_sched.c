@@ -127,10 +127,7 @@ static long lv_first(const im_sched *s, const uint64_t *bm, long rr)
 
 void im_sched_free(im_sched *s)
 {
-    if (s->clone && s->sm && s->nsm > 0) {
-        free(s->sm[0].c);
-        free(s->sm[0].slot_used);
-    } else if (s->sm && s->nsm > 0) {
+    if (s->sm && s->nsm > 0) {
         size_t ncs = (size_t)s->nsm * (size_t)s->slots;
         wc_pool_free(s->sm[0].c, ncs * sizeof *s->sm[0].c, 0);
         wc_pool_free(s->sm[0].slot_used, ncs, 0);
@@ -153,15 +150,17 @@ int im_sched_clone(const im_sched *s, im_sched *out)
     size_t nlv = ((size_t)s->slots + 1) * s->lw + 1;
     size_t nlvn = (size_t)s->slots + 1, ntw = 2 * (size_t)s->tp;
     out->sm = malloc(nsm * sizeof *out->sm);
-    im_rcta *cs = malloc(ncs * sizeof *cs);
-    unsigned char *us = malloc(ncs ? ncs : 1);
+    /* the blocks as im_sched_init makes them (im_sched_free gives them
+     * back to the pool) */
+    im_rcta *cs = wc_pool_alloc(ncs * sizeof *cs, 0, 0);
+    unsigned char *us = wc_pool_alloc(ncs, 0, 0);
     out->tw = malloc(ntw * sizeof *out->tw);
     out->lv = malloc(nlv * sizeof *out->lv);
     out->lvn = malloc(nlvn * sizeof *out->lvn);
     if (!out->sm || !cs || !us || !out->tw || !out->lv || !out->lvn) {
         free(out->sm);
-        free(cs);
-        free(us);
+        wc_pool_free(cs, ncs * sizeof *cs, 0);
+        wc_pool_free(us, ncs, 0);
         free(out->tw);
         free(out->lv);
         free(out->lvn);
@@ -181,7 +180,6 @@ int im_sched_clone(const im_sched *s, im_sched *out)
         out->sm[i].c = cs + i * (size_t)s->slots;
         out->sm[i].slot_used = us + i * (size_t)s->slots;
     }
-    out->clone = 1;
     return 0;
 }
 

@@ -359,6 +359,19 @@ static inline const im_static *memo_get(im_walker *w, const wc_inst *in,
     return memo_get_slow(w, in, sid);
 }
 
+/* The scratch entry of a record with more registers than an entry keeps,
+ * and its arrays: freed, all four. */
+static void big_free(im_walker *w)
+{
+    free(w->big);
+    free(w->big_rd);
+    free(w->big_sreg);
+    free(w->big_dreg);
+    w->big = NULL;
+    w->big_rd = NULL;
+    w->big_sreg = w->big_dreg = NULL;
+}
+
 /* memo_get's lookup by PC and its misses. */
 static const im_static *memo_get_slow(im_walker *w, const wc_inst *in,
                                       uint32_t sid)
@@ -379,14 +392,8 @@ static const im_static *memo_get_slow(im_walker *w, const wc_inst *in,
         w->big_sreg = malloc(WC_MAX_SRC * 256 * sizeof *w->big_sreg);
         w->big_dreg = malloc(WC_MAX_DST * 256 * sizeof *w->big_dreg);
         if (!w->big || !w->big_rd || !w->big_sreg || !w->big_dreg) {
-            /* all or none: a later call must not find w->big alone */
-            free(w->big);
-            free(w->big_rd);
-            free(w->big_sreg);
-            free(w->big_dreg);
-            w->big = NULL;
-            w->big_rd = NULL;
-            w->big_sreg = w->big_dreg = NULL;
+            big_free(w); /* all or none: a later call must not find
+                            w->big alone */
             return NULL;
         }
     }
@@ -425,15 +432,9 @@ void im_walker_free(im_walker *w)
     w->wcopy = NULL;
     w->waux = NULL;
     w->wkey = NULL;
-    free(w->big);
-    free(w->big_rd);
-    free(w->big_sreg);
-    free(w->big_dreg);
+    big_free(w);
     w->memo = NULL;
     w->memo_full = NULL;
-    w->big = NULL;
-    w->big_rd = NULL;
-    w->big_sreg = w->big_dreg = NULL;
 }
 
 /* Table 2 row of a memory instruction. */
