@@ -411,23 +411,32 @@ static int finish_estimate(loop *L, size_t N, const unsigned char *done,
 }
 
 /* The pilot of a sample: in each stratum, every other sampled region
- * (the first, third, ...), or all of the stratum's when that would leave
- * fewer than SMP_PILOT_MIN.  Into pilot; 1 when it is smaller than the
- * sample. */
+ * (the first, third, ...).  A stratum that would keep fewer than
+ * SMP_PILOT_MIN that way gives its first region alone when two or more
+ * strata are in that case (their variance then comes from collapsing them,
+ * smp_stats_ratio), else all of its regions.  Into pilot; 1 when it is
+ * smaller than the sample. */
 static int pilot_of(size_t N, const int *strat, int ns,
                     const unsigned char *sampled, unsigned char *pilot)
 {
-    int smaller = 0;
+    int smaller = 0, few = 0;
     memset(pilot, 0, N);
     for (int h = 0; h < ns; h++) {
         size_t nh = 0;
         for (size_t i = 0; i < N; i++)
             nh += strat[i] == h && sampled[i];
+        few += nh >= 2 && (nh + 1) / 2 < SMP_PILOT_MIN;
+    }
+    for (int h = 0; h < ns; h++) {
+        size_t nh = 0;
+        for (size_t i = 0; i < N; i++)
+            nh += strat[i] == h && sampled[i];
         int halve = (nh + 1) / 2 >= SMP_PILOT_MIN;
+        int one = !halve && nh >= 2 && few >= 2;
         size_t j = 0;
         for (size_t i = 0; i < N; i++)
             if (strat[i] == h && sampled[i]) {
-                pilot[i] = !halve || j % 2 == 0;
+                pilot[i] = one ? j == 0 : !halve || j % 2 == 0;
                 smaller |= !pilot[i];
                 j++;
             }

@@ -337,7 +337,12 @@ int smp_estimate(const smp_engine *e, const smp_plan *p, smp_kernel_result *r,
  * = I - fixed, its interval  +- scale t_{0.975,df} sqrt(v) with df by
  * Welch-Satterthwaite, widened in quadrature by bias * estimate (an
  * allowance for the non-sampling error of running regions alone; 0 = none).
- * has_ci = 0 when some stratum has n_h < 2 and n_h < N_h (SMP_HOW_SMALL_N);
+ * Strata of one sampled region (n_h = 1 < N_h) are collapsed for the
+ * variance when there are two or more of them (L of them:
+ * v_g = L/(L-1) sum_h (1 - 1/N_h) W_h^2 (rho_h - rho_g)^2, rho_g their
+ * W-weighted mean ratio, L - 1 degrees of freedom; conservative).
+ * has_ci = 0 when exactly one stratum has n_h < 2 and n_h < N_h
+ * (SMP_HOW_SMALL_N);
  * when every stratum is a census (or all residuals vanish) only the bias
  * allowance remains (SMP_HOW_CENSUS for a census). */
 typedef struct smp_estimate_out {

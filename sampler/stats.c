@@ -57,7 +57,11 @@ int smp_stats_ratio(size_t n, const double *x, const double *y,
         ys[h] += y[i];
     }
     double rho = 0, V = 0, dfden = 0;
-    int small = 0, census = 1;
+    int census = 1;
+    /* Strata of one sampled region (and more in the population): their
+     * variance comes from collapsing them into one group (below). */
+    double cW = 0, cWR = 0;
+    size_t cL = 0;
     for (size_t h = 0; h < ns; h++) {
         if (Wh[h] <= 0 && Nh[h] <= 0)
             continue;
@@ -71,8 +75,11 @@ int smp_stats_ratio(size_t n, const double *x, const double *y,
         if (nh[h] < Nh[h])
             census = 0;
         if (nh[h] < 2) {
-            if (nh[h] < Nh[h])
-                small = 1;
+            if (nh[h] < Nh[h]) {
+                cL++;
+                cW += Wh[h];
+                cWR += Wh[h] * R;
+            }
             continue;
         }
         double ss = 0;
@@ -89,6 +96,28 @@ int smp_stats_ratio(size_t n, const double *x, const double *y,
                     (nh[h] * xbar * xbar);
         V += vh;
         dfden += vh * vh / (nh[h] - 1);
+    }
+    /* Collapsed strata (Wolter, Introduction to Variance Estimation, 2nd
+     * ed., sec. 2.5; Cochran 5A.12): L >= 2 strata of one region each,
+     * taken as one stratum for the variance,
+     *   v_g = L / (L - 1) sum_h (1 - 1/N_h) W_h^2 (rho_h - rho_g)^2,
+     *   rho_g = sum_h W_h rho_h / sum_h W_h,
+     * with L - 1 degrees of freedom.  It overstates the variance by the
+     * spread of the strata's true ratios (conservative); one such stratum
+     * alone has none (SMP_HOW_SMALL_N). */
+    int small = cL == 1;
+    if (cL >= 2 && cW > 0) {
+        double Rg = cWR / cW, ss = 0;
+        for (size_t h = 0; h < ns; h++) {
+            if ((Wh[h] <= 0 && Nh[h] <= 0) || nh[h] != 1 || nh[h] >= Nh[h])
+                continue;
+            double e = ys[h] / xs[h] - Rg;
+            double fpc = Nh[h] > 0 ? 1 - 1 / Nh[h] : 1;
+            ss += fpc * Wh[h] * Wh[h] * e * e;
+        }
+        double vg = (double)cL / (double)(cL - 1) * ss;
+        V += vg;
+        dfden += vg * vg / (double)(cL - 1);
     }
     out->ratio = rho;
     out->total = fixed + scale * rho;

@@ -107,6 +107,39 @@ static void test_small_and_census(void)
     CHECK(smp_stats_ratio(5, x, y, st, 2, N2, W2, 0, 15, 0, &o, &d) != 0);
 }
 
+/* Collapsed strata: three strata of one sampled region each, taken as one
+ * group for the variance (Wolter 2.5):
+ *   R = 1.2, 1.1, 1.0;  W = 0.25, 0.25, 0.5;  rho = rho_g = 1.075
+ *   ss = sum (1 - 1/N_h) W_h^2 (R_h - rho_g)^2 = 0.0019921875
+ *   v = 3/2 ss = 0.00298828125, se = 100 sqrt(v) = 5.466517, df = 2,
+ *   t = 4.302653 -> [83.97947, 131.02053].
+ * One such stratum beside a sampled one: no interval, as before. */
+static void test_collapsed(void)
+{
+    double x[3] = {10, 20, 40}, y[3] = {12, 22, 40};
+    int st[3] = {0, 1, 2};
+    double Nh[3] = {4, 4, 8}, Wh[3] = {0.25, 0.25, 0.5};
+    smp_estimate_out o;
+    wc_diag d;
+    CHECK_EQ_INT(smp_stats_ratio(3, x, y, st, 3, Nh, Wh, 0, 100, 0, &o, &d),
+                 0);
+    CHECK_NEAR(o.total, 107.5, 1e-9);
+    CHECK_EQ_INT(o.has_ci, 1);
+    CHECK_EQ_INT(o.how, SMP_HOW_SAMPLED);
+    CHECK_NEAR(o.se, 5.46651740141747, 1e-9);
+    CHECK_NEAR(o.df, 2, 1e-12);
+    CHECK_NEAR(o.ci95[0], 83.97947398, 1e-6);
+    CHECK_NEAR(o.ci95[1], 131.02052602, 1e-6);
+
+    double x2[3] = {10, 20, 30}, y2[3] = {12, 22, 33};
+    int st2[3] = {0, 0, 1};
+    double N2[2] = {4, 4}, W2[2] = {0.5, 0.5};
+    CHECK_EQ_INT(smp_stats_ratio(3, x2, y2, st2, 2, N2, W2, 0, 100, 0, &o, &d),
+                 0);
+    CHECK_EQ_INT(o.has_ci, 0);
+    CHECK_EQ_INT(o.how, SMP_HOW_SMALL_N);
+}
+
 static void test_select(void)
 {
     enum { N = 100 };
@@ -410,6 +443,42 @@ static void test_pilot(void)
     CHECK_NEAR(r1.estimate, r0.estimate, 1e-12 * r0.estimate);
     CHECK_EQ_INT(r1.has_ci, 1);
 
+    /* Strata of two sampled regions (N = 40, period 20: two strata of 20,
+     * two regions each): the pilot takes one region of each, collapsed
+     * for the variance.  One ratio everywhere: kept, half the runs, the
+     * same estimate; a different ratio in each stratum: the collapsed
+     * variance is large, the whole sample runs, bit for bit. */
+    pop Q;
+    pop_make(&Q, 40, 5);
+    smp_engine eq = {&Q, Q.N, pop_whole, pop_proxy, pop_region, NULL, NULL};
+    smp_kernel_result q0, q1;
+    memset(&q0, 0, sizeof q0);
+    memset(&q1, 0, sizeof q1);
+    for (size_t i = 0; i < Q.N; i++)
+        Q.y[i] = Q.x[i] * 1.1;
+    p.pilot_ci = 0;
+    CHECK_EQ_INT(smp_estimate(&eq, &p, &q0, &d), 0);
+    CHECK_EQ_INT(q0.strata, 2);
+    CHECK_EQ_INT(q0.sampled, 4);
+    p.pilot_ci = 0.005;
+    CHECK_EQ_INT(smp_estimate(&eq, &p, &q1, &d), 0);
+    CHECK_EQ_INT(q1.pilot, 1);
+    CHECK_EQ_INT(q1.sampled, 2);
+    CHECK_EQ_INT(q1.has_ci, 1);
+    CHECK_NEAR(q1.estimate, q0.estimate, 1e-12 * q0.estimate);
+    for (size_t i = 0; i < Q.N; i++)
+        Q.y[i] = Q.x[i] * (i >= Q.N / 2 ? 0.75 : 1.25);
+    p.pilot_ci = 0;
+    CHECK_EQ_INT(smp_estimate(&eq, &p, &q0, &d), 0);
+    p.pilot_ci = 0.005;
+    CHECK_EQ_INT(smp_estimate(&eq, &p, &q1, &d), 0);
+    CHECK_EQ_INT(q1.pilot, 0);
+    CHECK_EQ_INT(q1.sampled, q0.sampled);
+    CHECK(memcmp(&q0.estimate, &q1.estimate, sizeof q0.estimate) == 0);
+    CHECK(memcmp(q0.ci95, q1.ci95, sizeof q0.ci95) == 0);
+    free(Q.x);
+    free(Q.y);
+
     /* budget mode keeps its own pilot */
     p.budget_s = 1.0;
     p.dm_cost_per_inst = 1e-5;
@@ -643,6 +712,7 @@ int main(void)
     test_stratify();
     test_loop();
     test_pilot();
+    test_collapsed();
     test_grain();
     CHECK_DONE();
 }
