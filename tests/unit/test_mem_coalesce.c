@@ -205,6 +205,79 @@ static void test_banks(void)
     CHECK_EQ_INT(ua_shmem_wavefronts(&in, 32, 4), 4);
 }
 
+/* The definition of bank conflicts: the most distinct words any bank
+ * serves, words compared pairwise (what ua_shmem_wavefronts must give on
+ * each of its paths: affine accesses from its per-thread table, words
+ * within 64 rows by row masks, the rest by chains). */
+static unsigned ref_banks(const wc_inst *in, unsigned banks, unsigned bb)
+{
+    static uint64_t words[WC_WARP_SIZE * 256];
+    unsigned n = 0, best = 0;
+    uint64_t w = in->width ? in->width : 4;
+    for (unsigned l = 0; l < WC_WARP_SIZE; l++) {
+        if (!(in->mask >> l & 1))
+            continue;
+        uint64_t a = in->addr[l];
+        uint64_t last = a + w - 1 < a ? UINT64_MAX : a + w - 1;
+        for (uint64_t x = a / bb;; x++) {
+            unsigned k = 0;
+            while (k < n && words[k] != x)
+                k++;
+            if (k == n)
+                words[n++] = x;
+            if (x == last / bb)
+                break;
+        }
+    }
+    for (unsigned i = 0; i < n; i++) {
+        unsigned c = 0;
+        for (unsigned j = 0; j < n; j++)
+            c += words[j] % banks == words[i] % banks;
+        if (c > best)
+            best = c;
+    }
+    return best;
+}
+
+static void test_banks_ref(void)
+{
+    wc_rng r;
+    wc_rng_seed(&r, 11);
+    static const unsigned bank_n[] = {32, 16, 24, 64, 128, 1};
+    static const unsigned bank_b[] = {4, 8, 1, 3};
+    static const unsigned widths[] = {4, 8, 16, 1, 2, 12};
+    static const uint64_t strides[] = {0, 4, 8, 16, 128, 132, 12, 4096,
+                                       (uint64_t)-4};
+    int bad = 0;
+    for (int it = 0; it < 6000; it++) {
+        wc_inst in;
+        unsigned w = widths[wc_rng_next(&r) % 6];
+        mk(&in, "LDS", w, wc_rng_next(&r) % 3 ? 0xffffffffu
+                                              : (uint32_t)wc_rng_next(&r));
+        unsigned nb = bank_n[wc_rng_next(&r) % 6];
+        unsigned bb = bank_b[wc_rng_next(&r) % 4];
+        uint64_t base = wc_rng_next(&r) % (1u << 16);
+        if (wc_rng_next(&r) % 8 == 0)
+            base = UINT64_MAX - wc_rng_next(&r) % 512; /* words wrap */
+        uint64_t stride = strides[wc_rng_next(&r) % 9];
+        unsigned kind = (unsigned)(wc_rng_next(&r) % 4);
+        for (unsigned l = 0; l < WC_WARP_SIZE; l++) {
+            in.addr[l] = base + stride * l;               /* affine */
+            if (kind == 1)                                /* swizzle */
+                in.addr[l] = base + 16ull * (l ^ (l >> 2));
+            if (kind == 2)                                /* tile, wraps */
+                in.addr[l] = base + (stride * l) % 2048;
+            if (kind == 3)                                /* scattered */
+                in.addr[l] = base + wc_rng_next(&r) % (1u << 15);
+        }
+        /* twice: the second from the per-thread table when affine */
+        unsigned want = ref_banks(&in, nb, bb);
+        bad += ua_shmem_wavefronts(&in, nb, bb) != want;
+        bad += ua_shmem_wavefronts(&in, nb, bb) != want;
+    }
+    CHECK_EQ_INT(bad, 0);
+}
+
 /* The definition, byte by byte: every active lane (rank order) adds each
  * sector its bytes touch to its line, lines in first-touch order (what
  * ua_coalesce must give whichever path it takes). */
@@ -340,6 +413,7 @@ int main(void)
 {
     test_coalesce();
     test_banks();
+    test_banks_ref();
     test_coalesce_paths();
     CHECK_DONE();
 }
