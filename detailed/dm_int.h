@@ -561,6 +561,17 @@ struct dm_gpu {
         uint64_t at;
         uint8_t busy, pend;
     } *sm_at;
+    /* speed only: which SMs gpu_cycle looks at (an SM is in one of three
+     * states): awake (at 0: every cycle; bit set in sm_aw), asleep (in
+     * the min-heap sm_hp on at, position sm_pos; never touched before at)
+     * or idle until a launch (neither).  Every cycle ticks the awake SMs
+     * and the sleepers due, in SM order (sm_due), instead of scanning all
+     * SMs.  sm_aw holds 2 * sm_words words: the awake set, then
+     * gpu_cycle's scratch (the set due).  sm_nsleep_pend: sleepers waiting
+     * for a CTA start. */
+    uint64_t *sm_aw;
+    unsigned *sm_hp, *sm_pos, *sm_due;
+    unsigned sm_nhp, sm_nsleep_pend, sm_words;
     /* speed only: copies of the static headers (every field before addr,
      * line 0, mask of the first instance) of memory instructions with lane
      * addresses, by static record number % DM_HDR; a copy is used only for

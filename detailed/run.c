@@ -15,6 +15,8 @@
 #include "wc_check.h"
 #include "dm_int.h"
 
+#define SM_NOPOS UINT32_MAX /* struct dm_gpu: sm_pos of an SM not asleep */
+
 size_t dm_event_add(dm_gpu *gpu, uint64_t cycle, const dm_sm *sm,
                     unsigned sub, const dm_warp *w, const wc_inst *in)
 {
@@ -143,6 +145,10 @@ static void gpu_fini(dm_gpu *gpu)
     }
     dm_l2_free(gpu->l2);
     free(gpu->sm_at);
+    free(gpu->sm_aw);
+    free(gpu->sm_hp);
+    free(gpu->sm_pos);
+    free(gpu->sm_due);
     for (unsigned i = 0; i < DM_HDR; i++)
         free(gpu->hdr[i]);
     free(gpu->dec);
@@ -166,12 +172,23 @@ static int gpu_init(dm_gpu *gpu, const wc_gpu *g, const dm_options *o,
     gpu->shortcuts = g->dm_shortcuts != 0;
     wc_rng_seed(&gpu->rng, gpu->o.seed);
     gpu->l2 = dm_l2_create(g);
-    gpu->sm_at = calloc(nsms ? nsms : 1, sizeof *gpu->sm_at);
+    size_t nalloc = nsms ? nsms : 1;
+    gpu->sm_at = calloc(nalloc, sizeof *gpu->sm_at);
+    gpu->sm_words = (unsigned)((nalloc + 63) / 64);
+    gpu->sm_aw = calloc(2 * (size_t)gpu->sm_words, sizeof *gpu->sm_aw);
+    gpu->sm_hp = calloc(nalloc, sizeof *gpu->sm_hp);
+    gpu->sm_pos = calloc(nalloc, sizeof *gpu->sm_pos);
+    gpu->sm_due = calloc(nalloc, sizeof *gpu->sm_due);
     gpu->dec = calloc(1, sizeof *gpu->dec);
-    if (!gpu->l2 || !gpu->sm_at || !gpu->dec)
+    if (!gpu->l2 || !gpu->sm_at || !gpu->sm_aw || !gpu->sm_hp ||
+        !gpu->sm_pos || !gpu->sm_due || !gpu->dec)
         return wc_diag_set(d, WC_EINTERNAL, "", 0, 0,
                            "detailed model: out of memory or bad memory "
                            "configuration");
+    for (unsigned i = 0; i < nsms; i++) { /* at 0: all awake */
+        gpu->sm_pos[i] = SM_NOPOS;
+        gpu->sm_aw[i >> 6] |= (uint64_t)1 << (i & 63);
+    }
     dm_pool *pl = pool_take();
     int fits = pl && pl->n >= nsms;
     for (unsigned i = 0; fits && i < nsms; i++)
@@ -236,40 +253,118 @@ static int watchdog(dm_gpu *gpu, uint64_t c)
                        (unsigned long long)c, buf);
 }
 
+/* The sleepers' min-heap (struct dm_gpu: sm_hp) on (at, SM index). */
+static int hp_less(const dm_gpu *gpu, unsigned a, unsigned b)
+{
+    uint64_t x = gpu->sm_at[a].at, y = gpu->sm_at[b].at;
+    return x < y || (x == y && a < b);
+}
+
+static void hp_put(dm_gpu *gpu, unsigned k, unsigned i)
+{
+    gpu->sm_hp[k] = i;
+    gpu->sm_pos[i] = k;
+}
+
+/* Move SM i, at position k, to its place. */
+static void hp_fix(dm_gpu *gpu, unsigned k, unsigned i)
+{
+    while (k > 0) {
+        unsigned p = (k - 1) / 2;
+        if (!hp_less(gpu, i, gpu->sm_hp[p]))
+            break;
+        hp_put(gpu, k, gpu->sm_hp[p]);
+        k = p;
+    }
+    for (;;) {
+        unsigned ch = 2 * k + 1;
+        if (ch >= gpu->sm_nhp)
+            break;
+        if (ch + 1 < gpu->sm_nhp &&
+            hp_less(gpu, gpu->sm_hp[ch + 1], gpu->sm_hp[ch]))
+            ch++;
+        if (!hp_less(gpu, gpu->sm_hp[ch], i))
+            break;
+        hp_put(gpu, k, gpu->sm_hp[ch]);
+        k = ch;
+    }
+    hp_put(gpu, k, i);
+}
+
+/* SM i (its at set, > 0) falls asleep. */
+static void sm_sleep(dm_gpu *gpu, unsigned i)
+{
+    gpu->sm_aw[i >> 6] &= ~((uint64_t)1 << (i & 63));
+    gpu->sm_nsleep_pend += gpu->sm_at[i].pend != 0;
+    hp_fix(gpu, gpu->sm_nhp++, i);
+}
+
+/* SM i leaves the heap (its sleep ends). */
+static void sm_unsleep(dm_gpu *gpu, unsigned i)
+{
+    unsigned k = gpu->sm_pos[i];
+    gpu->sm_pos[i] = SM_NOPOS;
+    gpu->sm_nsleep_pend -= gpu->sm_at[i].pend != 0;
+    unsigned last = gpu->sm_hp[--gpu->sm_nhp];
+    if (last != i)
+        hp_fix(gpu, k, last);
+}
+
+/* SM i must be looked at every cycle again (a launch). */
+static void sm_awaken(dm_gpu *gpu, unsigned i)
+{
+    if (gpu->sm_pos[i] != SM_NOPOS)
+        sm_unsleep(gpu, i);
+    gpu->sm_at[i].at = 0;
+    gpu->sm_aw[i >> 6] |= (uint64_t)1 << (i & 63);
+}
+
 /* One cycle of every busy SM; returns 1 while anything is busy.  *next:
  * the next cycle any SM may act in (c + 1 unless every busy SM sleeps
- * past it: then the GPU jumps there). */
+ * past it: then the GPU jumps there).  Only the awake SMs and the
+ * sleepers due are looked at, in SM order; the others sleep (their tick
+ * would only note a pending CTA start as progress) or are idle until a
+ * launch. */
 static int gpu_cycle(dm_gpu *gpu, uint64_t c, uint64_t *last_prog,
                      uint64_t *next)
 {
     int busy = 0;
     uint64_t nx = UINT64_MAX;
+    unsigned nw = gpu->sm_words;
+    uint64_t *due = gpu->sm_aw + nw;
     gpu->now = c;
-    for (unsigned i = 0; i < gpu->nsms; i++) {
-        struct dm_sm_at *a = &gpu->sm_at[i];
+    memcpy(due, gpu->sm_aw, nw * sizeof *due);
+    while (gpu->sm_nhp && gpu->sm_at[gpu->sm_hp[0]].at <= c) {
+        unsigned i = gpu->sm_hp[0];
+        sm_unsleep(gpu, i);
+        due[i >> 6] |= (uint64_t)1 << (i & 63);
+    }
+    if (gpu->sm_nhp) { /* sleepers are busy */
+        busy = 1;
+        if (gpu->sm_nsleep_pend)
+            *last_prog = c;
+        nx = gpu->sm_at[gpu->sm_hp[0]].at;
+    }
+    unsigned nd = 0;
+    for (unsigned w = 0; w < nw; w++)
+        for (uint64_t b = due[w]; b; b &= b - 1)
+            gpu->sm_due[nd++] = w * 64 + (unsigned)__builtin_ctzll(b);
+    for (unsigned j = 0; j < nd; j++) {
         /* speed only: an SM tick waits mostly for host cache misses on the
          * SM's state (132 SMs' state is far beyond the host caches): load
          * that of the SMs ticked next ahead, in three steps (each step's
          * pointers come from lines the step before loaded) */
-        for (unsigned k = 1; k <= 3; k++)
-            if (i + k < gpu->nsms && c >= gpu->sm_at[i + k].at)
-                dm_sm_prefetch(&gpu->sms[i + k], gpu->p.nsub, (int)(3 - k));
-        if (c < a->at) {
-            /* asleep (its tick would only note a pending CTA start as
-             * progress) or idle until a launch */
-            if (a->busy) {
-                busy = 1;
-                if (a->pend)
-                    *last_prog = c;
-                if (a->at < nx)
-                    nx = a->at;
-            }
-            continue;
-        }
+        for (unsigned k = 1; k <= 3 && j + k < nd; k++)
+            dm_sm_prefetch(&gpu->sms[gpu->sm_due[j + k]], gpu->p.nsub,
+                           (int)(3 - k));
+        unsigned i = gpu->sm_due[j];
+        struct dm_sm_at *a = &gpu->sm_at[i];
         dm_sm *sm = &gpu->sms[i];
         if (!dm_sm_busy(sm)) {
             a->busy = 0;
             a->at = gpu->shortcuts ? UINT64_MAX : 0;
+            if (gpu->shortcuts) /* idle until a launch */
+                gpu->sm_aw[i >> 6] &= ~((uint64_t)1 << (i & 63));
             continue;
         }
         busy = 1;
@@ -282,6 +377,10 @@ static int gpu_cycle(dm_gpu *gpu, uint64_t c, uint64_t *last_prog,
         a->busy = 1;
         a->pend = sm->npending != 0;
         a->at = sm->wake && gpu->shortcuts ? t : 0;
+        if (a->at)
+            sm_sleep(gpu, i);
+        else
+            gpu->sm_aw[i >> 6] |= (uint64_t)1 << (i & 63);
     }
     if (nx == UINT64_MAX || nx <= c || !gpu->shortcuts)
         nx = c + 1;
@@ -396,7 +495,7 @@ int dm_run_kernel(wc_trace *t, size_t k, const wc_gpu *g, const dm_options *o,
             if ((rc = dm_sm_launch(sm, cta, NULL, first + launched, pcbase,
                                    ki->has_ctrl, start, d)) != 0)
                 goto out;
-            gpu.sm_at[next_sm].at = 0; /* awake: look at it again */
+            sm_awaken(&gpu, next_sm); /* look at it again */
             launched++;
             last_prog = c;
             next_sm = (next_sm + 1) % gpu.nsms;
@@ -515,7 +614,7 @@ int dm_run_ubench(const wc_ubench *u, const wc_gpu *g, const dm_options *o,
     if ((rc = dm_sm_launch(&gpu.sms[0], NULL, u, 0, (uint64_t)1 << 36,
                            has_ctrl, 0, d)) != 0)
         goto out;
-    gpu.sm_at[0].at = 0;
+    sm_awaken(&gpu, 0);
     uint64_t c = 0, last_prog = 0;
     for (;;) {
         uint64_t next;
