@@ -15,8 +15,6 @@
 #include "wc_check.h"
 #include "dm_int.h"
 
-#define SM_NOPOS UINT32_MAX /* struct dm_gpu: sm_pos of an SM not asleep */
-
 size_t dm_event_add(dm_gpu *gpu, uint64_t cycle, const dm_sm *sm,
                     unsigned sub, const dm_warp *w, const wc_inst *in)
 {
@@ -146,6 +144,7 @@ static void gpu_fini(dm_gpu *gpu)
     dm_l2_free(gpu->l2);
     free(gpu->sm_at);
     free(gpu->sm_aw);
+    free(gpu->sm_wb);
     free(gpu->sm_hp);
     free(gpu->sm_pos);
     free(gpu->sm_due);
@@ -176,17 +175,18 @@ static int gpu_init(dm_gpu *gpu, const wc_gpu *g, const dm_options *o,
     gpu->sm_at = calloc(nalloc, sizeof *gpu->sm_at);
     gpu->sm_words = (unsigned)((nalloc + 63) / 64);
     gpu->sm_aw = calloc(2 * (size_t)gpu->sm_words, sizeof *gpu->sm_aw);
+    gpu->sm_wb = calloc((size_t)DM_WHEEL * gpu->sm_words, sizeof *gpu->sm_wb);
     gpu->sm_hp = calloc(nalloc, sizeof *gpu->sm_hp);
     gpu->sm_pos = calloc(nalloc, sizeof *gpu->sm_pos);
     gpu->sm_due = calloc(nalloc, sizeof *gpu->sm_due);
     gpu->dec = calloc(1, sizeof *gpu->dec);
-    if (!gpu->l2 || !gpu->sm_at || !gpu->sm_aw || !gpu->sm_hp ||
+    if (!gpu->l2 || !gpu->sm_at || !gpu->sm_aw || !gpu->sm_wb || !gpu->sm_hp ||
         !gpu->sm_pos || !gpu->sm_due || !gpu->dec)
         return wc_diag_set(d, WC_EINTERNAL, "", 0, 0,
                            "detailed model: out of memory or bad memory "
                            "configuration");
     for (unsigned i = 0; i < nsms; i++) { /* at 0: all awake */
-        gpu->sm_pos[i] = SM_NOPOS;
+        gpu->sm_pos[i] = DM_SM_NOPOS;
         gpu->sm_aw[i >> 6] |= (uint64_t)1 << (i & 63);
     }
     dm_pool *pl = pool_take();
@@ -291,32 +291,114 @@ static void hp_fix(dm_gpu *gpu, unsigned k, unsigned i)
     hp_put(gpu, k, i);
 }
 
-/* SM i (its at set, > 0) falls asleep. */
-static void sm_sleep(dm_gpu *gpu, unsigned i)
+/* SM i (its at set, > 0) falls asleep at cycle c. */
+static void sm_sleep(dm_gpu *gpu, unsigned i, uint64_t c)
 {
+    uint64_t at = gpu->sm_at[i].at;
     gpu->sm_aw[i >> 6] &= ~((uint64_t)1 << (i & 63));
     gpu->sm_nsleep_pend += gpu->sm_at[i].pend != 0;
+    if (at - c < DM_WHEEL) { /* c <= at */
+        unsigned b = (unsigned)(at % DM_WHEEL);
+        gpu->sm_wb[(size_t)b * gpu->sm_words + (i >> 6)] |=
+            (uint64_t)1 << (i & 63);
+        gpu->sm_wsum[b >> 6] |= (uint64_t)1 << (b & 63);
+        gpu->sm_pos[i] = DM_SM_WHEEL;
+        gpu->sm_nwheel++;
+        return;
+    }
     hp_fix(gpu, gpu->sm_nhp++, i);
 }
 
-/* SM i leaves the heap (its sleep ends). */
-static void sm_unsleep(dm_gpu *gpu, unsigned i)
+/* SM i leaves the heap (its sleep ends or it moves to the wheel). */
+static void hp_remove(dm_gpu *gpu, unsigned i)
 {
     unsigned k = gpu->sm_pos[i];
-    gpu->sm_pos[i] = SM_NOPOS;
-    gpu->sm_nsleep_pend -= gpu->sm_at[i].pend != 0;
+    gpu->sm_pos[i] = DM_SM_NOPOS;
     unsigned last = gpu->sm_hp[--gpu->sm_nhp];
     if (last != i)
         hp_fix(gpu, k, last);
 }
 
+/* SM i's sleep ends. */
+static void sm_unsleep(dm_gpu *gpu, unsigned i)
+{
+    gpu->sm_nsleep_pend -= gpu->sm_at[i].pend != 0;
+    if (gpu->sm_pos[i] != DM_SM_WHEEL) {
+        hp_remove(gpu, i);
+        return;
+    }
+    unsigned b = (unsigned)(gpu->sm_at[i].at % DM_WHEEL);
+    uint64_t *w = &gpu->sm_wb[(size_t)b * gpu->sm_words];
+    w[i >> 6] &= ~((uint64_t)1 << (i & 63));
+    int empty = 1;
+    for (unsigned k = 0; k < gpu->sm_words && empty; k++)
+        empty = w[k] == 0;
+    if (empty)
+        gpu->sm_wsum[b >> 6] &= ~((uint64_t)1 << (b & 63));
+    gpu->sm_pos[i] = DM_SM_NOPOS;
+    gpu->sm_nwheel--;
+}
+
 /* SM i must be looked at every cycle again (a launch). */
 static void sm_awaken(dm_gpu *gpu, unsigned i)
 {
-    if (gpu->sm_pos[i] != SM_NOPOS)
+    if (gpu->sm_pos[i] != DM_SM_NOPOS)
         sm_unsleep(gpu, i);
     gpu->sm_at[i].at = 0;
     gpu->sm_aw[i >> 6] |= (uint64_t)1 << (i & 63);
+}
+
+/* Add the sleepers due at cycle c to due (and out of the wheel).  Every
+ * sleeper wakes at or after the cycle gpu_cycle is called next (c never
+ * passes the *next it returned), so the wheel holds wake cycles in
+ * [c, c + DM_WHEEL) and bucket c % DM_WHEEL those of c exactly. */
+static void sleepers_due(dm_gpu *gpu, uint64_t c, uint64_t *due)
+{
+    while (gpu->sm_nhp && gpu->sm_at[gpu->sm_hp[0]].at < c + DM_WHEEL) {
+        unsigned i = gpu->sm_hp[0];
+        hp_remove(gpu, i);
+        gpu->sm_nsleep_pend -= gpu->sm_at[i].pend != 0;
+        sm_sleep(gpu, i, c); /* c <= at < c + DM_WHEEL: to the wheel */
+    }
+    unsigned b = (unsigned)(c % DM_WHEEL);
+    if (!(gpu->sm_wsum[b >> 6] >> (b & 63) & 1))
+        return;
+    gpu->sm_wsum[b >> 6] &= ~((uint64_t)1 << (b & 63));
+    uint64_t *w = &gpu->sm_wb[(size_t)b * gpu->sm_words];
+    for (unsigned k = 0; k < gpu->sm_words; k++) {
+        for (uint64_t x = w[k]; x; x &= x - 1) {
+            unsigned i = k * 64 + (unsigned)__builtin_ctzll(x);
+            gpu->sm_nsleep_pend -= gpu->sm_at[i].pend != 0;
+            gpu->sm_pos[i] = DM_SM_NOPOS;
+            gpu->sm_nwheel--;
+        }
+        due[k] |= w[k];
+        w[k] = 0;
+    }
+}
+
+/* The earliest wake cycle of the sleepers (none due at c), UINT64_MAX
+ * when none sleeps. */
+static uint64_t sleepers_next(const dm_gpu *gpu, uint64_t c)
+{
+    uint64_t t = gpu->sm_nhp ? gpu->sm_at[gpu->sm_hp[0]].at : UINT64_MAX;
+    if (!gpu->sm_nwheel)
+        return t;
+    unsigned b0 = (unsigned)((c + 1) % DM_WHEEL);
+    for (unsigned n = 0; n <= DM_WHEEL / 64; n++) {
+        unsigned wd = (b0 / 64 + n) % (DM_WHEEL / 64);
+        uint64_t x = gpu->sm_wsum[wd];
+        if (n == 0)
+            x &= ~(uint64_t)0 << (b0 & 63);
+        else if (n == DM_WHEEL / 64)
+            x &= ((uint64_t)1 << (b0 & 63)) - 1;
+        if (x) {
+            unsigned b = wd * 64 + (unsigned)__builtin_ctzll(x);
+            uint64_t w = c + 1 + ((b - b0) % DM_WHEEL);
+            return w < t ? w : t;
+        }
+    }
+    return t;
 }
 
 /* One cycle of every busy SM; returns 1 while anything is busy.  *next:
@@ -334,16 +416,12 @@ static int gpu_cycle(dm_gpu *gpu, uint64_t c, uint64_t *last_prog,
     uint64_t *due = gpu->sm_aw + nw;
     gpu->now = c;
     memcpy(due, gpu->sm_aw, nw * sizeof *due);
-    while (gpu->sm_nhp && gpu->sm_at[gpu->sm_hp[0]].at <= c) {
-        unsigned i = gpu->sm_hp[0];
-        sm_unsleep(gpu, i);
-        due[i >> 6] |= (uint64_t)1 << (i & 63);
-    }
-    if (gpu->sm_nhp) { /* sleepers are busy */
+    sleepers_due(gpu, c, due);
+    if (gpu->sm_nhp || gpu->sm_nwheel) { /* sleepers are busy */
         busy = 1;
         if (gpu->sm_nsleep_pend)
             *last_prog = c;
-        nx = gpu->sm_at[gpu->sm_hp[0]].at;
+        nx = sleepers_next(gpu, c);
     }
     unsigned nd = 0;
     for (unsigned w = 0; w < nw; w++)
@@ -377,8 +455,8 @@ static int gpu_cycle(dm_gpu *gpu, uint64_t c, uint64_t *last_prog,
         a->busy = 1;
         a->pend = sm->npending != 0;
         a->at = sm->wake && gpu->shortcuts ? t : 0;
-        if (a->at)
-            sm_sleep(gpu, i);
+        if (a->at > c)
+            sm_sleep(gpu, i, c);
         else
             gpu->sm_aw[i >> 6] |= (uint64_t)1 << (i & 63);
     }
