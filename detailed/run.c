@@ -11,6 +11,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "wc_check.h"
 #include "dm_int.h"
@@ -169,6 +170,7 @@ static int gpu_init(dm_gpu *gpu, const wc_gpu *g, const dm_options *o,
     if (rc)
         return rc;
     gpu->shortcuts = g->dm_shortcuts != 0;
+    gpu->pf_on = 1;
     wc_rng_seed(&gpu->rng, gpu->o.seed);
     gpu->l2 = dm_l2_create(g);
     size_t nalloc = nsms ? nsms : 1;
@@ -401,6 +403,45 @@ static uint64_t sleepers_next(const dm_gpu *gpu, uint64_t c)
     return t;
 }
 
+static uint64_t thread_ns(void)
+{
+    struct timespec ts;
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+        return 0;
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Speed only (struct dm_gpu: pf_on): nd more SM ticks; at the end of an
+ * epoch, account its time and pick the next epoch's prefetch setting. */
+static void pf_epoch(dm_gpu *gpu, unsigned nd)
+{
+    gpu->pf_ticks += nd;
+    if (gpu->pf_ticks < DM_PF_EPOCH)
+        return;
+    uint64_t t = thread_ns();
+    int on = gpu->pf_on != 0;
+    if (gpu->pf_phase < 2 * DM_PF_TRIAL) {
+        if (gpu->pf_t0 && t > gpu->pf_t0) {
+            gpu->pf_ns[on] += t - gpu->pf_t0;
+            gpu->pf_nt[on] += gpu->pf_ticks;
+        }
+        gpu->pf_on = !on;
+        if (++gpu->pf_phase == 2 * DM_PF_TRIAL) {
+            /* ns per tick with (1) and without (0), cross-multiplied */
+            double a = (double)gpu->pf_ns[1] * (double)gpu->pf_nt[0];
+            double b = (double)gpu->pf_ns[0] * (double)gpu->pf_nt[1];
+            gpu->pf_on = gpu->pf_nt[0] && gpu->pf_nt[1] ? a < b : 1;
+        }
+    } else if (++gpu->pf_phase == 2 * DM_PF_TRIAL + DM_PF_KEEP) {
+        gpu->pf_phase = 0;
+        gpu->pf_on = 1;
+        memset(gpu->pf_ns, 0, sizeof gpu->pf_ns);
+        memset(gpu->pf_nt, 0, sizeof gpu->pf_nt);
+    }
+    gpu->pf_t0 = t;
+    gpu->pf_ticks = 0;
+}
+
 /* One cycle of every busy SM; returns 1 while anything is busy.  *next:
  * the next cycle any SM may act in (c + 1 unless every busy SM sleeps
  * past it: then the GPU jumps there).  Only the awake SMs and the
@@ -432,7 +473,7 @@ static int gpu_cycle(dm_gpu *gpu, uint64_t c, uint64_t *last_prog,
          * SM's state (132 SMs' state is far beyond the host caches): load
          * that of the SMs ticked next ahead, in three steps (each step's
          * pointers come from lines the step before loaded) */
-        for (unsigned k = 1; k <= 3 && j + k < nd; k++)
+        for (unsigned k = 1; gpu->pf_on && k <= 3 && j + k < nd; k++)
             dm_sm_prefetch(&gpu->sms[gpu->sm_due[j + k]], gpu->p.nsub,
                            (int)(3 - k));
         unsigned i = gpu->sm_due[j];
@@ -460,6 +501,7 @@ static int gpu_cycle(dm_gpu *gpu, uint64_t c, uint64_t *last_prog,
         else
             gpu->sm_aw[i >> 6] |= (uint64_t)1 << (i & 63);
     }
+    pf_epoch(gpu, nd);
     if (nx == UINT64_MAX || nx <= c || !gpu->shortcuts)
         nx = c + 1;
     *next = nx;
