@@ -528,6 +528,13 @@ static inline void dm_sub_touch(dm_sub *s)
     s->fetch_idle = 0;
 }
 
+#define DM_PF_EPOCH 4096  /* struct dm_gpu: pf_on */
+#define DM_PF_TRIAL 4
+#define DM_PF_KEEP 48
+#define DM_WHEEL 1024             /* struct dm_gpu: timing wheel's buckets */
+#define DM_SM_NOPOS UINT32_MAX    /* struct dm_gpu: sm_pos */
+#define DM_SM_WHEEL (UINT32_MAX - 1)
+
 struct dm_gpu {
     const wc_gpu *g;
     dm_params p;
@@ -561,6 +568,32 @@ struct dm_gpu {
         uint64_t at;
         uint8_t busy, pend;
     } *sm_at;
+    /* speed only: which SMs gpu_cycle looks at (an SM is in one of three
+     * states): awake (at 0: every cycle; bit set in sm_aw), asleep (never
+     * touched before at) or idle until a launch (neither).  A sleeper
+     * waking within DM_WHEEL cycles is in the timing wheel: its bit in
+     * sm_wb's bucket at % DM_WHEEL (sm_words words each; sm_wsum: the
+     * non-empty buckets); one waking later is in the min-heap sm_hp on at
+     * and moves to the wheel when it comes within DM_WHEEL cycles.  sm_pos:
+     * an SM's heap position, DM_SM_WHEEL in the wheel, DM_SM_NOPOS awake
+     * or idle.  Every cycle ticks the awake SMs and the sleepers due, in
+     * SM order (sm_due), instead of scanning all SMs.  sm_aw holds
+     * 2 * sm_words words: the awake set, then gpu_cycle's scratch (the set
+     * due).  sm_nwheel: SMs in the wheel; sm_nsleep_pend: sleepers waiting
+     * for a CTA start. */
+    uint64_t *sm_aw, *sm_wb;
+    uint64_t sm_wsum[DM_WHEEL / 64];
+    unsigned *sm_hp, *sm_pos, *sm_due;
+    unsigned sm_nhp, sm_nwheel, sm_nsleep_pend, sm_words;
+    /* speed only: whether gpu_cycle prefetches the SMs' state.  That pays
+     * where the busy SMs' state is beyond the host caches and costs ~8%
+     * host instructions where it is not, which depends on the host and the
+     * kernel: measured (run.c: pf_epoch) by thread CPU time per SM tick in
+     * alternating epochs of DM_PF_EPOCH ticks with and without it
+     * (DM_PF_TRIAL each), then the faster for DM_PF_KEEP epochs, again. */
+    int pf_on;
+    unsigned pf_phase;
+    uint64_t pf_ticks, pf_t0, pf_ns[2], pf_nt[2];
     /* speed only: copies of the static headers (every field before addr,
      * line 0, mask of the first instance) of memory instructions with lane
      * addresses, by static record number % DM_HDR; a copy is used only for

@@ -11,6 +11,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "wc_check.h"
 #include "dm_int.h"
@@ -143,6 +144,11 @@ static void gpu_fini(dm_gpu *gpu)
     }
     dm_l2_free(gpu->l2);
     free(gpu->sm_at);
+    free(gpu->sm_aw);
+    free(gpu->sm_wb);
+    free(gpu->sm_hp);
+    free(gpu->sm_pos);
+    free(gpu->sm_due);
     for (unsigned i = 0; i < DM_HDR; i++)
         free(gpu->hdr[i]);
     free(gpu->dec);
@@ -164,14 +170,27 @@ static int gpu_init(dm_gpu *gpu, const wc_gpu *g, const dm_options *o,
     if (rc)
         return rc;
     gpu->shortcuts = g->dm_shortcuts != 0;
+    gpu->pf_on = 1;
     wc_rng_seed(&gpu->rng, gpu->o.seed);
     gpu->l2 = dm_l2_create(g);
-    gpu->sm_at = calloc(nsms ? nsms : 1, sizeof *gpu->sm_at);
+    size_t nalloc = nsms ? nsms : 1;
+    gpu->sm_at = calloc(nalloc, sizeof *gpu->sm_at);
+    gpu->sm_words = (unsigned)((nalloc + 63) / 64);
+    gpu->sm_aw = calloc(2 * (size_t)gpu->sm_words, sizeof *gpu->sm_aw);
+    gpu->sm_wb = calloc((size_t)DM_WHEEL * gpu->sm_words, sizeof *gpu->sm_wb);
+    gpu->sm_hp = calloc(nalloc, sizeof *gpu->sm_hp);
+    gpu->sm_pos = calloc(nalloc, sizeof *gpu->sm_pos);
+    gpu->sm_due = calloc(nalloc, sizeof *gpu->sm_due);
     gpu->dec = calloc(1, sizeof *gpu->dec);
-    if (!gpu->l2 || !gpu->sm_at || !gpu->dec)
+    if (!gpu->l2 || !gpu->sm_at || !gpu->sm_aw || !gpu->sm_wb || !gpu->sm_hp ||
+        !gpu->sm_pos || !gpu->sm_due || !gpu->dec)
         return wc_diag_set(d, WC_EINTERNAL, "", 0, 0,
                            "detailed model: out of memory or bad memory "
                            "configuration");
+    for (unsigned i = 0; i < nsms; i++) { /* at 0: all awake */
+        gpu->sm_pos[i] = DM_SM_NOPOS;
+        gpu->sm_aw[i >> 6] |= (uint64_t)1 << (i & 63);
+    }
     dm_pool *pl = pool_take();
     int fits = pl && pl->n >= nsms;
     for (unsigned i = 0; fits && i < nsms; i++)
@@ -236,40 +255,235 @@ static int watchdog(dm_gpu *gpu, uint64_t c)
                        (unsigned long long)c, buf);
 }
 
+/* The sleepers' min-heap (struct dm_gpu: sm_hp) on (at, SM index). */
+static int hp_less(const dm_gpu *gpu, unsigned a, unsigned b)
+{
+    uint64_t x = gpu->sm_at[a].at, y = gpu->sm_at[b].at;
+    return x < y || (x == y && a < b);
+}
+
+static void hp_put(dm_gpu *gpu, unsigned k, unsigned i)
+{
+    gpu->sm_hp[k] = i;
+    gpu->sm_pos[i] = k;
+}
+
+/* Move SM i, at position k, to its place. */
+static void hp_fix(dm_gpu *gpu, unsigned k, unsigned i)
+{
+    while (k > 0) {
+        unsigned p = (k - 1) / 2;
+        if (!hp_less(gpu, i, gpu->sm_hp[p]))
+            break;
+        hp_put(gpu, k, gpu->sm_hp[p]);
+        k = p;
+    }
+    for (;;) {
+        unsigned ch = 2 * k + 1;
+        if (ch >= gpu->sm_nhp)
+            break;
+        if (ch + 1 < gpu->sm_nhp &&
+            hp_less(gpu, gpu->sm_hp[ch + 1], gpu->sm_hp[ch]))
+            ch++;
+        if (!hp_less(gpu, gpu->sm_hp[ch], i))
+            break;
+        hp_put(gpu, k, gpu->sm_hp[ch]);
+        k = ch;
+    }
+    hp_put(gpu, k, i);
+}
+
+/* SM i (its at set, > 0) falls asleep at cycle c. */
+static void sm_sleep(dm_gpu *gpu, unsigned i, uint64_t c)
+{
+    uint64_t at = gpu->sm_at[i].at;
+    gpu->sm_aw[i >> 6] &= ~((uint64_t)1 << (i & 63));
+    gpu->sm_nsleep_pend += gpu->sm_at[i].pend != 0;
+    if (at - c < DM_WHEEL) { /* c <= at */
+        unsigned b = (unsigned)(at % DM_WHEEL);
+        gpu->sm_wb[(size_t)b * gpu->sm_words + (i >> 6)] |=
+            (uint64_t)1 << (i & 63);
+        gpu->sm_wsum[b >> 6] |= (uint64_t)1 << (b & 63);
+        gpu->sm_pos[i] = DM_SM_WHEEL;
+        gpu->sm_nwheel++;
+        return;
+    }
+    hp_fix(gpu, gpu->sm_nhp++, i);
+}
+
+/* SM i leaves the heap (its sleep ends or it moves to the wheel). */
+static void hp_remove(dm_gpu *gpu, unsigned i)
+{
+    unsigned k = gpu->sm_pos[i];
+    gpu->sm_pos[i] = DM_SM_NOPOS;
+    unsigned last = gpu->sm_hp[--gpu->sm_nhp];
+    if (last != i)
+        hp_fix(gpu, k, last);
+}
+
+/* SM i's sleep ends. */
+static void sm_unsleep(dm_gpu *gpu, unsigned i)
+{
+    gpu->sm_nsleep_pend -= gpu->sm_at[i].pend != 0;
+    if (gpu->sm_pos[i] != DM_SM_WHEEL) {
+        hp_remove(gpu, i);
+        return;
+    }
+    unsigned b = (unsigned)(gpu->sm_at[i].at % DM_WHEEL);
+    uint64_t *w = &gpu->sm_wb[(size_t)b * gpu->sm_words];
+    w[i >> 6] &= ~((uint64_t)1 << (i & 63));
+    int empty = 1;
+    for (unsigned k = 0; k < gpu->sm_words && empty; k++)
+        empty = w[k] == 0;
+    if (empty)
+        gpu->sm_wsum[b >> 6] &= ~((uint64_t)1 << (b & 63));
+    gpu->sm_pos[i] = DM_SM_NOPOS;
+    gpu->sm_nwheel--;
+}
+
+/* SM i must be looked at every cycle again (a launch). */
+static void sm_awaken(dm_gpu *gpu, unsigned i)
+{
+    if (gpu->sm_pos[i] != DM_SM_NOPOS)
+        sm_unsleep(gpu, i);
+    gpu->sm_at[i].at = 0;
+    gpu->sm_aw[i >> 6] |= (uint64_t)1 << (i & 63);
+}
+
+/* Add the sleepers due at cycle c to due (and out of the wheel).  Every
+ * sleeper wakes at or after the cycle gpu_cycle is called next (c never
+ * passes the *next it returned), so the wheel holds wake cycles in
+ * [c, c + DM_WHEEL) and bucket c % DM_WHEEL those of c exactly. */
+static void sleepers_due(dm_gpu *gpu, uint64_t c, uint64_t *due)
+{
+    while (gpu->sm_nhp && gpu->sm_at[gpu->sm_hp[0]].at < c + DM_WHEEL) {
+        unsigned i = gpu->sm_hp[0];
+        hp_remove(gpu, i);
+        gpu->sm_nsleep_pend -= gpu->sm_at[i].pend != 0;
+        sm_sleep(gpu, i, c); /* c <= at < c + DM_WHEEL: to the wheel */
+    }
+    unsigned b = (unsigned)(c % DM_WHEEL);
+    if (!(gpu->sm_wsum[b >> 6] >> (b & 63) & 1))
+        return;
+    gpu->sm_wsum[b >> 6] &= ~((uint64_t)1 << (b & 63));
+    uint64_t *w = &gpu->sm_wb[(size_t)b * gpu->sm_words];
+    for (unsigned k = 0; k < gpu->sm_words; k++) {
+        for (uint64_t x = w[k]; x; x &= x - 1) {
+            unsigned i = k * 64 + (unsigned)__builtin_ctzll(x);
+            gpu->sm_nsleep_pend -= gpu->sm_at[i].pend != 0;
+            gpu->sm_pos[i] = DM_SM_NOPOS;
+            gpu->sm_nwheel--;
+        }
+        due[k] |= w[k];
+        w[k] = 0;
+    }
+}
+
+/* The earliest wake cycle of the sleepers (none due at c), UINT64_MAX
+ * when none sleeps. */
+static uint64_t sleepers_next(const dm_gpu *gpu, uint64_t c)
+{
+    uint64_t t = gpu->sm_nhp ? gpu->sm_at[gpu->sm_hp[0]].at : UINT64_MAX;
+    if (!gpu->sm_nwheel)
+        return t;
+    unsigned b0 = (unsigned)((c + 1) % DM_WHEEL);
+    for (unsigned n = 0; n <= DM_WHEEL / 64; n++) {
+        unsigned wd = (b0 / 64 + n) % (DM_WHEEL / 64);
+        uint64_t x = gpu->sm_wsum[wd];
+        if (n == 0)
+            x &= ~(uint64_t)0 << (b0 & 63);
+        else if (n == DM_WHEEL / 64)
+            x &= ((uint64_t)1 << (b0 & 63)) - 1;
+        if (x) {
+            unsigned b = wd * 64 + (unsigned)__builtin_ctzll(x);
+            uint64_t w = c + 1 + ((b - b0) % DM_WHEEL);
+            return w < t ? w : t;
+        }
+    }
+    return t;
+}
+
+static uint64_t thread_ns(void)
+{
+    struct timespec ts;
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+        return 0;
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Speed only (struct dm_gpu: pf_on): nd more SM ticks; at the end of an
+ * epoch, account its time and pick the next epoch's prefetch setting. */
+static void pf_epoch(dm_gpu *gpu, unsigned nd)
+{
+    gpu->pf_ticks += nd;
+    if (gpu->pf_ticks < DM_PF_EPOCH)
+        return;
+    uint64_t t = thread_ns();
+    int on = gpu->pf_on != 0;
+    if (gpu->pf_phase < 2 * DM_PF_TRIAL) {
+        if (gpu->pf_t0 && t > gpu->pf_t0) {
+            gpu->pf_ns[on] += t - gpu->pf_t0;
+            gpu->pf_nt[on] += gpu->pf_ticks;
+        }
+        gpu->pf_on = !on;
+        if (++gpu->pf_phase == 2 * DM_PF_TRIAL) {
+            /* ns per tick with (1) and without (0), cross-multiplied */
+            double a = (double)gpu->pf_ns[1] * (double)gpu->pf_nt[0];
+            double b = (double)gpu->pf_ns[0] * (double)gpu->pf_nt[1];
+            gpu->pf_on = gpu->pf_nt[0] && gpu->pf_nt[1] ? a < b : 1;
+        }
+    } else if (++gpu->pf_phase == 2 * DM_PF_TRIAL + DM_PF_KEEP) {
+        gpu->pf_phase = 0;
+        gpu->pf_on = 1;
+        memset(gpu->pf_ns, 0, sizeof gpu->pf_ns);
+        memset(gpu->pf_nt, 0, sizeof gpu->pf_nt);
+    }
+    gpu->pf_t0 = t;
+    gpu->pf_ticks = 0;
+}
+
 /* One cycle of every busy SM; returns 1 while anything is busy.  *next:
  * the next cycle any SM may act in (c + 1 unless every busy SM sleeps
- * past it: then the GPU jumps there). */
+ * past it: then the GPU jumps there).  Only the awake SMs and the
+ * sleepers due are looked at, in SM order; the others sleep (their tick
+ * would only note a pending CTA start as progress) or are idle until a
+ * launch. */
 static int gpu_cycle(dm_gpu *gpu, uint64_t c, uint64_t *last_prog,
                      uint64_t *next)
 {
     int busy = 0;
     uint64_t nx = UINT64_MAX;
+    unsigned nw = gpu->sm_words;
+    uint64_t *due = gpu->sm_aw + nw;
     gpu->now = c;
-    for (unsigned i = 0; i < gpu->nsms; i++) {
-        struct dm_sm_at *a = &gpu->sm_at[i];
+    memcpy(due, gpu->sm_aw, nw * sizeof *due);
+    sleepers_due(gpu, c, due);
+    if (gpu->sm_nhp || gpu->sm_nwheel) { /* sleepers are busy */
+        busy = 1;
+        if (gpu->sm_nsleep_pend)
+            *last_prog = c;
+        nx = sleepers_next(gpu, c);
+    }
+    unsigned nd = 0;
+    for (unsigned w = 0; w < nw; w++)
+        for (uint64_t b = due[w]; b; b &= b - 1)
+            gpu->sm_due[nd++] = w * 64 + (unsigned)__builtin_ctzll(b);
+    for (unsigned j = 0; j < nd; j++) {
         /* speed only: an SM tick waits mostly for host cache misses on the
          * SM's state (132 SMs' state is far beyond the host caches): load
          * that of the SMs ticked next ahead, in three steps (each step's
          * pointers come from lines the step before loaded) */
-        for (unsigned k = 1; k <= 3; k++)
-            if (i + k < gpu->nsms && c >= gpu->sm_at[i + k].at)
-                dm_sm_prefetch(&gpu->sms[i + k], gpu->p.nsub, (int)(3 - k));
-        if (c < a->at) {
-            /* asleep (its tick would only note a pending CTA start as
-             * progress) or idle until a launch */
-            if (a->busy) {
-                busy = 1;
-                if (a->pend)
-                    *last_prog = c;
-                if (a->at < nx)
-                    nx = a->at;
-            }
-            continue;
-        }
+        for (unsigned k = 1; gpu->pf_on && k <= 3 && j + k < nd; k++)
+            dm_sm_prefetch(&gpu->sms[gpu->sm_due[j + k]], gpu->p.nsub,
+                           (int)(3 - k));
+        unsigned i = gpu->sm_due[j];
+        struct dm_sm_at *a = &gpu->sm_at[i];
         dm_sm *sm = &gpu->sms[i];
         if (!dm_sm_busy(sm)) {
             a->busy = 0;
             a->at = gpu->shortcuts ? UINT64_MAX : 0;
+            if (gpu->shortcuts) /* idle until a launch */
+                gpu->sm_aw[i >> 6] &= ~((uint64_t)1 << (i & 63));
             continue;
         }
         busy = 1;
@@ -282,7 +496,12 @@ static int gpu_cycle(dm_gpu *gpu, uint64_t c, uint64_t *last_prog,
         a->busy = 1;
         a->pend = sm->npending != 0;
         a->at = sm->wake && gpu->shortcuts ? t : 0;
+        if (a->at > c)
+            sm_sleep(gpu, i, c);
+        else
+            gpu->sm_aw[i >> 6] |= (uint64_t)1 << (i & 63);
     }
+    pf_epoch(gpu, nd);
     if (nx == UINT64_MAX || nx <= c || !gpu->shortcuts)
         nx = c + 1;
     *next = nx;
@@ -396,7 +615,7 @@ int dm_run_kernel(wc_trace *t, size_t k, const wc_gpu *g, const dm_options *o,
             if ((rc = dm_sm_launch(sm, cta, NULL, first + launched, pcbase,
                                    ki->has_ctrl, start, d)) != 0)
                 goto out;
-            gpu.sm_at[next_sm].at = 0; /* awake: look at it again */
+            sm_awaken(&gpu, next_sm); /* look at it again */
             launched++;
             last_prog = c;
             next_sm = (next_sm + 1) % gpu.nsms;
@@ -515,7 +734,7 @@ int dm_run_ubench(const wc_ubench *u, const wc_gpu *g, const dm_options *o,
     if ((rc = dm_sm_launch(&gpu.sms[0], NULL, u, 0, (uint64_t)1 << 36,
                            has_ctrl, 0, d)) != 0)
         goto out;
-    gpu.sm_at[0].at = 0;
+    sm_awaken(&gpu, 0);
     uint64_t c = 0, last_prog = 0;
     for (;;) {
         uint64_t next;

@@ -83,7 +83,9 @@ int dm_sm_init(dm_gpu *gpu, dm_sm *sm, unsigned id)
         sm->warps = NULL;
     else
         memset(sm->warps, 0, sm->nslots * sizeof *sm->warps);
-    sm->wcold = calloc(sm->nslots, sizeof *sm->wcold);
+    /* written before any read (cta_start): not cleared, so that the
+     * pages of slots no warp uses are never touched (300 KB an SM) */
+    sm->wcold = malloc(sm->nslots * sizeof *sm->wcold);
     sm->ctas = calloc(sm->nctas, sizeof *sm->ctas);
     sm->capfl = sm_capfl0(gpu);
     sm->fl = calloc(sm->capfl, sizeof *sm->fl);
