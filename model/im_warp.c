@@ -782,9 +782,10 @@ static const wc_inst *inst_of(im_walker *w, const im_static *ms,
 }
 
 /* Ask the caches for the oldest pending global access of the collection
- * pass: its outcome, the warp's sums in instruction order, its key. */
-static void pend_flush(im_walker *w, size_t *head, size_t *npend,
-                       im_wm_sum *sum)
+ * pass: its outcome into w->waux (collect sums and keys the outcomes once
+ * the pass is done: reading them right after they are written stalled the
+ * host on loads wider than the stores, store-to-load forwarding). */
+static void pend_flush(im_walker *w, size_t *head, size_t *npend)
 {
     const im_pend *q = &w->pf[*head];
     im_macc *a = &w->waux[q->aux];
@@ -793,12 +794,6 @@ static void pend_flush(im_walker *w, size_t *head, size_t *npend,
     im_mem_access(w->p, w->l1, w->l2, q->ls, q->n, q->has_addr, q->l2_only,
                   q->store, q->has_addr && l1_set ? q->set1 : NULL,
                   q->has_addr && l2_set ? q->set2 : NULL, a);
-    sum->l2_bytes += a->l2_bytes; /* in the walk's order */
-    sum->dram_bytes += a->dram_bytes;
-    sum->l1_hits += a->l1_hit_sectors;
-    sum->l2_hits += a->l2_hit_sectors;
-    sum->dram_sectors += a->dram_sectors;
-    acc_key(a, &w->wkey[2 * q->aux]);
     *head = (*head + 1) % IM_PF_DEPTH;
     --*npend;
 }
@@ -862,7 +857,7 @@ static int collect(im_walker *w, int sub, im_next_fn next, void *ctx,
             w->wat[na] = (uint32_t)(nb - 1);
             if (ms->mk == 1) {
                 if (npend == IM_PF_DEPTH)
-                    pend_flush(w, &head, &npend, sum);
+                    pend_flush(w, &head, &npend);
                 im_pend *q = &w->pf[(head + npend++) % IM_PF_DEPTH];
                 q->n = im_mem_lines(p, mi, q->ls);
                 q->has_addr = (mi->iflags & WC_IF_HAS_ADDR) != 0;
@@ -878,7 +873,6 @@ static int collect(im_walker *w, int sub, im_next_fn next, void *ctx,
                 im_macc *a = &w->waux[na];
                 memset(a, 0, sizeof *a);
                 a->wavefronts = im_mem_wavefronts(p, mi);
-                acc_key(a, &w->wkey[2 * na]);
             }
             na++;
         }
@@ -890,7 +884,18 @@ static int collect(im_walker *w, int sub, im_next_fn next, void *ctx,
         bi++;
     }
     while (npend)
-        pend_flush(w, &head, &npend, sum);
+        pend_flush(w, &head, &npend);
+    /* the outcomes' sums in instruction order (the walk's: shared ones add
+     * zeros) and keys */
+    for (size_t j = 0; j < na; j++) {
+        const im_macc *a = &w->waux[j];
+        sum->l2_bytes += a->l2_bytes;
+        sum->dram_bytes += a->dram_bytes;
+        sum->l1_hits += a->l1_hit_sectors;
+        sum->l2_hits += a->l2_hit_sectors;
+        sum->dram_sectors += a->dram_sectors;
+        acc_key(a, &w->wkey[2 * j]);
+    }
     /* the hash: instructions and outcomes in order */
     uint64_t h = wm_mix(wm_mix(0x2545F4914F6CDD1Dull, (uint64_t)sub),
                         (uint64_t)w->share_sub << 32 | w->share_sm);

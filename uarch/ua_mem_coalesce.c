@@ -38,7 +38,9 @@ static int lane_range(const wc_inst *in, uint64_t w, uint64_t *lo,
                       uint64_t *hi)
 {
     uint32_t m = in->mask;
-    uint64_t cnt = ua_popcount32(m);
+    /* a full warp without counting (the popcount is a table walk where the
+     * compiler does not target the instruction) */
+    uint64_t cnt = m == 0xffffffffu ? WC_WARP_SIZE : ua_popcount32(m);
     if (!(in->iflags & WC_IF_HAS_ADDR)) {
         *lo = 0;
         *hi = cnt * w - 1;

@@ -506,8 +506,111 @@ static void test_sets_of(void)
     ua_cache_free(c);
 }
 
+/* ua_cache_walk against the ua_cache_access calls it stands for: an L1
+ * (4 ways) and an L2 (16 ways, a set count not a power of two) walked with
+ * random runs of lines, reads and writes, under both L1 write policies
+ * (write-back: dirty victims written back to the L2): the same results
+ * and the same statistics, whatever the prefetches before. */
+static void walk_same(int l1_wb)
+{
+    ua_cache_geom g1 = {64L * 4 * 128, 4, 128, 32, l1_wb, l1_wb, UA_SET_MOD};
+    ua_cache_geom g2 = {96L * 16 * 128, 16, 128, 32, 1, 1, UA_SET_MOD};
+    ua_cache *a1 = ua_cache_create_untimed(&g1);
+    ua_cache *a2 = ua_cache_create_untimed(&g2);
+    ua_cache *b1 = ua_cache_create_untimed(&g1);
+    ua_cache *b2 = ua_cache_create_untimed(&g2);
+    CHECK(a1 && a2 && b1 && b2);
+    if (!a1 || !a2 || !b1 || !b2)
+        goto out;
+    uint64_t x = 12345;
+    int bad = 0;
+    for (int it = 0; it < 20000; it++) {
+        ua_line ls[8];
+        uint64_t s1[8], s2[8];
+        x = x * 6364136223846793005ull + 1442695040888963407ull;
+        unsigned n = 1 + (unsigned)(x >> 61);
+        uint64_t base = (x >> 20) % 4096 * 128;
+        int is_write = (x >> 13) % 3 == 0;
+        int no_l1 = (x >> 17) % 7 == 0;
+        for (unsigned i = 0; i < n; i++) {
+            ls[i].addr = base + 128 * (i + ((x >> (8 + i)) & 1) * 3);
+            ls[i].sectors = 1 + (uint32_t)((x >> (3 * i)) % 15);
+        }
+        ua_cache_sets_prefetch(a1, ls, n, s1);
+        ua_cache_sets_prefetch(a2, ls, n, s2);
+        ua_walk w;
+        CHECK(ua_cache_walk(no_l1 ? NULL : a1, a2, ls, n, s1, s2, is_write,
+                            &w) == 1);
+        unsigned tot = 0, l1_hit = 0, nl2 = 0, l2_hit = 0, rd = 0, wr = 0;
+        int level = 1;
+        for (unsigned i = 0; i < n; i++) {
+            unsigned ns = ua_popcount32(ls[i].sectors);
+            uint32_t q = ls[i].sectors;
+            ua_cache_res r = {0};
+            tot += ns;
+            if (!no_l1) {
+                ua_cache_access(b1, ls[i].addr, q, is_write, &r);
+                q = is_write ? r.fwd : r.miss;
+                if (!is_write)
+                    l1_hit += ns - ua_popcount32(q);
+            }
+            if (no_l1 || q) {
+                ua_cache_res r2;
+                ua_cache_access(b2, ls[i].addr, q, is_write, &r2);
+                nl2 += ua_popcount32(q);
+                if (r2.evicted)
+                    wr += ua_popcount32(r2.evict_dirty);
+                if (is_write) {
+                    wr += ua_popcount32(r2.fwd);
+                } else {
+                    unsigned nm = ua_popcount32(r2.miss);
+                    l2_hit += ua_popcount32(q) - nm;
+                    level = nm ? 3 : level < 2 ? 2 : level;
+                    rd += nm;
+                }
+            }
+            if (r.evicted && r.evict_dirty) {
+                ua_cache_res r3;
+                ua_cache_access(b2, r.evict_addr, r.evict_dirty, 1, &r3);
+                nl2 += ua_popcount32(r.evict_dirty);
+                if (r3.evicted)
+                    wr += ua_popcount32(r3.evict_dirty);
+                wr += ua_popcount32(r3.fwd);
+            }
+        }
+        if (w.sectors != tot || w.l1_hit != l1_hit || w.l2 != nl2 ||
+            w.l2_hit != l2_hit || w.dram_rd != rd || w.dram_wr != wr ||
+            w.level != level)
+            bad++;
+    }
+    CHECK_EQ_INT(bad, 0);
+    ua_cache_stats sa, sb;
+    ua_cache *ca[2] = {a1, a2}, *cb[2] = {b1, b2};
+    for (int k = 0; k < 2; k++) {
+        ua_cache_stats_get(ca[k], &sa);
+        ua_cache_stats_get(cb[k], &sb);
+        CHECK(sa.accesses == sb.accesses && sa.hits == sb.hits &&
+              sa.misses == sb.misses && sa.sector_hits == sb.sector_hits &&
+              sa.sector_misses == sb.sector_misses &&
+              sa.evictions == sb.evictions && sa.writebacks == sb.writebacks);
+        CHECK(sa.accesses > 0 && sa.evictions > 0);
+    }
+out:
+    ua_cache_free(a1);
+    ua_cache_free(a2);
+    ua_cache_free(b1);
+    ua_cache_free(b2);
+}
+
+static void test_walk(void)
+{
+    walk_same(0);
+    walk_same(1);
+}
+
 int main(void)
 {
+    test_walk();
     test_sets_of();
     test_reference();
     test_untimed();
