@@ -186,6 +186,28 @@ static inline int get_var(const unsigned char *p, size_t n, size_t *at,
     return get_var_slow(p, n, at, v);
 }
 
+/* get_var where n - *at >= 2 and is still where a record's lane
+ * offsets began with room for 10 bytes each (a record's varints take 10
+ * bytes at most, so each lane's first two bytes are in p[0..n)): the one-
+ * and two-byte ones (the usual lane offsets) without a bounds check. */
+static inline int var_roomy(const unsigned char *p, size_t n, size_t *at,
+                            uint64_t *v)
+{
+    size_t a = *at;
+    uint64_t x = p[a];
+    if (x < 0x80) {
+        *v = x;
+        *at = a + 1;
+        return 0;
+    }
+    if (p[a + 1] < 0x80) {
+        *v = (x & 0x7f) | (uint64_t)p[a + 1] << 7;
+        *at = a + 2;
+        return 0;
+    }
+    return get_var(p, n, at, v);
+}
+
 static uint64_t zz(uint64_t d) /* zigzag of a wrapping difference */
 {
     return (d << 1) ^ (uint64_t)-(int64_t)(d >> 63);
@@ -472,8 +494,10 @@ static int dec_inst(const unsigned char *p, size_t n, size_t *at, dstate *s,
     s->pbase = base;
     if (mode == A_ALL) {
         in->addr[0] = base;
+        int roomy = n - a >= 10 * WC_WARP_SIZE;
         for (unsigned l = 1; l < WC_WARP_SIZE; l++) {
-            if (get_var(p, n, &a, &v) != 0) {
+            if ((roomy ? var_roomy(p, n, &a, &v) : get_var(p, n, &a, &v)) !=
+                0) {
                 *why = "bad address";
                 *at = a;
                 return -1;
@@ -526,7 +550,20 @@ static int dec_inst(const unsigned char *p, size_t n, size_t *at, dstate *s,
         *at = a;
         return 0;
     }
-    for (uint32_t m = mask & (mask - 1); m; m &= m - 1) {
+    uint32_t m = mask & (mask - 1);
+    if (n - a >= 10 * WC_WARP_SIZE) { /* see var_roomy */
+        for (; m; m &= m - 1) {
+            if (var_roomy(p, n, &a, &v) != 0) {
+                *why = "bad address";
+                *at = a;
+                return -1;
+            }
+            in->addr[__builtin_ctz(m)] = base + unzz(v);
+        }
+        *at = a;
+        return 0;
+    }
+    for (; m; m &= m - 1) {
         if (get_var(p, n, &a, &v) != 0) {
             *why = "bad address";
             *at = a;
