@@ -106,18 +106,14 @@ static size_t put_var(unsigned char *p, uint64_t v)
     return n;
 }
 
-/* 0 and *v, or -1 (truncated or longer than 64 bits). */
-static int get_var(const unsigned char *p, size_t n, size_t *at, uint64_t *v)
+/* 0 and *v, or -1 (truncated or longer than 64 bits): byte by byte, every
+ * byte checked against n. */
+static int get_var_slow(const unsigned char *p, size_t n, size_t *at,
+                        uint64_t *v)
 {
-    size_t a = *at;
-    /* one byte (ids, small deltas): no loop */
-    if (a < n && p[a] < 0x80) {
-        *v = p[a];
-        *at = a + 1;
-        return 0;
-    }
     /* the position in a local, stored once (*at ends past the bytes read,
      * on an error too) */
+    size_t a = *at;
     uint64_t x = 0;
     for (unsigned i = 0; i < 10; i++) {
         if (a >= n) {
@@ -138,6 +134,78 @@ static int get_var(const unsigned char *p, size_t n, size_t *at, uint64_t *v)
     }
     *at = a;
     return -1;
+}
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define VAR_WORD 1 /* 8 varint bytes at once where the buffer has them */
+#endif
+
+/* As get_var_slow, the same values, positions and errors: one or two
+ * bytes (ids, small deltas) without a loop; up to 8 bytes (the usual address deltas)
+ * from one 64-bit load where 8 bytes are left, its 7-bit groups packed by
+ * three shift-and-mask steps; the rest byte by byte. */
+static inline int get_var(const unsigned char *p, size_t n, size_t *at,
+                          uint64_t *v)
+{
+    size_t a = *at;
+    if (a < n) {
+        if (p[a] < 0x80) {
+            *v = p[a];
+            *at = a + 1;
+            return 0;
+        }
+        /* two bytes (shared-memory lane offsets) */
+        if (n - a >= 2 && p[a + 1] < 0x80) {
+            *v = (uint64_t)(p[a] & 0x7f) | (uint64_t)p[a + 1] << 7;
+            *at = a + 2;
+            return 0;
+        }
+#ifdef VAR_WORD
+        if (n - a >= 8) {
+            uint64_t w;
+            memcpy(&w, p + a, 8);
+            uint64_t stop = ~w & 0x8080808080808080u;
+            if (stop) { /* the last byte: the first without its top bit */
+                unsigned nb = ((unsigned)__builtin_ctzll(stop) + 1) / 8;
+                if (nb < 8)
+                    w &= ((uint64_t)1 << (8 * nb)) - 1;
+                w &= 0x7f7f7f7f7f7f7f7fu;
+                w = (w & 0x007f007f007f007fu) |
+                    (w & 0x7f007f007f007f00u) >> 1;
+                w = (w & 0x00003fff00003fffu) |
+                    (w & 0x3fff00003fff0000u) >> 2;
+                w = (w & 0x000000000fffffffu) |
+                    (w & 0x0fffffff00000000u) >> 4;
+                *v = w;
+                *at = a + nb;
+                return 0;
+            }
+        }
+#endif
+    }
+    return get_var_slow(p, n, at, v);
+}
+
+/* get_var where n - *at >= 2 and is still where a record's lane
+ * offsets began with room for 10 bytes each (a record's varints take 10
+ * bytes at most, so each lane's first two bytes are in p[0..n)): the one-
+ * and two-byte ones (the usual lane offsets) without a bounds check. */
+static inline int var_roomy(const unsigned char *p, size_t n, size_t *at,
+                            uint64_t *v)
+{
+    size_t a = *at;
+    uint64_t x = p[a];
+    if (x < 0x80) {
+        *v = x;
+        *at = a + 1;
+        return 0;
+    }
+    if (p[a + 1] < 0x80) {
+        *v = (x & 0x7f) | (uint64_t)p[a + 1] << 7;
+        *at = a + 2;
+        return 0;
+    }
+    return get_var(p, n, at, v);
 }
 
 static uint64_t zz(uint64_t d) /* zigzag of a wrapping difference */
@@ -357,35 +425,43 @@ static int dec_inst(const unsigned char *p, size_t n, size_t *at, dstate *s,
                     const wc_inst *tab, uint32_t ntab, wc_inst *in,
                     const char **why)
 {
-    if (*at >= n) {
+    /* the position in a local (a store to in->addr[] could alias *at),
+     * stored back on every return */
+    size_t a = *at;
+    if (a >= n) {
         *why = "chunk ends inside an instruction";
+        *at = a;
         return -1;
     }
-    unsigned tag = p[(*at)++];
+    unsigned tag = p[a++];
     uint32_t id = s->pid + 1;
     uint64_t v;
     if (tag & ~(unsigned)(T_ID | T_MASK | T_AMODE)) {
         *why = "bad instruction tag";
+        *at = a;
         return -1;
     }
     if (tag & T_ID) {
-        if (get_var(p, n, at, &v) != 0 || v >= ntab) {
+        if (get_var(p, n, &a, &v) != 0 || v >= ntab) {
             *why = "bad static record id";
+            *at = a;
             return -1;
         }
         id = (uint32_t)v;
     } else if (id >= ntab) {
         *why = "static record id past the table";
+        *at = a;
         return -1;
     }
     uint32_t mask = s->pmask;
     if (tag & T_MASK) {
-        if (n - *at < 4) {
+        if (n - a < 4) {
             *why = "chunk ends inside a mask";
+            *at = a;
             return -1;
         }
-        mask = get32(p + *at);
-        *at += 4;
+        mask = get32(p + a);
+        a += 4;
     }
     s->pid = id;
     s->pmask = mask;
@@ -398,34 +474,43 @@ static int dec_inst(const unsigned char *p, size_t n, size_t *at, dstate *s,
     if (!(r->iflags & WC_IF_HAS_ADDR)) {
         if (mode) {
             *why = "addresses for an instruction without";
+            *at = a;
             return -1;
         }
+        *at = a;
         return 0;
     }
     if (mode == T_AMODE || (mode != A_ALL && !mask)) {
         *why = "bad address mode";
+        *at = a;
         return -1;
     }
-    if (get_var(p, n, at, &v) != 0) {
+    if (get_var(p, n, &a, &v) != 0) {
         *why = "bad address";
+        *at = a;
         return -1;
     }
     uint64_t base = s->pbase + unzz(v);
     s->pbase = base;
     if (mode == A_ALL) {
         in->addr[0] = base;
+        int roomy = n - a >= 10 * WC_WARP_SIZE;
         for (unsigned l = 1; l < WC_WARP_SIZE; l++) {
-            if (get_var(p, n, at, &v) != 0) {
+            if ((roomy ? var_roomy(p, n, &a, &v) : get_var(p, n, &a, &v)) !=
+                0) {
                 *why = "bad address";
+                *at = a;
                 return -1;
             }
             in->addr[l] = base + unzz(v);
         }
+        *at = a;
         return 0;
     }
     if (mode == A_STRIDE && mask == 0xffffffffu) { /* every lane written */
-        if (get_var(p, n, at, &v) != 0) {
+        if (get_var(p, n, &a, &v) != 0) {
             *why = "bad address stride";
+            *at = a;
             return -1;
         }
         uint64_t stride = unzz(v);
@@ -433,6 +518,9 @@ static int dec_inst(const unsigned char *p, size_t n, size_t *at, dstate *s,
         /* base + stride * l (mod 2^64), two lanes a vector */
         __m128i e = _mm_set_epi64x((long long)(base + stride), (long long)base);
         __m128i s2 = _mm_set1_epi64x((long long)(2 * stride));
+#if defined(__GNUC__)
+#pragma GCC unroll 16
+#endif
         for (unsigned l = 0; l < WC_WARP_SIZE; l += 2) {
             _mm_storeu_si128((__m128i *)(void *)&in->addr[l], e);
             e = _mm_add_epi64(e, s2);
@@ -441,14 +529,17 @@ static int dec_inst(const unsigned char *p, size_t n, size_t *at, dstate *s,
         for (unsigned l = 0; l < WC_WARP_SIZE; l++)
             in->addr[l] = base + stride * l;
 #endif
+        *at = a;
         return 0;
     }
-    memset(in->addr, 0, sizeof in->addr);
+    if (mask != 0xffffffffu) /* else every lane is written below */
+        memset(in->addr, 0, sizeof in->addr);
     unsigned f = (unsigned)__builtin_ctz(mask);
     in->addr[f] = base;
     if (mode == A_STRIDE) {
-        if (get_var(p, n, at, &v) != 0) {
+        if (get_var(p, n, &a, &v) != 0) {
             *why = "bad address stride";
+            *at = a;
             return -1;
         }
         uint64_t stride = unzz(v);
@@ -456,15 +547,31 @@ static int dec_inst(const unsigned char *p, size_t n, size_t *at, dstate *s,
             unsigned l = (unsigned)__builtin_ctz(m);
             in->addr[l] = base + stride * (l - f);
         }
+        *at = a;
         return 0;
     }
-    for (uint32_t m = mask & (mask - 1); m; m &= m - 1) {
-        if (get_var(p, n, at, &v) != 0) {
+    uint32_t m = mask & (mask - 1);
+    if (n - a >= 10 * WC_WARP_SIZE) { /* see var_roomy */
+        for (; m; m &= m - 1) {
+            if (var_roomy(p, n, &a, &v) != 0) {
+                *why = "bad address";
+                *at = a;
+                return -1;
+            }
+            in->addr[__builtin_ctz(m)] = base + unzz(v);
+        }
+        *at = a;
+        return 0;
+    }
+    for (; m; m &= m - 1) {
+        if (get_var(p, n, &a, &v) != 0) {
             *why = "bad address";
+            *at = a;
             return -1;
         }
         in->addr[__builtin_ctz(m)] = base + unzz(v);
     }
+    *at = a;
     return 0;
 }
 
@@ -1001,21 +1108,17 @@ static int next_chunk(wc_cta *c, wstream *s, wc_diag *d)
     return 0;
 }
 
-int wctb_next(wc_cta *c, wstream *s, wc_inst *in, wc_diag *d)
+/* The next instruction of s into in, s->cleft > 0: 1 or -code. */
+static inline int next_one(wc_cta *c, wstream *s, wc_inst *in, wc_diag *d)
 {
-    const char *path = c->k->info.path;
     const struct wctb_kern *b = c->k->bin;
-    if (s->cleft == 0) {
-        int rc = next_chunk(c, s, d);
-        if (rc)
-            return rc;
-    }
     dstate st = {s->pid, s->pmask, s->pbase};
     const char *why = NULL;
     const unsigned char *src = s->inl ? c->frame : s->dec;
     if (dec_inst(src, s->dlen, &s->dpos, &st, b->tab, b->tab_n, in, &why) !=
         0)
-        return -berr(d, path, s->inl ? c->k->ix->off[0] : s->pos,
+        return -berr(d, c->k->info.path,
+                     s->inl ? c->k->ix->off[0] : s->pos,
                      s->inl ? "in a thread block: "
                             : "in the chunk before: ",
                      why);
@@ -1025,6 +1128,16 @@ int wctb_next(wc_cta *c, wstream *s, wc_inst *in, wc_diag *d)
     s->cleft--;
     s->done++;
     return 1;
+}
+
+int wctb_next(wc_cta *c, wstream *s, wc_inst *in, wc_diag *d)
+{
+    if (s->cleft == 0) {
+        int rc = next_chunk(c, s, d);
+        if (rc)
+            return rc;
+    }
+    return next_one(c, s, in, d);
 }
 
 int wc_cta_next_refs(wc_cta *c, unsigned w, wc_inst *buf, wc_iref *r,
@@ -1071,17 +1184,24 @@ int wc_cta_next_refs(wc_cta *c, unsigned w, wc_inst *buf, wc_iref *r,
                 if (len - at < lim)
                     lim = len - at;
                 uint32_t id = pid + 1;
+                if (id >= ntab)
+                    lim = 0;
+                else if (ntab - id < lim)
+                    lim = ntab - id;
+                /* the run of tags 0 on records without addresses, stored
+                 * as found (j < lim <= max - k: inside r[]) */
+                const unsigned char *q = p + at;
+                const uint8_t *fl = tfl + id;
+                const wc_inst *t = tab + id;
+                wc_iref *o = r + k;
                 uint64_t j = 0;
-                while (j < lim && p[at + j] == 0 && id + (uint32_t)j < ntab &&
-                       !tfl[id + (uint32_t)j])
+                while (j < lim && q[j] == 0 && !fl[j]) {
+                    o[j].in = t + j;
+                    o[j].mask = pmask;
+                    o[j].sid = id + (uint32_t)j;
                     j++;
+                }
                 if (j) {
-                    wc_iref *o = r + k;
-                    for (uint64_t q = 0; q < j; q++) {
-                        o[q].in = &tab[id + (uint32_t)q];
-                        o[q].mask = pmask;
-                        o[q].sid = id + (uint32_t)q;
-                    }
                     pid = id + (uint32_t)(j - 1);
                     at += (size_t)j;
                     k += (size_t)j;
@@ -1128,7 +1248,8 @@ int wc_cta_next_refs(wc_cta *c, unsigned w, wc_inst *buf, wc_iref *r,
         s->done += took;
         if (took == room)
             continue;
-        int g = wctb_next(c, s, buf, d);
+        /* took < room <= s->cleft: no new chunk before it */
+        int g = next_one(c, s, buf, d);
         if (g != 1)
             return g;
         if (buf->op == WC_OP_UNKNOWN)
