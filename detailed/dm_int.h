@@ -259,6 +259,9 @@ typedef struct dm_warp {
     unsigned uidx;           /* ubench warp index                            */
     unsigned nsbl;
     unsigned stream;
+    uint64_t sbmin;          /* speed only: at most the least ready of
+                                x->sbl[0..nsbl); when above 0, exactly it
+                                (scoreboard.c) */
     dm_wcold *x;             /* the cold part (sm->wcold[slot])              */
     /* instruction source: ubench array or trace stream */
     const wc_inst *code;

@@ -22,13 +22,24 @@ static unsigned nregs_of(uint8_t n)
     return n ? n : 1;
 }
 
+/* Drop the entries cleared by c.  Speed only: w->sbmin is a lower bound
+ * of the entries' ready cycles (0 at a warp's start), exact after the
+ * first purge (add and release keep it so), so that a purge with nothing
+ * to drop returns at once. */
 static void purge(dm_warp *w, uint64_t c)
 {
+    if (c < w->sbmin)
+        return;
     unsigned k = 0;
+    uint64_t m = UINT64_MAX;
     for (unsigned i = 0; i < w->nsbl; i++)
-        if (w->x->sbl[i].ready > c)
+        if (w->x->sbl[i].ready > c) {
+            if (w->x->sbl[i].ready < m)
+                m = w->x->sbl[i].ready;
             w->x->sbl[k++] = w->x->sbl[i];
+        }
     w->nsbl = k;
+    w->sbmin = m;
 }
 
 int dm_sb_ready(const dm_params *p, dm_warp *w, const wc_inst *in,
@@ -65,6 +76,8 @@ int dm_sb_ready(const dm_params *p, dm_warp *w, const wc_inst *in,
 
 uint64_t dm_sb_next(const dm_warp *w, uint64_t c)
 {
+    if (w->sbmin > c) /* exact: every entry is past c */
+        return w->sbmin;
     uint64_t t = UINT64_MAX;
     for (unsigned i = 0; i < w->nsbl; i++)
         if (w->x->sbl[i].ready > c && w->x->sbl[i].ready < t)
@@ -85,6 +98,8 @@ static int add(dm_warp *w, wc_reg r, unsigned n, int write, uint64_t tag,
     e->write = (uint8_t)write;
     e->tag = tag;
     e->ready = ready;
+    if (ready < w->sbmin)
+        w->sbmin = ready;
     return 0;
 }
 
@@ -107,6 +122,9 @@ void dm_sb_release(dm_warp *w, uint64_t tag, int write, uint64_t c)
 {
     for (unsigned i = 0; i < w->nsbl; i++)
         if (w->x->sbl[i].tag == tag && w->x->sbl[i].write == write &&
-            w->x->sbl[i].ready > c)
+            w->x->sbl[i].ready > c) {
             w->x->sbl[i].ready = c;
+            if (c < w->sbmin)
+                w->sbmin = c;
+        }
 }
