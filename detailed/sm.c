@@ -737,19 +737,35 @@ void dm_sm_tick(dm_sm *sm, uint64_t c)
         dm_mem_events(sm, c, nev);
         sm->mem_quiet = dm_mem_quiet_until(sm->mem);
     }
+    /* speed only: each stage's own "nothing to do" test made here, before
+     * the call, on the state the stages before it left (the stages make
+     * them again) */
+    int sc = sm->gpu->shortcuts;
     for (unsigned i = 0; i < p->nsub; i++) {
         dm_sub *s = &sm->sub[i];
-        if (sm->gpu->shortcuts && sub_quiet(s, c)) {
+        if (sc && sub_quiet(s, c)) {
             s->stall[s->nwarps ? s->issue_idle_why : DM_STALL_IDLE]++;
             continue;
         }
         cal_catch_up(s, c);
-        dm_writeback_tick(sm, s, c);
-        dm_vq_tick(sm, s, c);
-        dm_alloc_tick(sm, s, c);
-        dm_control_tick(sm, s, c);
-        dm_issue_tick(sm, s, c);
-        dm_fetch_tick(sm, s, c);
+        if (!sc || c >= s->wbq_min)
+            dm_writeback_tick(sm, s, c);
+        if (s->vq_n)
+            dm_vq_tick(sm, s, c);
+        if (s->alloc.warp != DM_NO_WARP)
+            dm_alloc_tick(sm, s, c);
+        if (s->ctrl.warp != DM_NO_WARP)
+            dm_control_tick(sm, s, c);
+        if (s->nwarps == 0)
+            s->stall[DM_STALL_IDLE]++;
+        else if (s->ctrl.warp != DM_NO_WARP)
+            s->stall[DM_STALL_PIPELINE]++;
+        else if (sc && c < s->issue_idle_until)
+            s->stall[s->issue_idle_why]++; /* nothing changed since */
+        else
+            dm_issue_tick(sm, s, c);
+        if (!sc || !s->fetch_idle)
+            dm_fetch_tick(sm, s, c);
     }
     sm_try_sleep(sm, c);
 }
