@@ -71,21 +71,27 @@ static uint32_t sm_capfl0(const dm_gpu *gpu)
 int dm_sm_init(dm_gpu *gpu, dm_sm *sm, unsigned id)
 {
     const dm_params *p = &gpu->p;
-    memset(sm, 0, sizeof *sm);
+    /* sm is zero: gpu_init calloc'ed it (not cleared again, so that the
+     * pages of the sub-cores' calendars and RFC that no warp uses are never
+     * touched) */
     sm->gpu = gpu;
     sm->nslots = (unsigned)(p->max_warps < 64 ? 64 : p->max_warps);
     if (sm->nslots > DM_MAX_WARPS)
         return -1;
     sm->nctas = (unsigned)p->max_ctas;
     /* 64-byte lines: a warp's hot fields in one (dm_warp) */
-    if (posix_memalign((void **)&sm->warps, 64,
-                       sm->nslots * sizeof *sm->warps) != 0)
-        sm->warps = NULL;
-    else
-        memset(sm->warps, 0, sm->nslots * sizeof *sm->warps);
+    /* calloc'ed (fresh pages come zero: the slots no warp uses are never
+     * touched), aligned by hand */
+    sm->warps_mem = calloc(sm->nslots * sizeof *sm->warps + 63, 1);
+    sm->warps = sm->warps_mem
+                    ? (dm_warp *)(((uintptr_t)sm->warps_mem + 63) &
+                                  ~(uintptr_t)63)
+                    : NULL;
     /* written before any read (cta_start): not cleared, so that the
      * pages of slots no warp uses are never touched (300 KB an SM) */
-    sm->wcold = malloc(sm->nslots * sizeof *sm->wcold);
+    if (posix_memalign((void **)&sm->wcold, 64,
+                       sm->nslots * sizeof *sm->wcold) != 0)
+        sm->wcold = NULL;
     sm->ctas = calloc(sm->nctas, sizeof *sm->ctas);
     sm->capfl = sm_capfl0(gpu);
     sm->fl = calloc(sm->capfl, sizeof *sm->fl);
@@ -153,6 +159,7 @@ int dm_sm_reuse(dm_gpu *gpu, dm_sm *sm, unsigned id)
     memset(sm->fl, 0, cap0 * sizeof *sm->fl);
     /* keep: arrays */
     dm_warp *warps = sm->warps;
+    void *warps_mem = sm->warps_mem;
     dm_wcold *wcold = sm->wcold;
     dm_cta_slot *ctas = sm->ctas;
     dm_fl *fl = sm->fl;
@@ -184,6 +191,7 @@ int dm_sm_reuse(dm_gpu *gpu, dm_sm *sm, unsigned id)
     memset((char *)sm + offsetof(dm_sm, sub) + sizeof sm->sub, 0,
            sizeof *sm - offsetof(dm_sm, sub) - sizeof sm->sub);
     sm->warps = warps;
+    sm->warps_mem = warps_mem;
     sm->wcold = wcold;
     sm->ctas = ctas;
     sm->fl = fl;
@@ -215,8 +223,8 @@ void dm_sm_drop_ctas(dm_sm *sm)
 
 void dm_sm_fini(dm_sm *sm)
 {
-    if (sm->warps)
-        for (unsigned i = 0; i < sm->nslots; i++)
+    if (sm->warps) /* the slots past warps_hw were never used */
+        for (unsigned i = 0; i < sm->warps_hw; i++)
             free(sm->warps[i].clocks);
     if (sm->ctas)
         for (unsigned i = 0; i < sm->nctas; i++) {
@@ -230,7 +238,7 @@ void dm_sm_fini(dm_sm *sm)
         free(sm->sub[i].wbq);
         dm_icache_free(sm->sub[i].l0i);
     }
-    free(sm->warps);
+    free(sm->warps_mem);
     free(sm->wcold);
     free(sm->ctas);
     dm_l1i_free(sm->l1i);
@@ -352,6 +360,8 @@ static int cta_start(dm_sm *sm, unsigned ci, const wc_ubench *u)
          * entries 0..nsbl) is written before any read: not cleared */
         memset(w, 0, sizeof *w);
         w->x = &sm->wcold[wi];
+        w->x->nsbl = 0;
+        w->x->sbmin = 0;
         w->live = 1;
         slot_live_put(sm, wi, 1);
         sm->hint[wi] = 0; /* awake (its sub-core is touched below) */
@@ -842,8 +852,8 @@ void dm_sm_dump(const dm_sm *sm, char *buf, size_t n)
                 w->iss != w->tail ? w->sh[w->iss % DM_RING].in->opcode : "-",
                 w->done, w->at_bar, w->outstanding, w->sb[0], w->sb[1],
                 w->sb[2], w->sb[3], w->sb[4], w->sb[5],
-                (unsigned long long)w->stall_until, w->nsbl);
-            for (unsigned e = 0; e < w->nsbl && e < 4; e++)
+                (unsigned long long)w->stall_until, w->x->nsbl);
+            for (unsigned e = 0; e < w->x->nsbl && e < 4; e++)
                 PUT("[r%u%s t%llu]", w->x->sbl[e].reg, w->x->sbl[e].write ? "w" : "r",
                     (unsigned long long)w->x->sbl[e].tag);
         }
