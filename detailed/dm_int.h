@@ -365,6 +365,11 @@ typedef struct dm_sub {
     uint8_t mq_sleep;        /* speed only: a warp may sleep (hint
                                 UINT64_MAX) on a full memory queue; sm.c
                                 wakes such warps when the queue has room  */
+    uint8_t qwhy;            /* speed only: quiet cycles (sm.c sub_quiet)
+                                not yet in stall[]: qn of reason qwhy (in
+                                this line: the quiet path leaves stall[]'s
+                                line alone; run.c collect adds them)       */
+    uint64_t qn;
     dm_latch ctrl;           /* Control latch                                */
     dm_latch alloc;          /* Allocate latch                               */
     unsigned idx;

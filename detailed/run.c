@@ -531,6 +531,7 @@ static void collect(dm_gpu *gpu, uint64_t stall[DM_STALL_COUNT],
         for (unsigned s = 0; s < gpu->p.nsub; s++) {
             for (int k = 0; k < DM_STALL_COUNT; k++)
                 stall[k] += gpu->sms[i].sub[s].stall[k];
+            stall[gpu->sms[i].sub[s].qwhy] += gpu->sms[i].sub[s].qn;
             if (issue_cycles)
                 *issue_cycles += gpu->sms[i].sub[s].issued;
         }

@@ -754,7 +754,13 @@ void dm_sm_tick(dm_sm *sm, uint64_t c)
     for (unsigned i = 0; i < p->nsub; i++) {
         dm_sub *s = &sm->sub[i];
         if (sc && sub_quiet(s, c)) {
-            s->stall[s->nwarps ? s->issue_idle_why : DM_STALL_IDLE]++;
+            uint8_t why = s->nwarps ? s->issue_idle_why : DM_STALL_IDLE;
+            if (why != s->qwhy) {
+                s->stall[s->qwhy] += s->qn;
+                s->qn = 0;
+                s->qwhy = why;
+            }
+            s->qn++;
             continue;
         }
         cal_catch_up(s, c);
