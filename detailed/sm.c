@@ -360,8 +360,6 @@ static int cta_start(dm_sm *sm, unsigned ci, const wc_ubench *u)
          * entries 0..nsbl) is written before any read: not cleared */
         memset(w, 0, sizeof *w);
         w->x = &sm->wcold[wi];
-        w->x->nsbl = 0;
-        w->x->sbmin = 0;
         w->live = 1;
         slot_live_put(sm, wi, 1);
         sm->hint[wi] = 0; /* awake (its sub-core is touched below) */
@@ -390,6 +388,11 @@ static int cta_start(dm_sm *sm, unsigned ci, const wc_ubench *u)
                                                     sm->id));
         w->sbmode = p->dep == DM_DEP_SCOREBOARD ||
                     (p->dep == DM_DEP_AUTO && !ct->has_ctrl);
+        if (w->sbmode) { /* only then: the cold part's pages are touched
+                            by a warp that uses them */
+            w->x->nsbl = 0;
+            w->x->sbmin = 0;
+        }
         ct->slots[i] = wi;
         dm_sub *s = &sm->sub[w->sub];
         w->spos = (uint8_t)s->nwarps;
@@ -858,8 +861,9 @@ void dm_sm_dump(const dm_sm *sm, char *buf, size_t n)
                 w->iss != w->tail ? w->sh[w->iss % DM_RING].in->opcode : "-",
                 w->done, w->at_bar, w->outstanding, w->sb[0], w->sb[1],
                 w->sb[2], w->sb[3], w->sb[4], w->sb[5],
-                (unsigned long long)w->stall_until, w->x->nsbl);
-            for (unsigned e = 0; e < w->x->nsbl && e < 4; e++)
+                (unsigned long long)w->stall_until,
+                w->sbmode ? w->x->nsbl : 0);
+            for (unsigned e = 0; w->sbmode && e < w->x->nsbl && e < 4; e++)
                 PUT("[r%u%s t%llu]", w->x->sbl[e].reg, w->x->sbl[e].write ? "w" : "r",
                     (unsigned long long)w->x->sbl[e].tag);
         }
