@@ -196,9 +196,15 @@ typedef struct dm_sbe {
  * from dm_warp so that the per-cycle scans read a few hundred bytes per
  * warp instead of 5 KB (speed only; sm->wcold, by warp slot). */
 typedef struct dm_wcold {
+    /* scoreboard mode (scoreboard.c); first, in the line of the first two
+     * entries: a release (a memory event, long after the warp's state left
+     * the host caches) reads the one line mostly (speed only) */
+    _Alignas(64) unsigned nsbl;
+    uint64_t sbmin;          /* speed only: at most the least ready of
+                                sbl[0..nsbl); when above 0, exactly it     */
+    dm_sbe sbl[DM_SBL_MAX];
     size_t ev[DM_RING];      /* timeline index + 1 of a ring slot, 0 = none
                                 (written and read with a timeline only)    */
-    dm_sbe sbl[DM_SBL_MAX];  /* scoreboard mode                              */
     /* decoded records (dm_warp.bufk: the look-ahead's): a ring slot holds
      * its buffer until it retires (dm_warp.bufuse), and the look-ahead
      * takes the lowest free one, so that a warp cycles through two or
@@ -257,7 +263,6 @@ typedef struct dm_warp {
     uint64_t age;            /* launch sequence: larger = younger            */
     unsigned id;             /* warp id in its CTA (ubench: .warp N)         */
     unsigned uidx;           /* ubench warp index                            */
-    unsigned nsbl;
     unsigned stream;
     dm_wcold *x;             /* the cold part (sm->wcold[slot])              */
     /* instruction source: ubench array or trace stream */
@@ -360,6 +365,11 @@ typedef struct dm_sub {
     uint8_t mq_sleep;        /* speed only: a warp may sleep (hint
                                 UINT64_MAX) on a full memory queue; sm.c
                                 wakes such warps when the queue has room  */
+    uint8_t qwhy;            /* speed only: quiet cycles (sm.c sub_quiet)
+                                not yet in stall[]: qn of reason qwhy (in
+                                this line: the quiet path leaves stall[]'s
+                                line alone; run.c collect adds them)       */
+    uint64_t qn;
     dm_latch ctrl;           /* Control latch                                */
     dm_latch alloc;          /* Allocate latch                               */
     unsigned idx;
@@ -428,6 +438,7 @@ typedef struct dm_sm {
     const wc_gpu *g;
     dm_sub sub[DM_MAX_SUBCORES];
     dm_warp *warps;          /* max_warps_per_sm slots (64-byte aligned)     */
+    void *warps_mem;         /* the block warps lies in (free this)          */
     dm_wcold *wcold;         /* their cold parts, by slot                    */
     unsigned nslots;
     dm_cta_slot *ctas;
@@ -704,7 +715,7 @@ uint64_t dm_sb_next(const dm_warp *w, uint64_t c);
 /* Returns the number of entries that found no room (an internal error). */
 int dm_sb_issue(dm_warp *w, const wc_inst *in, int varlat, uint64_t tag,
                 uint64_t fixed_ready);
-void dm_sb_release(dm_warp *w, uint64_t tag, int write, uint64_t c);
+void dm_sb_release(dm_wcold *x, uint64_t tag, int write, uint64_t c);
 
 /* ---- timeline (run.c) ---- */
 /* Returns the event's reference (0: none) for dm_event_rfc. */

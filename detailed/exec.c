@@ -71,12 +71,12 @@ static void on_war(dm_sm *sm, uint64_t tag, uint64_t c)
     f->war_done = 1;
     sb_dec(sm, w, f, f->rbar);
     if (w->sbmode)
-        dm_sb_release(w, tag, 0, c);
+        dm_sb_release(&sm->wcold[f->warp], tag, 0, c);
     if (!f->hasdst) {
         sb_dec(sm, w, f, f->wbar);
         f->wbar_done = 1;
         if (w->sbmode)
-            dm_sb_release(w, tag, 1, c);
+            dm_sb_release(&sm->wcold[f->warp], tag, 1, c);
         finish(sm, tag);
     }
 }
@@ -136,7 +136,7 @@ void dm_writeback_tick(dm_sm *sm, dm_sub *s, uint64_t c)
         sb_dec(sm, w, f, f->wbar);
         f->wbar_done = 1;
         if (w->sbmode)
-            dm_sb_release(w, q.tag, 1, c);
+            dm_sb_release(&sm->wcold[f->warp], q.tag, 1, c);
         finish(sm, q.tag);
         sm->last_progress = c;
     }
@@ -167,7 +167,7 @@ void dm_vq_tick(dm_sm *sm, dm_sub *s, uint64_t c)
         dm_warp *w = &sm->warps[f->warp];
         sb_dec(sm, w, f, f->rbar);
         if (w->sbmode)
-            dm_sb_release(w, tag, 0, c);
+            dm_sb_release(&sm->wcold[f->warp], tag, 0, c);
         f->war_done = 1;
     }
     uint64_t when = v->issue + (uint64_t)v->lat;

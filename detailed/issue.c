@@ -318,6 +318,14 @@ static unsigned youngest(dm_sm *sm, dm_sub *s, uint64_t c, unsigned skip,
         int why = DM_STALL_IDLE;
         if (wi == skip)
             continue;
+        if (!all) { /* elig()'s first test, its hint kept */
+            uint64_t h = sm->hint[wi];
+            if (c < h) {
+                if (h < mh)
+                    mh = h;
+                continue;
+            }
+        }
         if (elig(sm, s, wi, c, &why)) {
             if (no_const && const_wait(sm, s, wi, c))
                 continue;

@@ -468,12 +468,13 @@ static int gpu_cycle(dm_gpu *gpu, uint64_t c, uint64_t *last_prog,
     for (unsigned w = 0; w < nw; w++)
         for (uint64_t b = due[w]; b; b &= b - 1)
             gpu->sm_due[nd++] = w * 64 + (unsigned)__builtin_ctzll(b);
+    int pf = gpu->pf_on != 0;
     for (unsigned j = 0; j < nd; j++) {
         /* speed only: an SM tick waits mostly for host cache misses on the
          * SM's state (132 SMs' state is far beyond the host caches): load
          * that of the SMs ticked next ahead, in three steps (each step's
          * pointers come from lines the step before loaded) */
-        for (unsigned k = 1; gpu->pf_on && k <= 3 && j + k < nd; k++)
+        for (unsigned k = 1; pf && k <= 3 && j + k < nd; k++)
             dm_sm_prefetch(&gpu->sms[gpu->sm_due[j + k]], gpu->p.nsub,
                            (int)(3 - k));
         unsigned i = gpu->sm_due[j];
@@ -530,6 +531,7 @@ static void collect(dm_gpu *gpu, uint64_t stall[DM_STALL_COUNT],
         for (unsigned s = 0; s < gpu->p.nsub; s++) {
             for (int k = 0; k < DM_STALL_COUNT; k++)
                 stall[k] += gpu->sms[i].sub[s].stall[k];
+            stall[gpu->sms[i].sub[s].qwhy] += gpu->sms[i].sub[s].qn;
             if (issue_cycles)
                 *issue_cycles += gpu->sms[i].sub[s].issued;
         }

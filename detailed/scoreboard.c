@@ -22,26 +22,38 @@ static unsigned nregs_of(uint8_t n)
     return n ? n : 1;
 }
 
-static void purge(dm_warp *w, uint64_t c)
+/* Drop the entries cleared by c.  Speed only: x->sbmin is a lower bound
+ * of the entries' ready cycles (0 at a warp's start), exact after the
+ * first purge (add and release keep it so), so that a purge with nothing
+ * to drop returns at once. */
+static void purge(dm_wcold *x, uint64_t c)
 {
+    if (c < x->sbmin)
+        return;
     unsigned k = 0;
-    for (unsigned i = 0; i < w->nsbl; i++)
-        if (w->x->sbl[i].ready > c)
-            w->x->sbl[k++] = w->x->sbl[i];
-    w->nsbl = k;
+    uint64_t m = UINT64_MAX;
+    for (unsigned i = 0; i < x->nsbl; i++)
+        if (x->sbl[i].ready > c) {
+            if (x->sbl[i].ready < m)
+                m = x->sbl[i].ready;
+            x->sbl[k++] = x->sbl[i];
+        }
+    x->nsbl = k;
+    x->sbmin = m;
 }
 
 int dm_sb_ready(const dm_params *p, dm_warp *w, const wc_inst *in,
                 uint64_t c)
 {
-    purge(w, c);
+    dm_wcold *x = w->x;
+    purge(x, c);
     for (unsigned i = 0; i < in->nsrc; i++) {
         wc_reg r = in->src[i];
         if (r == WC_REG_NONE || WC_REG_IS_ZERO(r))
             continue;
         unsigned n = nregs_of(in->src_nregs[i]), readers = 0;
-        for (unsigned j = 0; j < w->nsbl; j++) {
-            const dm_sbe *e = &w->x->sbl[j];
+        for (unsigned j = 0; j < x->nsbl; j++) {
+            const dm_sbe *e = &x->sbl[j];
             if (!overlaps(e, r, n))
                 continue;
             if (e->write)
@@ -56,35 +68,40 @@ int dm_sb_ready(const dm_params *p, dm_warp *w, const wc_inst *in,
         if (r == WC_REG_NONE || WC_REG_IS_ZERO(r))
             continue;
         unsigned n = nregs_of(in->dst_nregs[i]);
-        for (unsigned j = 0; j < w->nsbl; j++)
-            if (overlaps(&w->x->sbl[j], r, n))
+        for (unsigned j = 0; j < x->nsbl; j++)
+            if (overlaps(&x->sbl[j], r, n))
                 return 0;
     }
-    return w->nsbl + in->ndst + in->nsrc <= DM_SBL_MAX;
+    return x->nsbl + in->ndst + in->nsrc <= DM_SBL_MAX;
 }
 
 uint64_t dm_sb_next(const dm_warp *w, uint64_t c)
 {
+    const dm_wcold *x = w->x;
+    if (x->sbmin > c) /* exact: every entry is past c */
+        return x->sbmin;
     uint64_t t = UINT64_MAX;
-    for (unsigned i = 0; i < w->nsbl; i++)
-        if (w->x->sbl[i].ready > c && w->x->sbl[i].ready < t)
-            t = w->x->sbl[i].ready;
+    for (unsigned i = 0; i < x->nsbl; i++)
+        if (x->sbl[i].ready > c && x->sbl[i].ready < t)
+            t = x->sbl[i].ready;
     return t;
 }
 
-static int add(dm_warp *w, wc_reg r, unsigned n, int write, uint64_t tag,
+static int add(dm_wcold *x, wc_reg r, unsigned n, int write, uint64_t tag,
                uint64_t ready)
 {
     if (r == WC_REG_NONE || WC_REG_IS_ZERO(r))
         return 0;
-    if (w->nsbl >= DM_SBL_MAX)
+    if (x->nsbl >= DM_SBL_MAX)
         return 1; /* dm_sb_ready keeps room: cannot happen */
-    dm_sbe *e = &w->x->sbl[w->nsbl++];
+    dm_sbe *e = &x->sbl[x->nsbl++];
     e->reg = r;
     e->n = (uint8_t)n;
     e->write = (uint8_t)write;
     e->tag = tag;
     e->ready = ready;
+    if (ready < x->sbmin)
+        x->sbmin = ready;
     return 0;
 }
 
@@ -94,19 +111,38 @@ int dm_sb_issue(dm_warp *w, const wc_inst *in, int varlat, uint64_t tag,
     uint64_t never = UINT64_MAX;
     int lost = 0;
     for (unsigned i = 0; i < in->ndst; i++)
-        lost += add(w, in->dst[i], nregs_of(in->dst_nregs[i]), 1,
+        lost += add(w->x, in->dst[i], nregs_of(in->dst_nregs[i]), 1,
                     varlat ? tag : 0, varlat && tag ? never : fixed_ready);
     if (varlat && tag)
         for (unsigned i = 0; i < in->nsrc; i++)
-            lost += add(w, in->src[i], nregs_of(in->src_nregs[i]), 0, tag,
+            lost += add(w->x, in->src[i], nregs_of(in->src_nregs[i]), 0, tag,
                         never);
     return lost;
 }
 
-void dm_sb_release(dm_warp *w, uint64_t tag, int write, uint64_t c)
+void dm_sb_release(dm_wcold *x, uint64_t tag, int write, uint64_t c)
 {
-    for (unsigned i = 0; i < w->nsbl; i++)
-        if (w->x->sbl[i].tag == tag && w->x->sbl[i].write == write &&
-            w->x->sbl[i].ready > c)
-            w->x->sbl[i].ready = c;
+    dm_sbe *e = x->sbl;
+    unsigned n = x->nsbl, i = 0;
+    if (tag) {
+        /* speed only: a nonzero tag is one instruction's, whose entries
+         * dm_sb_issue added together (purge keeps the order): they are one
+         * run, and the scan stops after it (a tag recurs only after 2^32
+         * records of one in-flight slot, sm.c dm_fl_alloc) */
+        while (i < n && e[i].tag != tag)
+            i++;
+        for (; i < n && e[i].tag == tag; i++)
+            if (e[i].write == write && e[i].ready > c) {
+                e[i].ready = c;
+                if (c < x->sbmin)
+                    x->sbmin = c;
+            }
+        return;
+    }
+    for (; i < n; i++)
+        if (e[i].tag == tag && e[i].write == write && e[i].ready > c) {
+            e[i].ready = c;
+            if (c < x->sbmin)
+                x->sbmin = c;
+        }
 }

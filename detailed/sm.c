@@ -71,21 +71,27 @@ static uint32_t sm_capfl0(const dm_gpu *gpu)
 int dm_sm_init(dm_gpu *gpu, dm_sm *sm, unsigned id)
 {
     const dm_params *p = &gpu->p;
-    memset(sm, 0, sizeof *sm);
+    /* sm is zero: gpu_init calloc'ed it (not cleared again, so that the
+     * pages of the sub-cores' calendars and RFC that no warp uses are never
+     * touched) */
     sm->gpu = gpu;
     sm->nslots = (unsigned)(p->max_warps < 64 ? 64 : p->max_warps);
     if (sm->nslots > DM_MAX_WARPS)
         return -1;
     sm->nctas = (unsigned)p->max_ctas;
     /* 64-byte lines: a warp's hot fields in one (dm_warp) */
-    if (posix_memalign((void **)&sm->warps, 64,
-                       sm->nslots * sizeof *sm->warps) != 0)
-        sm->warps = NULL;
-    else
-        memset(sm->warps, 0, sm->nslots * sizeof *sm->warps);
+    /* calloc'ed (fresh pages come zero: the slots no warp uses are never
+     * touched), aligned by hand */
+    sm->warps_mem = calloc(sm->nslots * sizeof *sm->warps + 63, 1);
+    sm->warps = sm->warps_mem
+                    ? (dm_warp *)(((uintptr_t)sm->warps_mem + 63) &
+                                  ~(uintptr_t)63)
+                    : NULL;
     /* written before any read (cta_start): not cleared, so that the
      * pages of slots no warp uses are never touched (300 KB an SM) */
-    sm->wcold = malloc(sm->nslots * sizeof *sm->wcold);
+    if (posix_memalign((void **)&sm->wcold, 64,
+                       sm->nslots * sizeof *sm->wcold) != 0)
+        sm->wcold = NULL;
     sm->ctas = calloc(sm->nctas, sizeof *sm->ctas);
     sm->capfl = sm_capfl0(gpu);
     sm->fl = calloc(sm->capfl, sizeof *sm->fl);
@@ -153,6 +159,7 @@ int dm_sm_reuse(dm_gpu *gpu, dm_sm *sm, unsigned id)
     memset(sm->fl, 0, cap0 * sizeof *sm->fl);
     /* keep: arrays */
     dm_warp *warps = sm->warps;
+    void *warps_mem = sm->warps_mem;
     dm_wcold *wcold = sm->wcold;
     dm_cta_slot *ctas = sm->ctas;
     dm_fl *fl = sm->fl;
@@ -184,6 +191,7 @@ int dm_sm_reuse(dm_gpu *gpu, dm_sm *sm, unsigned id)
     memset((char *)sm + offsetof(dm_sm, sub) + sizeof sm->sub, 0,
            sizeof *sm - offsetof(dm_sm, sub) - sizeof sm->sub);
     sm->warps = warps;
+    sm->warps_mem = warps_mem;
     sm->wcold = wcold;
     sm->ctas = ctas;
     sm->fl = fl;
@@ -215,8 +223,8 @@ void dm_sm_drop_ctas(dm_sm *sm)
 
 void dm_sm_fini(dm_sm *sm)
 {
-    if (sm->warps)
-        for (unsigned i = 0; i < sm->nslots; i++)
+    if (sm->warps) /* the slots past warps_hw were never used */
+        for (unsigned i = 0; i < sm->warps_hw; i++)
             free(sm->warps[i].clocks);
     if (sm->ctas)
         for (unsigned i = 0; i < sm->nctas; i++) {
@@ -230,7 +238,7 @@ void dm_sm_fini(dm_sm *sm)
         free(sm->sub[i].wbq);
         dm_icache_free(sm->sub[i].l0i);
     }
-    free(sm->warps);
+    free(sm->warps_mem);
     free(sm->wcold);
     free(sm->ctas);
     dm_l1i_free(sm->l1i);
@@ -380,6 +388,11 @@ static int cta_start(dm_sm *sm, unsigned ci, const wc_ubench *u)
                                                     sm->id));
         w->sbmode = p->dep == DM_DEP_SCOREBOARD ||
                     (p->dep == DM_DEP_AUTO && !ct->has_ctrl);
+        if (w->sbmode) { /* only then: the cold part's pages are touched
+                            by a warp that uses them */
+            w->x->nsbl = 0;
+            w->x->sbmin = 0;
+        }
         ct->slots[i] = wi;
         dm_sub *s = &sm->sub[w->sub];
         w->spos = (uint8_t)s->nwarps;
@@ -737,19 +750,41 @@ void dm_sm_tick(dm_sm *sm, uint64_t c)
         dm_mem_events(sm, c, nev);
         sm->mem_quiet = dm_mem_quiet_until(sm->mem);
     }
+    /* speed only: each stage's own "nothing to do" test made here, before
+     * the call, on the state the stages before it left (the stages make
+     * them again) */
+    int sc = sm->gpu->shortcuts;
     for (unsigned i = 0; i < p->nsub; i++) {
         dm_sub *s = &sm->sub[i];
-        if (sm->gpu->shortcuts && sub_quiet(s, c)) {
-            s->stall[s->nwarps ? s->issue_idle_why : DM_STALL_IDLE]++;
+        if (sc && sub_quiet(s, c)) {
+            uint8_t why = s->nwarps ? s->issue_idle_why : DM_STALL_IDLE;
+            if (why != s->qwhy) {
+                s->stall[s->qwhy] += s->qn;
+                s->qn = 0;
+                s->qwhy = why;
+            }
+            s->qn++;
             continue;
         }
         cal_catch_up(s, c);
-        dm_writeback_tick(sm, s, c);
-        dm_vq_tick(sm, s, c);
-        dm_alloc_tick(sm, s, c);
-        dm_control_tick(sm, s, c);
-        dm_issue_tick(sm, s, c);
-        dm_fetch_tick(sm, s, c);
+        if (!sc || c >= s->wbq_min)
+            dm_writeback_tick(sm, s, c);
+        if (s->vq_n)
+            dm_vq_tick(sm, s, c);
+        if (s->alloc.warp != DM_NO_WARP)
+            dm_alloc_tick(sm, s, c);
+        if (s->ctrl.warp != DM_NO_WARP)
+            dm_control_tick(sm, s, c);
+        if (s->nwarps == 0)
+            s->stall[DM_STALL_IDLE]++;
+        else if (s->ctrl.warp != DM_NO_WARP)
+            s->stall[DM_STALL_PIPELINE]++;
+        else if (sc && c < s->issue_idle_until)
+            s->stall[s->issue_idle_why]++; /* nothing changed since */
+        else
+            dm_issue_tick(sm, s, c);
+        if (!sc || !s->fetch_idle)
+            dm_fetch_tick(sm, s, c);
     }
     sm_try_sleep(sm, c);
 }
@@ -826,8 +861,9 @@ void dm_sm_dump(const dm_sm *sm, char *buf, size_t n)
                 w->iss != w->tail ? w->sh[w->iss % DM_RING].in->opcode : "-",
                 w->done, w->at_bar, w->outstanding, w->sb[0], w->sb[1],
                 w->sb[2], w->sb[3], w->sb[4], w->sb[5],
-                (unsigned long long)w->stall_until, w->nsbl);
-            for (unsigned e = 0; e < w->nsbl && e < 4; e++)
+                (unsigned long long)w->stall_until,
+                w->sbmode ? w->x->nsbl : 0);
+            for (unsigned e = 0; w->sbmode && e < w->x->nsbl && e < 4; e++)
                 PUT("[r%u%s t%llu]", w->x->sbl[e].reg, w->x->sbl[e].write ? "w" : "r",
                     (unsigned long long)w->x->sbl[e].tag);
         }
