@@ -190,42 +190,74 @@ static unsigned affine_memo(const wc_inst *in, uint64_t w, unsigned nb,
     return NO_FIT;
 }
 
-unsigned ua_shmem_wavefronts(const wc_inst *in, unsigned banks,
-                             unsigned bank_bytes)
+/* pattern_memo's table: counts of other accesses, per thread. */
+typedef struct pat_ent {
+    uint32_t rel[WC_WARP_SIZE]; /* lane offsets from the first row, 0 when
+                                   the lane is inactive */
+    uint32_t mask, n;
+    uint16_t w, bank_bytes;
+    uint8_t nb, valid;
+} pat_ent;
+#define PAT_SIZE 1024
+
+/*
+ * The count of any access whose lanes lie below 2^62 and within 4 GiB of
+ * the start of the lowest one's row of banks (moving every address by
+ * whole rows keeps the count), keyed by the mask, width, banks and the
+ * lanes' offsets from that row, when the table has it; else NO_FIT with
+ * *slot set to the entry to fill (key written) or NULL when the access
+ * does not qualify.
+ */
+static unsigned pattern_memo(const wc_inst *in, uint64_t w, unsigned nb,
+                             unsigned bank_bytes, pat_ent **slot)
 {
-    if (banks == 0 || bank_bytes == 0 || in->mask == 0)
-        return 0;
-    uint64_t w = in->width ? in->width : 4;
-    if (!(in->iflags & WC_IF_HAS_ADDR)) {
-        /* conflict free: active lanes' bytes over the banks' width */
-        uint64_t lanes = (uint64_t)ua_popcount32(in->mask);
-        uint64_t per = w < bank_bytes ? bank_bytes : w;
-        uint64_t row = (uint64_t)banks * bank_bytes;
-        return (unsigned)((lanes * per + row - 1) / row);
+    static _Thread_local pat_ent pat[PAT_SIZE];
+    *slot = NULL;
+    if (w > UINT16_MAX || bank_bytes > UINT16_MAX)
+        return NO_FIT;
+    uint64_t lo = UINT64_MAX, hi = 0;
+    for (uint32_t m = in->mask; m; m &= m - 1) {
+        uint64_t a = in->addr[__builtin_ctz(m)];
+        if (a < lo)
+            lo = a;
+        if (a > hi)
+            hi = a;
     }
-    unsigned nb = banks > 256 ? 256 : banks;
-    if (nb <= 64) {
-        /* A warp's lanes at a0 + stride x lane (a tile row or column, the
-         * usual shared access): the count is a function of the mask,
-         * width, stride and a0's offset in a row of banks (moving every
-         * address by whole rows moves every word by whole rows), so it is
-         * kept per thread in a small table (affine_memo) and an LDS in a
-         * loop is counted once. */
-        memo_ent *e = NULL;
-        unsigned n = affine_memo(in, w, nb, bank_bytes, &e);
-        if (n != NO_FIT)
-            return n;
-        n = rows_wavefronts(in, w, nb, bank_bytes);
-        if (n != NO_FIT) {
-            if (e) {
-                e->n = n;
-                e->valid = 1;
-            }
-            return n;
-        }
+    if (hi >> 62)
+        return NO_FIT;
+    uint64_t base = lo - lo % ((uint64_t)nb * bank_bytes);
+    if (hi - base > UINT32_MAX)
+        return NO_FIT;
+    uint32_t rel[WC_WARP_SIZE] = {0};
+    uint64_t h = (uint64_t)in->mask * 0x9e3779b97f4a7c15ull ^ (w << 7) ^
+                 ((uint64_t)nb << 17) ^ ((uint64_t)bank_bytes << 27);
+    for (uint32_t m = in->mask; m; m &= m - 1) {
+        unsigned l = (unsigned)__builtin_ctz(m);
+        rel[l] = (uint32_t)(in->addr[l] - base);
+        h = (h ^ rel[l]) * 0x100000001b3ull;
     }
-    /* distinct words per bank: a chain of the words seen per bank (a
-     * bank rarely sees more than a few) */
+    h ^= h >> 29;
+    h *= 0xbf58476d1ce4e5b9ull;
+    pat_ent *e = &pat[(h >> 40) & (PAT_SIZE - 1)];
+    if (e->valid && e->mask == in->mask && e->w == w &&
+        e->nb == (uint8_t)nb && e->bank_bytes == bank_bytes &&
+        memcmp(e->rel, rel, sizeof rel) == 0)
+        return e->n;
+    e->valid = 0; /* filled by the caller once counted */
+    memcpy(e->rel, rel, sizeof rel);
+    e->mask = in->mask;
+    e->w = (uint16_t)w;
+    e->nb = (uint8_t)nb;
+    e->bank_bytes = (uint16_t)bank_bytes;
+    *slot = e;
+    return NO_FIT;
+}
+
+/* Distinct words per bank: a chain of the words seen per bank (a bank
+ * rarely sees more than a few).  Any access. */
+static unsigned chain_wavefronts(const wc_inst *in, uint64_t w, unsigned nb,
+                                 unsigned bank_bytes)
+{
     static _Thread_local uint64_t words[WC_WARP_SIZE * MAX_WORDS_PER_LANE];
     static _Thread_local int next[WC_WARP_SIZE * MAX_WORDS_PER_LANE];
     int head[256];
@@ -261,4 +293,50 @@ unsigned ua_shmem_wavefronts(const wc_inst *in, unsigned banks,
         }
     }
     return best;
+}
+
+unsigned ua_shmem_wavefronts(const wc_inst *in, unsigned banks,
+                             unsigned bank_bytes)
+{
+    if (banks == 0 || bank_bytes == 0 || in->mask == 0)
+        return 0;
+    uint64_t w = in->width ? in->width : 4;
+    if (!(in->iflags & WC_IF_HAS_ADDR)) {
+        /* conflict free: active lanes' bytes over the banks' width */
+        uint64_t lanes = (uint64_t)ua_popcount32(in->mask);
+        uint64_t per = w < bank_bytes ? bank_bytes : w;
+        uint64_t row = (uint64_t)banks * bank_bytes;
+        return (unsigned)((lanes * per + row - 1) / row);
+    }
+    unsigned nb = banks > 256 ? 256 : banks;
+    if (nb <= 64) {
+        /* A warp's lanes at a0 + stride x lane (a tile row or column, the
+         * usual shared access): the count is a function of the mask,
+         * width, stride and a0's offset in a row of banks (moving every
+         * address by whole rows moves every word by whole rows), so it is
+         * kept per thread in a small table (affine_memo) and an LDS in a
+         * loop is counted once. */
+        memo_ent *e = NULL;
+        pat_ent *pe = NULL;
+        unsigned n = affine_memo(in, w, nb, bank_bytes, &e);
+        if (n != NO_FIT)
+            return n;
+        /* Not affine (a swizzle, a tile index that wraps): the same table
+         * on the whole pattern of lane offsets from its first row. */
+        if (!e && (n = pattern_memo(in, w, nb, bank_bytes, &pe)) != NO_FIT)
+            return n;
+        n = rows_wavefronts(in, w, nb, bank_bytes);
+        if (n == NO_FIT)
+            n = chain_wavefronts(in, w, nb, bank_bytes);
+        if (e) {
+            e->n = n;
+            e->valid = 1;
+        }
+        if (pe) {
+            pe->n = n;
+            pe->valid = 1;
+        }
+        return n;
+    }
+    return chain_wavefronts(in, w, nb, bank_bytes);
 }
