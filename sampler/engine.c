@@ -410,6 +410,16 @@ static int finish_estimate(loop *L, size_t N, const unsigned char *done,
     return rc;
 }
 
+/* Sampled regions of stratum h. */
+static size_t sampled_in(size_t N, const int *strat, int h,
+                         const unsigned char *sampled)
+{
+    size_t nh = 0;
+    for (size_t i = 0; i < N; i++)
+        nh += strat[i] == h && sampled[i];
+    return nh;
+}
+
 /* The pilot of a sample: in each stratum, every other sampled region
  * (the first, third, ...).  A stratum that would keep fewer than
  * SMP_PILOT_MIN that way gives its first region alone when two or more
@@ -422,15 +432,11 @@ static int pilot_of(size_t N, const int *strat, int ns,
     int smaller = 0, few = 0;
     memset(pilot, 0, N);
     for (int h = 0; h < ns; h++) {
-        size_t nh = 0;
-        for (size_t i = 0; i < N; i++)
-            nh += strat[i] == h && sampled[i];
+        size_t nh = sampled_in(N, strat, h, sampled);
         few += nh >= 2 && (nh + 1) / 2 < SMP_PILOT_MIN;
     }
     for (int h = 0; h < ns; h++) {
-        size_t nh = 0;
-        for (size_t i = 0; i < N; i++)
-            nh += strat[i] == h && sampled[i];
+        size_t nh = sampled_in(N, strat, h, sampled);
         int halve = (nh + 1) / 2 >= SMP_PILOT_MIN;
         int one = !halve && nh >= 2 && few >= 2;
         size_t j = 0;

@@ -108,12 +108,47 @@ static unsigned rows_wavefronts(const wc_inst *in, uint64_t w, unsigned nb,
     return most;
 }
 
-/* affine_memo's table: counts of affine accesses, per thread. */
-typedef struct memo_ent {
-    uint64_t stride, off;
+/* What every entry of the two tables below starts with: the access's
+ * mask, width and banks (the rest of its key follows) and its count. */
+typedef struct memo_head {
     uint32_t mask, n;
     uint16_t w, bank_bytes;
     uint8_t nb, valid;
+} memo_head;
+
+/* k holds the count of an access of this mask, width and banks (the rest
+ * of the key compared by the caller). */
+static int head_same(const memo_head *k, uint32_t mask, uint64_t w,
+                     unsigned nb, unsigned bank_bytes)
+{
+    return k->valid && k->mask == mask && k->w == w && k->nb == nb &&
+           k->bank_bytes == bank_bytes;
+}
+
+/* k becomes the entry of such an access, its count not yet known (the
+ * caller sets n and valid once it has counted). */
+static void head_set(memo_head *k, uint32_t mask, uint64_t w, unsigned nb,
+                     unsigned bank_bytes)
+{
+    k->valid = 0;
+    k->mask = mask;
+    k->w = (uint16_t)w;
+    k->nb = (uint8_t)nb;
+    k->bank_bytes = (uint16_t)bank_bytes;
+}
+
+/* The slot of hash h in a table of size entries (a power of two). */
+static size_t memo_slot(uint64_t h, size_t size)
+{
+    h ^= h >> 29;
+    h *= 0xbf58476d1ce4e5b9ull;
+    return (size_t)(h >> 40) & (size - 1);
+}
+
+/* affine_memo's table: counts of affine accesses, per thread. */
+typedef struct memo_ent {
+    memo_head k;
+    uint64_t stride, off;
 } memo_ent;
 #define MEMO_SIZE 1024
 
@@ -121,15 +156,13 @@ typedef struct memo_ent {
  * The count of an affine access (every active lane l at a0 + stride x (l -
  * l0), all below 2^62 so that no word wraps) when the table has it, else
  * NO_FIT with *slot set to the entry to fill (its key written) or NULL
- * when the access is not affine.
+ * when the access is not affine.  w and bank_bytes fit memo_head.
  */
 static unsigned affine_memo(const wc_inst *in, uint64_t w, unsigned nb,
-                            unsigned bank_bytes, memo_ent **slot)
+                            unsigned bank_bytes, memo_head **slot)
 {
     static _Thread_local memo_ent memo[MEMO_SIZE];
     *slot = NULL;
-    if (w > UINT16_MAX || bank_bytes > UINT16_MAX)
-        return NO_FIT;
     uint32_t m = in->mask;
     unsigned l0 = (unsigned)__builtin_ctz(m);
     uint64_t a0 = in->addr[l0], stride = 0;
@@ -172,31 +205,22 @@ static unsigned affine_memo(const wc_inst *in, uint64_t w, unsigned nb,
     uint64_t h = (stride * 0x9e3779b97f4a7c15ull) ^ (off * 0xc2b2ae3d27d4eb4full) ^
                  ((uint64_t)in->mask * 0x165667b19e3779f9ull) ^ (w << 7) ^
                  ((uint64_t)nb << 17) ^ ((uint64_t)bank_bytes << 27);
-    h ^= h >> 29;
-    h *= 0xbf58476d1ce4e5b9ull;
-    memo_ent *e = &memo[(h >> 40) & (MEMO_SIZE - 1)];
-    if (e->valid && e->stride == stride && e->off == off &&
-        e->mask == in->mask && e->w == w && e->nb == (uint8_t)nb &&
-        e->bank_bytes == bank_bytes)
-        return e->n;
-    e->valid = 0; /* filled by the caller once counted */
+    memo_ent *e = &memo[memo_slot(h, MEMO_SIZE)];
+    if (head_same(&e->k, in->mask, w, nb, bank_bytes) && e->stride == stride &&
+        e->off == off)
+        return e->k.n;
+    head_set(&e->k, in->mask, w, nb, bank_bytes);
     e->stride = stride;
     e->off = off;
-    e->mask = in->mask;
-    e->w = (uint16_t)w;
-    e->nb = (uint8_t)nb;
-    e->bank_bytes = (uint16_t)bank_bytes;
-    *slot = e;
+    *slot = &e->k;
     return NO_FIT;
 }
 
 /* pattern_memo's table: counts of other accesses, per thread. */
 typedef struct pat_ent {
+    memo_head k;
     uint32_t rel[WC_WARP_SIZE]; /* lane offsets from the first row, 0 when
                                    the lane is inactive */
-    uint32_t mask, n;
-    uint16_t w, bank_bytes;
-    uint8_t nb, valid;
 } pat_ent;
 #define PAT_SIZE 1024
 
@@ -206,15 +230,13 @@ typedef struct pat_ent {
  * whole rows keeps the count), keyed by the mask, width, banks and the
  * lanes' offsets from that row, when the table has it; else NO_FIT with
  * *slot set to the entry to fill (key written) or NULL when the access
- * does not qualify.
+ * does not qualify.  w and bank_bytes fit memo_head.
  */
 static unsigned pattern_memo(const wc_inst *in, uint64_t w, unsigned nb,
-                             unsigned bank_bytes, pat_ent **slot)
+                             unsigned bank_bytes, memo_head **slot)
 {
     static _Thread_local pat_ent pat[PAT_SIZE];
     *slot = NULL;
-    if (w > UINT16_MAX || bank_bytes > UINT16_MAX)
-        return NO_FIT;
     uint64_t lo = UINT64_MAX, hi = 0;
     for (uint32_t m = in->mask; m; m &= m - 1) {
         uint64_t a = in->addr[__builtin_ctz(m)];
@@ -236,20 +258,13 @@ static unsigned pattern_memo(const wc_inst *in, uint64_t w, unsigned nb,
         rel[l] = (uint32_t)(in->addr[l] - base);
         h = (h ^ rel[l]) * 0x100000001b3ull;
     }
-    h ^= h >> 29;
-    h *= 0xbf58476d1ce4e5b9ull;
-    pat_ent *e = &pat[(h >> 40) & (PAT_SIZE - 1)];
-    if (e->valid && e->mask == in->mask && e->w == w &&
-        e->nb == (uint8_t)nb && e->bank_bytes == bank_bytes &&
+    pat_ent *e = &pat[memo_slot(h, PAT_SIZE)];
+    if (head_same(&e->k, in->mask, w, nb, bank_bytes) &&
         memcmp(e->rel, rel, sizeof rel) == 0)
-        return e->n;
-    e->valid = 0; /* filled by the caller once counted */
+        return e->k.n;
+    head_set(&e->k, in->mask, w, nb, bank_bytes);
     memcpy(e->rel, rel, sizeof rel);
-    e->mask = in->mask;
-    e->w = (uint16_t)w;
-    e->nb = (uint8_t)nb;
-    e->bank_bytes = (uint16_t)bank_bytes;
-    *slot = e;
+    *slot = &e->k;
     return NO_FIT;
 }
 
@@ -316,25 +331,24 @@ unsigned ua_shmem_wavefronts(const wc_inst *in, unsigned banks,
          * address by whole rows moves every word by whole rows), so it is
          * kept per thread in a small table (affine_memo) and an LDS in a
          * loop is counted once. */
-        memo_ent *e = NULL;
-        pat_ent *pe = NULL;
-        unsigned n = affine_memo(in, w, nb, bank_bytes, &e);
-        if (n != NO_FIT)
-            return n;
-        /* Not affine (a swizzle, a tile index that wraps): the same table
-         * on the whole pattern of lane offsets from its first row. */
-        if (!e && (n = pattern_memo(in, w, nb, bank_bytes, &pe)) != NO_FIT)
-            return n;
+        memo_head *k = NULL;
+        unsigned n = NO_FIT;
+        if (w <= UINT16_MAX && bank_bytes <= UINT16_MAX) { /* fit the key */
+            n = affine_memo(in, w, nb, bank_bytes, &k);
+            /* Not affine (a swizzle, a tile index that wraps): a second
+             * table on the whole pattern of lane offsets from its first
+             * row. */
+            if (n == NO_FIT && !k)
+                n = pattern_memo(in, w, nb, bank_bytes, &k);
+            if (n != NO_FIT)
+                return n;
+        }
         n = rows_wavefronts(in, w, nb, bank_bytes);
         if (n == NO_FIT)
             n = chain_wavefronts(in, w, nb, bank_bytes);
-        if (e) {
-            e->n = n;
-            e->valid = 1;
-        }
-        if (pe) {
-            pe->n = n;
-            pe->valid = 1;
+        if (k) {
+            k->n = n;
+            k->valid = 1;
         }
         return n;
     }
