@@ -59,6 +59,7 @@ typedef struct kout {
     double ci[2];
     const char *how;
     size_t regions, sampled;
+    uint64_t warm;
     double host_s;
     /* breakdown: names and values */
     int nstall;
@@ -169,6 +170,8 @@ static void out_json(outw *w, const kout *k)
             json_str(j, "estimate", k->how);
             json_uint(j, "regions", k->regions);
             json_uint(j, "sampled_regions", k->sampled);
+            if (k->warm)
+                json_uint(j, "warmup_ctas", k->warm);
         }
         if (k->nstall) {
             json_obj(j, k->stall_key);
@@ -468,6 +471,7 @@ static void from_smp(kout *o, const smp_kernel_result *r)
     o->how = smp_how_name(r->how);
     o->regions = r->regions;
     o->sampled = r->sampled;
+    o->warm = r->warm_ctas;
     o->host_s = r->host_seconds;
     for (int m = 0; m < 2; m++) {
         o->cost_insts[m] = r->host[m].warp_insts;

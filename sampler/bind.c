@@ -1569,6 +1569,7 @@ int smp_ctx_run_one(const smp_ctx *c, wc_trace *t, size_t k, const wc_gpu *g,
         return rc;
     r->region_ctas = b.rctas;
     r->region_sms = b.sms;
+    r->warm_ctas = r->how == SMP_HOW_FULL ? 0 : b.warm;
     r->shared_data = b.shared;
     r->dram_whole = b.dram_whole;
     r->dram_slice = b.dram_slice;

@@ -161,6 +161,9 @@ typedef struct smp_kernel_result {
                                  of the regions' total), 0 when unknown; its
                                  gap to interval_cycles measures how unlike
                                  the full run the regions alone are        */
+    uint64_t warm_ctas;       /* warm-up CTAs before a sampled region (by
+                                 difference; each region at most the CTAs
+                                 its slice ran before it), 0: none          */
     size_t phase1;            /* two-phase: regions run in the interval model
                                  (0: one-phase, interval over the whole kernel) */
     double grain;             /* CTA granularity allowance of the interval:
