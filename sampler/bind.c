@@ -155,6 +155,8 @@ typedef struct kbind {
     int slice_bad;       /* why slicing is not valid (SMP_SLICE_* bits)       */
     double util_slice[2], util_full[2]; /* DRAM, L2 utilisation (interval) */
     smp_eval mid;        /* the middle region on its slice (check_slice)      */
+    ua_counts mid_counts; /* its counts (global sectors: warm_l2)             */
+    uint64_t mid_ctas;   /* its CTAs                                          */
     double mid_dram;     /* its DRAM sectors per warp instruction             */
     const smp_options *o;
     /* per-kernel counts: of a whole-kernel run (whole_model: the model that
@@ -365,7 +367,9 @@ static int run_mid(kbind *b, wc_diag *d)
     uint64_t first, count;
     region_window(b, b->nregions / 2, &first, &count);
     memset(&b->mid, 0, sizeof b->mid);
-    int rc = model_run(b, SMP_INTERVAL, 0, 1, first, count, &b->mid, NULL, d);
+    b->mid_ctas = count;
+    int rc = model_run(b, SMP_INTERVAL, 0, 1, first, count, &b->mid,
+                       &b->mid_counts, d);
     if (rc)
         return rc;
     b->mid_dram = b->last_dram;
@@ -636,16 +640,17 @@ static int check_sharing(kbind *b, double whole, double fixed,
  * after 80 CTAs, where the ratio is still 0.948), so the amount comes from
  * the L2 capacity, not from a search.
  */
-static void warm_l2(kbind *b, const im_result *r)
+static void warm_l2(kbind *b, double dram_util, uint64_t sectors,
+                    uint64_t ctas)
 {
     const wc_gpu *g = b->g;
     double l2 = 0;
     if (g->smp_warm_l2 <= 0 || b->warm_opt != 0 || b->shared ||
-        b->sms >= g->num_sms || r->dram_util <= SMP_UTIL_BUSY ||
-        r->ctas == 0 || r->counts.global_sectors == 0 ||
-        wc_gpu_get_num(&b->slice, "l2_size", &l2) != 0 || l2 <= 0)
+        b->sms >= g->num_sms || dram_util <= SMP_UTIL_BUSY || ctas == 0 ||
+        sectors == 0 || wc_gpu_get_num(&b->slice, "l2_size", &l2) != 0 ||
+        l2 <= 0)
         return;
-    double per_cta = 32.0 * (double)r->counts.global_sectors / (double)r->ctas;
+    double per_cta = 32.0 * (double)sectors / (double)ctas;
     double n = ceil(g->smp_warm_l2 * l2 / per_cta);
     if (n > (double)b->ctas)
         n = (double)b->ctas;
@@ -743,7 +748,7 @@ static int model_run(kbind *b, int m, int whole, int facts, uint64_t first,
                                (double)r.warp_insts, util, d);
             if (rc == 0 && !b->collapsed &&
                 r.warp_insts >= b->small) /* sampled */
-                warm_l2(b, &r);
+                warm_l2(b, r.dram_util, r.counts.global_sectors, r.ctas);
             if (rc == 0)
                 rc = take_proxies(b, &r, d);
         }
@@ -1082,8 +1087,38 @@ static int pre_pass_slice(kbind *b, uint64_t total, wc_diag *d)
     return 0;
 }
 
+/*
+ * Two-phase for a DRAM-busy kernel below smp_two_phase_insts?  The whole
+ * interval pass is what one-phase hybrid mode pays most on a memory-bound
+ * kernel: the interval model runs it at about 1/20 of the detailed model's
+ * host cost (bench_interval, memory), so one-phase hybrid cannot pass 20x
+ * there (27.6M-instruction streaming kernel: pass 1.27 s of 2.52 s, 8.6x).
+ * Two-phase needs no pass.  Busy: the middle region on its slice (an
+ * interval run of one region) keeps DRAM over SMP_UTIL_BUSY.  Only where
+ * two-phase's slice check (check_slice, forced: an all-SM window of a
+ * region's waves) is at most SMP_WINDOW_SHARE of the kernel, as for the
+ * one-phase pre-check: on a kernel of 1-2 waves the window is the kernel
+ * and two-phase cost more than the pass it saves (memory 1024 x 256 i64,
+ * 1.12 waves: 1.19 s against 0.52 s one-phase; 2048 x 256 i32: 0.66 s
+ * against 0.51 s).
+ */
+static int busy_two_phase(kbind *b, uint64_t total, wc_diag *d)
+{
+    const wc_gpu *g = b->g;
+    uint64_t wctas = (uint64_t)(g->num_sms * b->occ) * (uint64_t)b->waves;
+    if (g->smp_two_phase_busy_insts <= 0 ||
+        total < (uint64_t)g->smp_two_phase_busy_insts ||
+        total < b->small || !may_slice(b) ||
+        (double)wctas > SMP_WINDOW_SHARE * (double)b->ctas)
+        return 0;
+    int rc = run_mid(b, d);
+    if (rc)
+        return -rc;
+    return b->util_slice[0] > SMP_UTIL_BUSY;
+}
+
 static int eng_aux(void *ctx, size_t *nregions, const uint64_t **ins,
-                   double *fixed, double *compose, wc_diag *d)
+                   double *fixed, double *compose, int *two, wc_diag *d)
 {
     kbind *b = ctx;
     const uint64_t *ci = NULL;
@@ -1104,8 +1139,15 @@ static int eng_aux(void *ctx, size_t *nregions, const uint64_t **ins,
         total += ci[i];
     const wc_gpu *g = b->g;
     uint64_t small = b->small;
-    if (total >= (uint64_t)g->smp_two_phase_insts &&
-        g->smp_two_phase_insts > 0) {
+    int tp = total >= (uint64_t)g->smp_two_phase_insts &&
+             g->smp_two_phase_insts > 0;
+    if (!tp) {
+        int busy = busy_two_phase(b, total, d);
+        if (busy < 0)
+            return -busy;
+        tp = *two = busy;
+    }
+    if (tp) {
         /* Finer regions: the detailed sample is a count, not a share. */
         if (b->o->region_sms <= 0 && g->smp_region_sms <= 0) {
             long sms = (long)((double)b->ctas /
@@ -1117,6 +1159,10 @@ static int eng_aux(void *ctx, size_t *nregions, const uint64_t **ins,
             return rc;
         if ((rc = check_overlap(b, d)))
             return rc;
+        /* no whole pass: DRAM-busy from the middle region on its slice
+         * or the all-SM window around it (cold: the busier of the two) */
+        warm_l2(b, fmax(b->util_slice[0], b->util_full[0]),
+                b->mid_counts.global_sectors, b->mid_ctas);
     } else if (total >= small) {
         /* One-phase: decide on the slice before the whole pass when that
          * is cheap, so a kernel that cannot be sliced and has too few

@@ -663,13 +663,15 @@ int smp_estimate(const smp_engine *e, const smp_plan *p, smp_kernel_result *r,
         size_t na = 0;
         const uint64_t *ains = NULL;
         double fx = 0, comp = 1, A = 0;
-        if ((rc = e->aux(e->ctx, &na, &ains, &fx, &comp, d)))
+        int two = 0;
+        if ((rc = e->aux(e->ctx, &na, &ains, &fx, &comp, &two, d)))
             goto out;
         N = L.N = na;
         r->regions = N;
         for (size_t i = 0; i < na; i++)
             A += (double)ains[i];
-        if (p->two_phase_insts > 0 && A >= (double)p->two_phase_insts &&
+        if ((two || (p->two_phase_insts > 0 &&
+                     A >= (double)p->two_phase_insts)) &&
             na >= 8 && p->phase1 >= 4 && na >= 2 * p->phase1) {
             N = L.N = na;
             r->regions = N;

@@ -270,9 +270,11 @@ typedef struct smp_engine {
      * compose * (sum of the regions' cycles)  (launch overhead; s / num_sms
      * for regions on s SMs).  Four regions or fewer (one when sampling
      * would cost about what the detailed model costs on the whole kernel):
-     * the engine runs the kernel in detail without the interval pass. */
+     * the engine runs the kernel in detail without the interval pass.
+     * *two (0 on entry): set to 1 to ask for two-phase sampling whatever
+     * the kernel's size (smp_plan.two_phase_insts). */
     int (*aux)(void *ctx, size_t *nregions, const uint64_t **ins,
-               double *fixed, double *compose, wc_diag *d);
+               double *fixed, double *compose, int *two, wc_diag *d);
     /* CTA granularity of the kernel's end (NULL: none).  Called after the
      * sample has run (the layout is final then): the share of a region's
      * detailed cycles that one CTA on one SM accounts for (SMs / CTAs of a

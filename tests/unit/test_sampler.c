@@ -295,9 +295,10 @@ static void pop_make(pop *P, size_t N, uint64_t seed)
 /* Two-phase auxiliary: warp instructions about proportional to x. */
 static uint64_t *pop_ins;
 static int pop_aux(void *ctx, size_t *n, const uint64_t **ins, double *fixed,
-                   double *compose, wc_diag *d)
+                   double *compose, int *two, wc_diag *d)
 {
     (void)d;
+    (void)two;
     pop *P = ctx;
     *n = P->N;
     *ins = pop_ins;

@@ -468,6 +468,23 @@ int main(void)
                     r2.ci95[0], r2.ci95[1],
                     100 * (r2.estimate - cfull) / cfull, cfull);
             /* a compute kernel (DRAM idle) gets none (above) */
+            /* DRAM-busy and over smp_two_phase_busy_insts: two-phase (no
+             * whole-kernel pass), with the same warm-up (the DRAM-busy
+             * verdict from the middle region) */
+            CHECK_EQ_INT(wc_gpu_set_num(&gw, "smp_warm_l2", 2, &d), 0);
+            CHECK_EQ_INT(wc_gpu_set_num(&gw, "smp_two_phase_busy_insts",
+                                        1000000, &d), 0);
+            CHECK_EQ_INT(smp_run_kernel(tw, 0, &gw, &o, &r2, &d), 0);
+            fprintf(stderr, "  two-phase: %.0f [%.0f, %.0f] (%+.2f%%), "
+                    "phase 1 %zu, warm-up %llu, interval runs %llu\n",
+                    r2.estimate, r2.ci95[0], r2.ci95[1],
+                    100 * (r2.estimate - cfull) / cfull, r2.phase1,
+                    (unsigned long long)r2.warm_ctas,
+                    (unsigned long long)r2.host[SMP_INTERVAL].runs);
+            CHECK(r2.phase1 > 0);
+            CHECK_EQ_INT(r2.warm_ctas, 2);
+            CHECK(r2.ci95[0] <= cfull && cfull <= r2.ci95[1]);
+            CHECK(fabs(r2.estimate - cfull) / cfull < 0.03);
             wc_trace_close(tw);
         }
     }
