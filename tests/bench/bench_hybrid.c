@@ -425,6 +425,18 @@ int main(int argc, char **argv)
          * even share (docs/sampler.md, "CTA granularity"). */
         if (!only || strcmp(only, "compute") == 0)
             rc |= bench_synth(&medium[0], 0, dir, seeds, &ty);
+        /* Issue 13's memory-bound kernels of 4M+ warp instructions: long
+         * warps (27.6M, 4.5 waves on h100-pcie), short warps (16.5M, 36
+         * waves), and between (7.5M, 9 waves).  Two-phase, with the L2
+         * warm-up (docs/sampler.md). */
+        static const scase membig[] = {
+            {"memory", 4096, 256, 64},
+            {"memory", 32768, 256, 4},
+            {"memory", 8192, 256, 8},
+        };
+        for (size_t i = 0; i < sizeof membig / sizeof membig[0]; i++)
+            if (!only || strcmp(only, "memory") == 0)
+                rc |= bench_synth(&membig[i], 1, dir, seeds, &ty);
         for (size_t i = 0; longk && i < sizeof big / sizeof big[0]; i++)
             if (!only || strcmp(only, big[i].kind) == 0)
                 rc |= bench_synth(&big[i], 1, dir, seeds < 3 ? seeds : 3,
