@@ -487,18 +487,62 @@ static void phase1_done(loop *L, const rtask *t, void *ctx)
 typedef struct phase2_prog {
     double sx, sy;
     size_t k, n;
-    const double *x2;   /* interval cycles of each task's region */
+    const double *x;    /* interval cycles of each phase-1 region */
     const rtask *t0;    /* the first task (index of a task: t - t0) */
     double interval;
+    size_t *tj;         /* task -> phase-1 index */
 } phase2_prog;
 
 static void phase2_done(loop *L, const rtask *t, void *ctx)
 {
     phase2_prog *s = ctx;
-    s->sx += s->x2[t - s->t0];
+    s->sx += s->x[s->tj[t - s->t0]];
     s->sy += t->ev[SMP_DETAILED].cycles;
     report(L, "detailed", ++s->k, s->n,
            s->sx > 0 ? s->interval * s->sy / s->sx : 0, 0);
+}
+
+/* The detailed model on the phase-1 regions j (of n1, region idx[j])
+ * marked in want and not done yet (tasks t, room for n1): yd[j] its
+ * cycles, done[j] set. */
+static int phase2_run(loop *L, rtask *t, const size_t *idx,
+                      const unsigned char *want, unsigned char *done,
+                      double *yd, size_t n1, phase2_prog *p2, wc_diag *d)
+{
+    size_t nt = 0;
+    memset(t, 0, n1 * sizeof *t);
+    for (size_t j = 0; j < n1; j++)
+        if (want[j] && !done[j]) {
+            t[nt].region = idx[j];
+            t[nt].models = 1 << SMP_DETAILED;
+            p2->tj[nt++] = j;
+        }
+    p2->t0 = t;
+    int rc = run_tasks(L, t, nt, phase2_done, p2, d);
+    if (rc)
+        return rc;
+    for (size_t i = 0; i < nt; i++) {
+        size_t j = p2->tj[i];
+        yd[j] = t[i].ev[SMP_DETAILED].cycles;
+        done[j] = 1;
+        L->r->detailed_warp_insts += t[i].ev[SMP_DETAILED].warp_insts;
+    }
+    return 0;
+}
+
+/* The phase-2 sample sel in phase-1 order: x2, y2, st2; returns its size. */
+static size_t phase2_take(const unsigned char *sel, const double *x,
+                          const double *yd, const int *strat, size_t n1,
+                          double *x2, double *y2, int *st2)
+{
+    size_t n = 0;
+    for (size_t j = 0; j < n1; j++)
+        if (sel[j]) {
+            x2[n] = x[j];
+            y2[n] = yd[j];
+            st2[n++] = strat[j];
+        }
+    return n;
 }
 
 /*
@@ -530,10 +574,12 @@ static int two_phase(loop *L, size_t N, const uint64_t *ains, double A,
     double *x2 = malloc(n1 * sizeof *x2), *y2 = malloc(n1 * sizeof *y2);
     int *st2 = malloc(n1 * sizeof *st2);
     int rc = 0, ns = 1;
-    double *Nh = NULL, *Wh = NULL;
+    double *Nh = NULL, *Wh = NULL, *yd = NULL;
+    unsigned char *done = NULL, *pil = NULL;
+    size_t *tj = calloc(n1 ? n1 : 1, sizeof *tj);
     rtask *t = NULL;
     if (!idx || !x || !a || !sig || !strat || !sampled || !x2 || !y2 ||
-        !st2) {
+        !st2 || !tj) {
         rc = wc_diag_set(d, WC_EINTERNAL, "", 0, 0, "out of memory");
         goto out;
     }
@@ -574,25 +620,12 @@ static int two_phase(loop *L, size_t N, const uint64_t *ains, double A,
                           p->max_strata, SMP_MIN_SEP, min_size, strat);
     r->strata = (size_t)ns;
     smp_select(n1, strat, ns, k, 0, p->seed, sampled);
-    size_t n2 = 0, nt = count_set(sampled, n1);
-    memset(t, 0, n1 * sizeof *t);
-    for (size_t j = 0; j < n1; j++)
-        if (sampled[j]) {
-            t[n2].region = idx[j];
-            t[n2].models = 1 << SMP_DETAILED;
-            x2[n2] = x[j];
-            st2[n2++] = strat[j];
-        }
-    phase2_prog p2 = {0, 0, 0, nt, x2, t, r->interval_cycles};
-    if ((rc = run_tasks(L, t, n2, phase2_done, &p2, d)))
-        goto out;
-    for (size_t j = 0; j < n2; j++) {
-        y2[j] = t[j].ev[SMP_DETAILED].cycles;
-        r->detailed_warp_insts += t[j].ev[SMP_DETAILED].warp_insts;
-    }
     Nh = calloc((size_t)ns, sizeof *Nh);
     Wh = calloc((size_t)ns, sizeof *Wh);
-    if (!Nh || !Wh) {
+    yd = calloc(n1, sizeof *yd);
+    done = calloc(n1, 1);
+    pil = calloc(n1, 1);
+    if (!Nh || !Wh || !yd || !done || !pil) {
         rc = wc_diag_set(d, WC_EINTERNAL, "", 0, 0, "out of memory");
         goto out;
     }
@@ -600,7 +633,33 @@ static int two_phase(loop *L, size_t N, const uint64_t *ains, double A,
         Nh[strat[j]] += 1;
         Wh[strat[j]] += sx > 0 ? x[j] / sx : 1.0 / (double)n1;
     }
+    /* Phase 2 with a pilot first, as in one-phase mode (smp_estimate):
+     * half of each stratum's phase-2 regions; when the ratio rho from them
+     * alone has a 95% half-width within pilot_ci of it, they are the
+     * sample (more phase-2 regions would only sharpen rho; phase 1's share
+     * of the interval is not theirs to narrow), else the rest runs and the
+     * result is the whole sample's, bit for bit (one draw, the same
+     * order). */
+    phase2_prog p2 = {0, 0, 0, count_set(sampled, n1), x, NULL,
+                      r->interval_cycles, tj};
     smp_estimate_out e2, est;
+    if (p->pilot_ci > 0 && pilot_of(n1, strat, ns, sampled, pil)) {
+        if ((rc = phase2_run(L, t, idx, pil, done, yd, n1, &p2, d)))
+            goto out;
+        size_t n2 = phase2_take(pil, x, yd, strat, n1, x2, y2, st2);
+        smp_estimate_out ep;
+        wc_diag dq;
+        if (smp_stats_ratio(n2, x2, y2, st2, ns, Nh, Wh, 0, 1, 0, &ep,
+                            &dq) == 0 &&
+            ep.has_ci && ep.total > 0 &&
+            0.5 * (ep.ci95[1] - ep.ci95[0]) <= p->pilot_ci * ep.total) {
+            memcpy(sampled, pil, n1);
+            r->pilot = 1;
+        }
+    }
+    if ((rc = phase2_run(L, t, idx, sampled, done, yd, n1, &p2, d)))
+        goto out;
+    size_t n2 = phase2_take(sampled, x, yd, strat, n1, x2, y2, st2);
     if ((rc = smp_stats_ratio(n2, x2, y2, st2, ns, Nh, Wh, 0, 1, 0, &e2, d)))
         goto out;
     smp_stats_two_phase(N, A, n1, x, a, &e2, fixed, compose, p->bias, &est);
@@ -627,6 +686,10 @@ out:
     free(st2);
     free(Nh);
     free(Wh);
+    free(yd);
+    free(done);
+    free(pil);
+    free(tj);
     return rc;
 }
 

@@ -639,6 +639,35 @@ static void test_two_phase_loop(void)
     }
     fprintf(stderr, "two-phase: coverage %d/%d\n", cover, runs);
     CHECK(cover >= runs * 90 / 100);
+    /* The phase-2 pilot: rejected on this population (rho varies), the
+     * whole sample's result bit for bit; with one ratio everywhere it is
+     * kept: half the detailed runs, the same estimate. */
+    p.seed = 1;
+    p.pilot_ci = 0.005;
+    CHECK_EQ_INT(smp_estimate(&e, &p, &r2, &d), 0);
+    CHECK_EQ_INT(r2.pilot, 0);
+    CHECK_EQ_INT(r2.sampled, r1.sampled);
+    CHECK(memcmp(&r1.estimate, &r2.estimate, sizeof r1.estimate) == 0);
+    CHECK(memcmp(r1.ci95, r2.ci95, sizeof r1.ci95) == 0);
+    double *ysave = malloc(P.N * sizeof *ysave);
+    if (ysave) {
+        memcpy(ysave, P.y, P.N * sizeof *ysave);
+        for (size_t i = 0; i < P.N; i++)
+            P.y[i] = P.x[i] * 1.2;
+        p.pilot_ci = 0;
+        CHECK_EQ_INT(smp_estimate(&e, &p, &r1, &d), 0);
+        p.pilot_ci = 0.005;
+        CHECK_EQ_INT(smp_estimate(&e, &p, &r2, &d), 0);
+        CHECK_EQ_INT(r1.pilot, 0);
+        CHECK_EQ_INT(r2.pilot, 1);
+        CHECK(r2.sampled < r1.sampled && r2.sampled * 2 + 4 >= r1.sampled);
+        CHECK_EQ_INT(r2.host[SMP_DETAILED].runs, r2.sampled);
+        CHECK_NEAR(r2.estimate, r1.estimate, 1e-9 * r1.estimate);
+        CHECK_EQ_INT(r2.has_ci, 1);
+        memcpy(P.y, ysave, P.N * sizeof *ysave);
+        free(ysave);
+        p.pilot_ci = 0;
+    }
     /* Below the threshold: the one-phase path. */
     p.two_phase_insts = (uint64_t)1 << 62;
     CHECK_EQ_INT(smp_estimate(&e, &p, &r2, &d), 0);
