@@ -43,6 +43,8 @@ typedef struct tally {
     double max_err;
     int big, slower;       /* kernels of 4M+ warp insts; hybrid slower    */
     double min_big_speedup; /* smallest speedup among the big ones        */
+    int big_sampled;        /* big ones sampled (not run in detail)       */
+    double min_big_sampled; /* smallest speedup among those               */
 } tally;
 
 static void diag_print(const wc_diag *d)
@@ -187,6 +189,11 @@ static int bench_trace(const char *label, const char *path, int seeds,
             if (ty->big == 0 || sp < ty->min_big_speedup)
                 ty->min_big_speedup = sp;
             ty->big++;
+            if (r1.how != SMP_HOW_FULL) {
+                if (ty->big_sampled == 0 || sp < ty->min_big_sampled)
+                    ty->min_big_sampled = sp;
+                ty->big_sampled++;
+            }
         }
         ty->slower += sp < 1;
         ty->kernels++;
@@ -449,10 +456,10 @@ int main(int argc, char **argv)
                                   &ty);
     }
     printf("\nkernels %d, within 3%%: %d, max |error| %.2f%%, CI coverage "
-           "%d/%d; kernels of 4M+ warp insts: %d, smallest speedup %.1fx; "
-           "hybrid slower than detailed: %d\n",
+           "%d/%d; kernels of 4M+ warp insts: %d, smallest speedup %.1fx "
+           "(sampled: %d, smallest %.1fx); hybrid slower than detailed: %d\n",
            ty.kernels, ty.within3, ty.max_err, ty.covered, ty.cis, ty.big,
-           ty.min_big_speedup, ty.slower);
+           ty.min_big_speedup, ty.big_sampled, ty.min_big_sampled, ty.slower);
     if (!ntraces && !only && !noapp)
         bench_app();
     if (!text_form)
