@@ -386,7 +386,8 @@ int main(int argc, char **argv)
            "hybrid cycles | error | 95%% CI (seed 1) | CI covers | detailed "
            "s | hybrid s | speedup | how |\n|---|---|---|---|---|---|---|---|"
            "---|---|---|---|\n");
-    tally ty = {0, 0, 0, 0, 0, 0, 0, 0};
+    tally ty;
+    memset(&ty, 0, sizeof ty);
     int rc = 0;
     if (ntraces) {
         for (int i = 0; i < ntraces; i++) {
