@@ -85,6 +85,10 @@ struct ua_cache {
     size_t off_ord, off_valid, off_dirty;
     unsigned char *blk;   /* one block of stride bytes per set */
     size_t stride;
+    /* speed: the bytes of a block whose host lines a prefetch asks for:
+     * what an access loads first (the fingerprints, else the tags), and
+     * the order and masks at the end (pf_end 0: in the same line) */
+    size_t pf_first, pf_end;
     uint64_t *ready;      /* [set * assoc + way]; NULL: untimed */
     /* bit per set: cleared and set up (done on first touch) */
     uint8_t *ready_set;
@@ -199,6 +203,10 @@ static ua_cache *cache_make(const ua_cache_geom *g, int timed)
         size_t st = c->off_dirty + a * mw;
         c->stride = st >= 64 ? (st + 63) / 64 * 64 : (st + 7) / 8 * 8;
         c->b8 = c->mask8 && c->line_shift > 0;
+        c->pf_first = c->fp_bytes ? c->off_fp : 0;
+        c->pf_end = c->stride - 1;
+        if (c->stride % 64 == 0 && c->pf_first / 64 == c->pf_end / 64)
+            c->pf_end = 0; /* aligned blocks (blk_align) */
 #if defined(__SSE2__)
         c->fp16 = c->fp_bytes == 16;
         c->tag4 = c->fp_bytes == 0 && a == 4;
@@ -281,13 +289,24 @@ static inline uint64_t set_index(const ua_cache *c, uint64_t n)
 }
 
 /* Index of the set of line la. */
-static inline uint64_t set_idx_of(const ua_cache *c, uint64_t la)
+/* The line number of addr. */
+static inline uint64_t line_no(const ua_cache *c, uint64_t addr)
 {
-    uint64_t ln = c->line_shift ? la >> c->line_shift
-                                : la / (uint64_t)c->line_bytes;
+    return c->line_shift ? addr >> c->line_shift
+                         : addr / (uint64_t)c->line_bytes;
+}
+
+/* Index of the set of line number ln. */
+static inline uint64_t set_of_ln(const ua_cache *c, uint64_t ln)
+{
     if (c->set_hash == UA_SET_XOR)
         ln ^= (ln >> 7) ^ (ln >> 17);
     return set_index(c, ln);
+}
+
+static inline uint64_t set_idx_of(const ua_cache *c, uint64_t la)
+{
+    return set_of_ln(c, line_no(c, la));
 }
 
 static inline int set_live(const ua_cache *c, uint64_t idx)
@@ -878,22 +897,19 @@ static inline void host_prefetch(const void *p)
 #endif
 }
 
-/* The host cache lines of set idx's block (at most 4: tags and
- * fingerprints first, then the last one), and its first-touch bit. */
-static inline void prefetch_set(const ua_cache *c, uint64_t idx)
+/* The host cache lines of the set block at b that an access loads first
+ * (pf_first p0, pf_end p1: the tags of a set with fingerprints are read
+ * only on a fingerprint match, and a miss only stores to them; the
+ * first-touch bits, a few KB, stay in the host's caches). */
+static inline void prefetch_blk(const unsigned char *b, size_t p0, size_t p1)
 {
-    const unsigned char *b = c->blk + (size_t)idx * c->stride;
-    size_t st = c->stride;
-    host_prefetch(b);
-    host_prefetch(b + st - 1);
-    if (st > 128)
-        host_prefetch(b + 64);
-    if (st > 192)
-        host_prefetch(b + 128);
-    host_prefetch(&c->ready_set[idx >> 3]);
+    host_prefetch(b + p0);
+    if (p1)
+        host_prefetch(b + p1);
 }
 
-/* ua_cache_sets_of, with the sets prefetched when pf. */
+/* ua_cache_sets_of, with the sets prefetched when pf.  The fields in
+ * locals: set[] could alias them. */
 HOT_INLINE void sets_of(const ua_cache *c, const ua_line *ls, unsigned n,
                         uint64_t *set, const int pf)
 {
@@ -901,21 +917,23 @@ HOT_INLINE void sets_of(const ua_cache *c, const ua_line *ls, unsigned n,
         memset(set, 0, n * sizeof *set);
         return;
     }
-    uint64_t lb = (uint64_t)c->line_bytes, prev = 0, idx = 0;
+    const int run = c->set_hash == UA_SET_MOD;
+    const uint64_t last = (uint64_t)c->sets - 1;
+    const unsigned char *blk = c->blk;
+    const size_t st = c->stride, p0 = c->pf_first, p1 = c->pf_end;
+    uint64_t ln = 0, idx = 0;
     for (unsigned i = 0; i < n; i++) {
-        uint64_t la = line_of(c, ls[i].addr);
-        /* the next line number: the next set (n mod sets); not across
-         * the top of the address space (line 0 after the last line is
-         * not the next number) */
-        if (i > 0 && c->set_hash == UA_SET_MOD && la > prev &&
-            la == prev + lb)
-            idx = idx + 1 == (uint64_t)c->sets ? 0 : idx + 1;
+        uint64_t nl = line_no(c, ls[i].addr);
+        /* the next line number: the next set (n mod sets; nl + 1 does not
+         * wrap: a line number is below 2^63) */
+        if (i > 0 && run && nl == ln + 1)
+            idx = idx == last ? 0 : idx + 1;
         else
-            idx = set_idx_of(c, la);
+            idx = set_of_ln(c, nl);
         set[i] = idx;
-        prev = la;
+        ln = nl;
         if (pf)
-            prefetch_set(c, idx);
+            prefetch_blk(blk + (size_t)idx * st, p0, p1);
     }
 }
 
@@ -942,7 +960,7 @@ void ua_cache_prefetch_in(const ua_cache *c, uint64_t idx)
 {
     if (c->sets == 0)
         return;
-    prefetch_set(c, idx);
+    prefetch_blk(c->blk + (size_t)idx * c->stride, c->pf_first, c->pf_end);
 }
 
 void ua_cache_stats_get(const ua_cache *c, ua_cache_stats *st)
