@@ -85,10 +85,6 @@ struct ua_cache {
     size_t off_ord, off_valid, off_dirty;
     unsigned char *blk;   /* one block of stride bytes per set */
     size_t stride;
-    /* speed: the bytes of a block whose host lines a prefetch asks for:
-     * what an access loads first (the fingerprints, else the tags), and
-     * the order and masks at the end (pf_end 0: in the same line) */
-    size_t pf_first, pf_end;
     uint64_t *ready;      /* [set * assoc + way]; NULL: untimed */
     /* bit per set: cleared and set up (done on first touch) */
     uint8_t *ready_set;
@@ -203,10 +199,6 @@ static ua_cache *cache_make(const ua_cache_geom *g, int timed)
         size_t st = c->off_dirty + a * mw;
         c->stride = st >= 64 ? (st + 63) / 64 * 64 : (st + 7) / 8 * 8;
         c->b8 = c->mask8 && c->line_shift > 0;
-        c->pf_first = c->fp_bytes ? c->off_fp : 0;
-        c->pf_end = c->stride - 1;
-        if (c->stride % 64 == 0 && c->pf_first / 64 == c->pf_end / 64)
-            c->pf_end = 0; /* aligned blocks (blk_align) */
 #if defined(__SSE2__)
         c->fp16 = c->fp_bytes == 16;
         c->tag4 = c->fp_bytes == 0 && a == 4;
@@ -731,16 +723,6 @@ void ua_cache_access(ua_cache *c, uint64_t addr, uint32_t sectors,
     access_at(c, set_idx_of(c, la), la, sectors, is_write, res);
 }
 
-void ua_cache_access_in(ua_cache *c, uint64_t set, uint64_t addr,
-                        uint32_t sectors, int is_write, ua_cache_res *res)
-{
-    if (c->sets == 0) {
-        access_none(c, sectors, is_write, res);
-        return;
-    }
-    access_at(c, set, line_of(c, addr), sectors, is_write, res);
-}
-
 /* Bits set in sub, a subset of set (whose count is n): the common cases
  * (none, all) without counting. */
 static inline unsigned sub_count(uint32_t sub, uint32_t set, unsigned n)
@@ -763,11 +745,12 @@ static __attribute__((noinline)) void walk_back(ua_cache *l2, uint64_t addr,
 }
 
 /* ua_cache_walk for the caches it takes; is_write a constant in each copy
- * (the write-policy branches fold away). */
+ * (the write-policy branches fold away).  The set indices of a run of
+ * lines (line numbers that follow each other, n mod sets in both caches)
+ * are the next sets, without a division; a line number is below 2^63, so
+ * its successor does not wrap. */
 HOT_INLINE void walk_body(ua_cache *l1, ua_cache *l2, const ua_line *ls,
-                          unsigned n, const uint64_t *set1,
-                          const uint64_t *set2, const int is_write,
-                          ua_walk *w)
+                          unsigned n, const int is_write, ua_walk *w)
 {
     /* the statistics straight into the caches' (a copy in locals added
      * at the end was read back with vector loads wider than the stores:
@@ -776,8 +759,22 @@ HOT_INLINE void walk_body(ua_cache *l1, ua_cache *l2, const ua_line *ls,
     unsigned tot = 0, l1_hit = 0, nl2 = 0, l2_hit = 0, dram_rd = 0;
     unsigned dram_wr = 0;
     int level = 1;
+    const unsigned sh = l2->line_shift;
+    const int run = (!l1 || l1->set_hash == UA_SET_MOD) &&
+                    l2->set_hash == UA_SET_MOD;
+    const uint64_t last1 = l1 ? (uint64_t)l1->sets - 1 : 0;
+    const uint64_t last2 = (uint64_t)l2->sets - 1;
+    uint64_t set1 = 0, set2 = 0, prev = 0;
     for (unsigned i = 0; i < n; i++) {
-        uint64_t la = ls[i].addr & ~(((uint64_t)1 << l2->line_shift) - 1);
+        uint64_t ln = ls[i].addr >> sh, la = ln << sh;
+        if (i > 0 && run && ln == prev + 1) {
+            set1 = set1 == last1 ? 0 : set1 + 1;
+            set2 = set2 == last2 ? 0 : set2 + 1;
+        } else {
+            set1 = l1 ? set_of_ln(l1, ln) : 0;
+            set2 = set_of_ln(l2, ln);
+        }
+        prev = ln;
         uint32_t s = ls[i].sectors;
         unsigned ns = ua_popcount32(s);
         tot += ns;
@@ -788,7 +785,7 @@ HOT_INLINE void walk_body(ua_cache *l1, ua_cache *l2, const ua_line *ls,
         r.evict_addr = 0;
         r.evict_dirty = 0;
         if (l1) {
-            access_body(l1, set1[i], la, s, is_write, &r, s1, K_W4, 0);
+            access_body(l1, set1, la, s, is_write, &r, s1, K_W4, 0);
             if (is_write) {
                 q = r.fwd;
                 nq = sub_count(r.fwd, s, ns);
@@ -800,7 +797,7 @@ HOT_INLINE void walk_body(ua_cache *l1, ua_cache *l2, const ua_line *ls,
         }
         if (!l1 || q) {
             ua_cache_res r2;
-            access_body(l2, set2[i], la, q, is_write, &r2, s2, K_W16, 0);
+            access_body(l2, set2, la, q, is_write, &r2, s2, K_W16, 0);
             nl2 += nq;
             if (r2.evicted && r2.evict_dirty)
                 dram_wr += ua_popcount32(r2.evict_dirty);
@@ -834,17 +831,16 @@ HOT_INLINE void walk_body(ua_cache *l1, ua_cache *l2, const ua_line *ls,
 }
 
 int ua_cache_walk(ua_cache *l1, ua_cache *l2, const ua_line *ls, unsigned n,
-                  const uint64_t *set1, const uint64_t *set2, int is_write,
-                  ua_walk *w)
+                  int is_write, ua_walk *w)
 {
-    if ((l1 && (l1->kind != K_W4 || l1->ready || !set1 ||
+    if ((l1 && (l1->kind != K_W4 || l1->ready ||
                 l1->line_bytes != l2->line_bytes)) ||
-        l2->kind != K_W16 || l2->ready || !set2)
+        l2->kind != K_W16 || l2->ready)
         return 0;
     if (is_write)
-        walk_body(l1, l2, ls, n, set1, set2, 1, w);
+        walk_body(l1, l2, ls, n, 1, w);
     else
-        walk_body(l1, l2, ls, n, set1, set2, 0, w);
+        walk_body(l1, l2, ls, n, 0, w);
     return 1;
 }
 
@@ -882,85 +878,6 @@ int ua_cache_probe(const ua_cache *c, uint64_t addr, uint32_t sectors,
     if (ready && s.ready)
         *ready = s.ready[l];
     return 1;
-}
-
-/* A host prefetch of the cache line holding p.  GCC 12 at -O1 and up
- * dropped every __builtin_prefetch of prefetch_set (ua_cache_prefetch_in
- * compiled to a bare return: the callers' prefetches never ran); an asm
- * statement is kept. */
-static inline void host_prefetch(const void *p)
-{
-#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
-    __asm__ volatile("prefetcht0 %0" : : "m"(*(const char *)p));
-#else
-    __builtin_prefetch(p, 1, 3);
-#endif
-}
-
-/* The host cache lines of the set block at b that an access loads first
- * (pf_first p0, pf_end p1: the tags of a set with fingerprints are read
- * only on a fingerprint match, and a miss only stores to them; the
- * first-touch bits, a few KB, stay in the host's caches). */
-static inline void prefetch_blk(const unsigned char *b, size_t p0, size_t p1)
-{
-    host_prefetch(b + p0);
-    if (p1)
-        host_prefetch(b + p1);
-}
-
-/* ua_cache_sets_of, with the sets prefetched when pf.  The fields in
- * locals: set[] could alias them. */
-HOT_INLINE void sets_of(const ua_cache *c, const ua_line *ls, unsigned n,
-                        uint64_t *set, const int pf)
-{
-    if (c->sets == 0) {
-        memset(set, 0, n * sizeof *set);
-        return;
-    }
-    const int run = c->set_hash == UA_SET_MOD;
-    const uint64_t last = (uint64_t)c->sets - 1;
-    const unsigned char *blk = c->blk;
-    const size_t st = c->stride, p0 = c->pf_first, p1 = c->pf_end;
-    uint64_t ln = 0, idx = 0;
-    for (unsigned i = 0; i < n; i++) {
-        uint64_t nl = line_no(c, ls[i].addr);
-        /* the next line number: the next set (n mod sets; nl + 1 does not
-         * wrap: a line number is below 2^63) */
-        if (i > 0 && run && nl == ln + 1)
-            idx = idx == last ? 0 : idx + 1;
-        else
-            idx = set_of_ln(c, nl);
-        set[i] = idx;
-        ln = nl;
-        if (pf)
-            prefetch_blk(blk + (size_t)idx * st, p0, p1);
-    }
-}
-
-void ua_cache_sets_of(const ua_cache *c, const ua_line *ls, unsigned n,
-                      uint64_t *set)
-{
-    sets_of(c, ls, n, set, 0);
-}
-
-void ua_cache_sets_prefetch(const ua_cache *c, const ua_line *ls, unsigned n,
-                            uint64_t *set)
-{
-    sets_of(c, ls, n, set, 1);
-}
-
-void ua_cache_prefetch(const ua_cache *c, uint64_t addr)
-{
-    if (c->sets == 0)
-        return;
-    ua_cache_prefetch_in(c, set_idx_of(c, line_of(c, addr)));
-}
-
-void ua_cache_prefetch_in(const ua_cache *c, uint64_t idx)
-{
-    if (c->sets == 0)
-        return;
-    prefetch_blk(c->blk + (size_t)idx * c->stride, c->pf_first, c->pf_end);
 }
 
 void ua_cache_stats_get(const ua_cache *c, ua_cache_stats *st)
