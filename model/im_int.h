@@ -111,22 +111,6 @@ typedef struct im_macc {
  * L1) and the L2. */
 void im_mem_global(const im_par *p, im_cache *l1, im_cache *l2,
                    const wc_inst *in, const ua_mem_class *cl, im_macc *a);
-/* The same in parts: the lines of the access (0 when no lane is active),
- * a hint that they are asked for soon (host prefetch of the cache sets:
- * no effect on results; it writes the lines' set indices in the L1 to
- * set1[n] when the access goes through the L1, in the L2 to set2[n] when
- * the L2 line is the L1 line), then the caches asked (has_addr, l2_only,
- * store: of the instruction and its class; set1, set2: what the prefetch
- * wrote, or NULL).  A caller may coalesce several accesses ahead and ask
- * the caches later, in instruction order. */
-unsigned im_mem_lines(const im_par *p, const wc_inst *in, ua_line *ls);
-void im_mem_prefetch(const im_par *p, const im_cache *l1, const im_cache *l2,
-                     const ua_line *ls, unsigned n, int l2_only,
-                     uint64_t *set1, uint64_t *set2);
-void im_mem_access(const im_par *p, im_cache *l1, im_cache *l2,
-                   const ua_line *ls, unsigned n, int has_addr,
-                   int l2_only, int store, const uint64_t *set1,
-                   const uint64_t *set2, im_macc *a);
 /* Shared memory wavefronts. */
 unsigned im_mem_wavefronts(const im_par *p, const wc_inst *in);
 
@@ -287,18 +271,6 @@ typedef struct im_wm {
     im_wm_sum s;
 } im_wm;
 
-/* The collection pass coalesces a global access this many global
- * accesses before it asks the caches for it, and meanwhile has the host
- * load the cache sets the lines fall in (speed only: the caches are asked
- * in instruction order all the same). */
-#define IM_PF_DEPTH 2
-typedef struct im_pend {
-    ua_line ls[UA_MAX_LINES];
-    uint64_t set1[UA_MAX_LINES], set2[UA_MAX_LINES]; /* im_mem_prefetch */
-    unsigned n;
-    uint8_t has_addr, l2_only, store;
-    size_t aux;         /* its outcome: w->waux[aux]                      */
-} im_pend;
 
 typedef struct im_walker {
     const im_par *p;
@@ -352,8 +324,6 @@ typedef struct im_walker {
     size_t wkey_cap;
     uint32_t *wat;      /* [memory outcome]: its instruction in wbuf      */
     size_t wat_cap;
-    struct im_pend *pf; /* [IM_PF_DEPTH] global accesses coalesced, their
-                           caches not yet asked (collection pass)        */
     uint64_t wm_hits, wm_stored; /* warps recalled, recorded            */
     uint64_t wm_found;  /* lookups that found the warp's instructions     */
     /* requests already made for the warp being walked (a recall that

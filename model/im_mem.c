@@ -43,17 +43,12 @@ typedef struct macc_sum {
     int level;
 } macc_sum;
 
-/* The sectors sec (n of them) of L2 line addr asked of the L2; set: its
- * set index, or UINT64_MAX when not known. */
-static inline void l2_line(im_cache *l2, uint64_t addr, uint64_t set,
-                           uint32_t sec, unsigned n, int is_write,
-                           macc_sum *a)
+/* The sectors sec (n of them) of L2 line addr asked of the L2. */
+static inline void l2_line(im_cache *l2, uint64_t addr, uint32_t sec,
+                           unsigned n, int is_write, macc_sum *a)
 {
     ua_cache_res r;
-    if (set != UINT64_MAX)
-        ua_cache_access_in(l2->c, set, addr, sec, is_write, &r);
-    else
-        ua_cache_access(l2->c, addr, sec, is_write, &r);
+    ua_cache_access(l2->c, addr, sec, is_write, &r);
     unsigned nm = sub_count(r.miss, sec, n);
     a->l2 += n;
     if (r.evicted && r.evict_dirty)
@@ -72,49 +67,28 @@ static inline void l2_line(im_cache *l2, uint64_t addr, uint64_t set,
 }
 
 /* Sectors of one L1 line to the L2 (split by L2 line when they differ);
- * set, n: as l2_line (the L2 line the same as the L1 line). */
+ * n: their count. */
 static inline void to_l2(const im_par *p, im_cache *l2, uint64_t line,
-                         uint64_t set, uint32_t sectors, unsigned n,
-                         int is_write, macc_sum *a)
+                         uint32_t sectors, unsigned n, int is_write,
+                         macc_sum *a)
 {
     if (p->l2_line_bytes == p->line_bytes) {
-        l2_line(l2, line, set, sectors, n, is_write, a);
+        l2_line(l2, line, sectors, n, is_write, a);
         return;
     }
     ua_line part[32];
     unsigned np = ua_line_split(line, sectors, p->sector_bytes,
                                 p->l2_line_bytes, part);
     for (unsigned i = 0; i < np; i++)
-        l2_line(l2, part[i].addr, UINT64_MAX, part[i].sectors,
+        l2_line(l2, part[i].addr, part[i].sectors,
                 ua_popcount32(part[i].sectors), is_write, a);
 }
 
-unsigned im_mem_lines(const im_par *p, const wc_inst *in, ua_line *ls)
-{
-    if (in->mask == 0)
-        return 0;
-    return ua_coalesce(in, p->line_bytes, p->sector_bytes, ls);
-}
-
-void im_mem_prefetch(const im_par *p, const im_cache *l1, const im_cache *l2,
-                     const ua_line *ls, unsigned n, int l2_only,
-                     uint64_t *set1, uint64_t *set2)
-{
-    int via_l1 = !l2_only && l1 && l1->c;
-    if (via_l1)
-        ua_cache_sets_prefetch(l1->c, ls, n, set1);
-    if (p->l2_line_bytes == p->line_bytes) {
-        ua_cache_sets_prefetch(l2->c, ls, n, set2);
-    } else {
-        for (unsigned i = 0; i < n; i++)
-            ua_cache_prefetch(l2->c, ls[i].addr);
-    }
-}
-
-void im_mem_access(const im_par *p, im_cache *l1, im_cache *l2,
-                   const ua_line *ls, unsigned n, int has_addr,
-                   int l2_only, int store, const uint64_t *set1,
-                   const uint64_t *set2, im_macc *a)
+/* The n lines ls[] of a global access through the caches (has_addr,
+ * l2_only, store: of the instruction and its class). */
+static void mem_access(const im_par *p, im_cache *l1, im_cache *l2,
+                       const ua_line *ls, unsigned n, int has_addr,
+                       int l2_only, int store, im_macc *a)
 {
     memset(a, 0, sizeof *a);
     a->level = 1;
@@ -129,9 +103,8 @@ void im_mem_access(const im_par *p, im_cache *l1, im_cache *l2,
     int l2_same = p->l2_line_bytes == p->line_bytes;
     double sb = p->sector_bytes;
     ua_walk wk;
-    if (l2_same && set2 && (!via_l1 || set1) &&
-        ua_cache_walk(via_l1 ? l1->c : NULL, l2->c, ls, n, set1, set2, store,
-                      &wk)) {
+    if (l2_same &&
+        ua_cache_walk(via_l1 ? l1->c : NULL, l2->c, ls, n, store, &wk)) {
         /* as the loop below, in one call */
         a->sectors = wk.sectors;
         a->l1_hit_sectors = wk.l1_hit;
@@ -148,29 +121,24 @@ void im_mem_access(const im_par *p, im_cache *l1, im_cache *l2,
         uint64_t line = ls[i].addr;
         uint32_t s = ls[i].sectors;
         unsigned ns = ua_popcount32(s);
-        uint64_t s2 = set2 && l2_same ? set2[i] : UINT64_MAX;
         tot += ns;
         if (!via_l1) {
-            to_l2(p, l2, line, s2, s, ns, store, &m);
+            to_l2(p, l2, line, s, ns, store, &m);
             continue;
         }
         ua_cache_res r;
-        if (set1)
-            ua_cache_access_in(l1->c, set1[i], line, s, store, &r);
-        else
-            ua_cache_access(l1->c, line, s, store, &r);
+        ua_cache_access(l1->c, line, s, store, &r);
         if (store) {
             if (r.fwd)
-                to_l2(p, l2, line, s2, r.fwd, sub_count(r.fwd, s, ns), 1,
-                      &m);
+                to_l2(p, l2, line, r.fwd, sub_count(r.fwd, s, ns), 1, &m);
         } else {
             unsigned nm = sub_count(r.miss, s, ns);
             l1_hit += ns - nm;
             if (r.miss)
-                to_l2(p, l2, line, s2, r.miss, nm, 0, &m);
+                to_l2(p, l2, line, r.miss, nm, 0, &m);
         }
         if (r.evicted && r.evict_dirty)
-            to_l2(p, l2, r.evict_addr, UINT64_MAX, r.evict_dirty,
+            to_l2(p, l2, r.evict_addr, r.evict_dirty,
                   ua_popcount32(r.evict_dirty), 1, &m);
     }
     /* sums of whole sectors: exact, as adding the bytes line by line */
@@ -188,9 +156,10 @@ void im_mem_global(const im_par *p, im_cache *l1, im_cache *l2,
                    const wc_inst *in, const ua_mem_class *cl, im_macc *a)
 {
     ua_line ls[UA_MAX_LINES];
-    unsigned n = im_mem_lines(p, in, ls);
-    im_mem_access(p, l1, l2, ls, n, (in->iflags & WC_IF_HAS_ADDR) != 0,
-                  cl->l2_only, cl->is_write, NULL, NULL, a);
+    unsigned n = in->mask ? ua_coalesce(in, p->line_bytes, p->sector_bytes, ls)
+                          : 0;
+    mem_access(p, l1, l2, ls, n, (in->iflags & WC_IF_HAS_ADDR) != 0,
+               cl->l2_only, cl->is_write, a);
 }
 
 /* Shared memory wavefronts (uarch). */

@@ -424,9 +424,7 @@ void im_walker_free(im_walker *w)
     free(w->waux);
     free(w->wkey);
     free(w->wat);
-    free(w->pf);
     w->wat = NULL;
-    w->pf = NULL;
     w->wm = NULL;
     w->wbuf = NULL;
     w->wcopy = NULL;
@@ -781,33 +779,15 @@ static const wc_inst *inst_of(im_walker *w, const im_static *ms,
     return in;
 }
 
-/* Ask the caches for the oldest pending global access of the collection
- * pass: its outcome into w->waux (collect sums and keys the outcomes once
- * the pass is done: reading them right after they are written stalled the
- * host on loads wider than the stores, store-to-load forwarding). */
-static void pend_flush(im_walker *w, size_t *head, size_t *npend)
-{
-    const im_pend *q = &w->pf[*head];
-    im_macc *a = &w->waux[q->aux];
-    int l1_set = !q->l2_only && w->l1 && w->l1->c;
-    int l2_set = w->p->l2_line_bytes == w->p->line_bytes;
-    im_mem_access(w->p, w->l1, w->l2, q->ls, q->n, q->has_addr, q->l2_only,
-                  q->store, q->has_addr && l1_set ? q->set1 : NULL,
-                  q->has_addr && l2_set ? q->set2 : NULL, a);
-    *head = (*head + 1) % IM_PF_DEPTH;
-    --*npend;
-}
-
 /* The memo's collection pass: pull the warp's instructions into w->wbuf
  * (copies of records with addresses into w->wcopy), ask the caches for the
  * memory instructions in order (outcomes into w->waux), and hash it all.
  * Stops at the end of the warp (*ended), or where the warp cannot be
  * recorded (no static record numbers, too long, out of memory): the
  * instructions not taken are left in *pend / *pend_n.  Returns 0 or an
- * error code.  A global access is coalesced when read and the caches are
- * asked for it IM_PF_DEPTH global accesses later (or at the end), after a
- * host prefetch of the sets its lines fall in: the same accesses in the
- * same order, their host cache misses overlapped. */
+ * error code.  The outcomes are summed and keyed once the pass is done
+ * (reading them right after they are written stalled the host on loads
+ * wider than the stores, store-to-load forwarding). */
 static int collect(im_walker *w, int sub, im_next_fn next, void *ctx,
                    im_cta_acc *acc, size_t *nbuf, size_t *naux,
                    uint64_t *hash, int *ended, const wc_iref **pend,
@@ -816,10 +796,7 @@ static int collect(im_walker *w, int sub, im_next_fn next, void *ctx,
     const im_par *p = w->p;
     const wc_iref *batch = NULL;
     size_t bi = 0, bcount = 0, nb = 0, na = 0, nc = 0;
-    size_t head = 0, npend = 0;
     *ended = 0;
-    if (!w->pf && !(w->pf = malloc(IM_PF_DEPTH * sizeof *w->pf)))
-        return wc_diag_set(d, WC_EINTERNAL, "", 0, 0, "out of memory");
     for (;;) {
         if (bi == bcount) {
             int rc = next(ctx, &batch, &bcount, d);
@@ -856,17 +833,7 @@ static int collect(im_walker *w, int sub, im_next_fn next, void *ctx,
             const wc_inst *mi = inst_of(w, ms, in, ref->mask);
             w->wat[na] = (uint32_t)(nb - 1);
             if (ms->mk == 1) {
-                if (npend == IM_PF_DEPTH)
-                    pend_flush(w, &head, &npend);
-                im_pend *q = &w->pf[(head + npend++) % IM_PF_DEPTH];
-                q->n = im_mem_lines(p, mi, q->ls);
-                q->has_addr = (mi->iflags & WC_IF_HAS_ADDR) != 0;
-                q->l2_only = (uint8_t)(ms->mcl.l2_only != 0);
-                q->store = (uint8_t)(ms->mcl.is_write != 0);
-                q->aux = na;
-                if (q->has_addr)
-                    im_mem_prefetch(p, w->l1, w->l2, q->ls, q->n, q->l2_only,
-                                    q->set1, q->set2);
+                im_mem_global(p, w->l1, w->l2, mi, &ms->mcl, &w->waux[na]);
                 if (ms->mcl.atomic && ref->mask)
                     atom_count(p, acc, mi);
             } else {
@@ -883,8 +850,6 @@ static int collect(im_walker *w, int sub, im_next_fn next, void *ctx,
         }
         bi++;
     }
-    while (npend)
-        pend_flush(w, &head, &npend);
     /* the outcomes' sums in instruction order (the walk's: shared ones add
      * zeros) and keys */
     for (size_t j = 0; j < na; j++) {

@@ -219,23 +219,6 @@ void ua_cache_set_ready(ua_cache *c, uint64_t addr, uint32_t sectors,
  * statistics); *ready (may be NULL) gets the line's fill time. */
 int ua_cache_probe(const ua_cache *c, uint64_t addr, uint32_t sectors,
                    uint64_t *ready);
-/* A hint, no effect on contents or statistics: start loading the host
- * memory that an access to addr's line will read (its set), so that a
- * caller who knows its next accesses overlaps their host cache misses. */
-void ua_cache_prefetch(const ua_cache *c, uint64_t addr);
-/* The same three in parts (speed only: a caller that asks for several
- * lines takes their set indices once): set[i], the set index of line
- * ls[i].addr for i < n (lines that follow each other under UA_SET_MOD take
- * the next set without a division); the prefetch of set idx; and the
- * access of addr's line given its set index (as ua_cache_access). */
-void ua_cache_sets_of(const ua_cache *c, const ua_line *ls, unsigned n,
-                      uint64_t *set);
-void ua_cache_prefetch_in(const ua_cache *c, uint64_t set);
-/* ua_cache_sets_of and the prefetch of each set, in one pass. */
-void ua_cache_sets_prefetch(const ua_cache *c, const ua_line *ls, unsigned n,
-                            uint64_t *set);
-void ua_cache_access_in(ua_cache *c, uint64_t set, uint64_t addr,
-                        uint32_t sectors, int is_write, ua_cache_res *res);
 /* What a run of line accesses through an L1 and the L2 behind it did
  * (ua_cache_walk), in sectors. */
 typedef struct ua_walk {
@@ -247,18 +230,17 @@ typedef struct ua_walk {
     unsigned dram_wr; /* written to DRAM: L2 write-through, write-backs  */
     int level;        /* the farthest level a read reached: 1, 2 or 3    */
 } ua_walk;
-/* The n lines ls[] (sets set1[i] in l1, set2[i] in l2, as
- * ua_cache_sets_of), all reads or all writes, through l1 (NULL: straight
+/* The n lines ls[], all reads or all writes, through l1 (NULL: straight
  * to l2) and l2, line by line in order: each line's L1 access, then the
  * sectors the L1 missed (reads) or forwards (writes) asked of the L2 as
  * the same line, then the write-back of a dirty L1 victim.  The same
  * accesses, contents and statistics as those ua_cache_access calls (speed
- * only: one call, the common geometries' copies inlined).  Returns 0 (and
- * does nothing) unless both caches are untimed, have sets, and take the
- * same line size with 4 ways (l1) and 16 ways (l2) of at most 8 sectors. */
+ * only: one call, the common geometries' copies inlined, a run of lines
+ * takes the next sets without a division).  Returns 0 (and does nothing)
+ * unless both caches are untimed, have sets, and take the same line size
+ * with 4 ways (l1) and 16 ways (l2) of at most 8 sectors. */
 int ua_cache_walk(ua_cache *l1, ua_cache *l2, const ua_line *ls, unsigned n,
-                  const uint64_t *set1, const uint64_t *set2, int is_write,
-                  ua_walk *w);
+                  int is_write, ua_walk *w);
 void ua_cache_stats_get(const ua_cache *c, ua_cache_stats *st);
 long ua_cache_sets(const ua_cache *c);
 

@@ -281,13 +281,24 @@ static inline uint64_t set_index(const ua_cache *c, uint64_t n)
 }
 
 /* Index of the set of line la. */
-static inline uint64_t set_idx_of(const ua_cache *c, uint64_t la)
+/* The line number of addr. */
+static inline uint64_t line_no(const ua_cache *c, uint64_t addr)
 {
-    uint64_t ln = c->line_shift ? la >> c->line_shift
-                                : la / (uint64_t)c->line_bytes;
+    return c->line_shift ? addr >> c->line_shift
+                         : addr / (uint64_t)c->line_bytes;
+}
+
+/* Index of the set of line number ln. */
+static inline uint64_t set_of_ln(const ua_cache *c, uint64_t ln)
+{
     if (c->set_hash == UA_SET_XOR)
         ln ^= (ln >> 7) ^ (ln >> 17);
     return set_index(c, ln);
+}
+
+static inline uint64_t set_idx_of(const ua_cache *c, uint64_t la)
+{
+    return set_of_ln(c, line_no(c, la));
 }
 
 static inline int set_live(const ua_cache *c, uint64_t idx)
@@ -712,16 +723,6 @@ void ua_cache_access(ua_cache *c, uint64_t addr, uint32_t sectors,
     access_at(c, set_idx_of(c, la), la, sectors, is_write, res);
 }
 
-void ua_cache_access_in(ua_cache *c, uint64_t set, uint64_t addr,
-                        uint32_t sectors, int is_write, ua_cache_res *res)
-{
-    if (c->sets == 0) {
-        access_none(c, sectors, is_write, res);
-        return;
-    }
-    access_at(c, set, line_of(c, addr), sectors, is_write, res);
-}
-
 /* Bits set in sub, a subset of set (whose count is n): the common cases
  * (none, all) without counting. */
 static inline unsigned sub_count(uint32_t sub, uint32_t set, unsigned n)
@@ -744,11 +745,12 @@ static __attribute__((noinline)) void walk_back(ua_cache *l2, uint64_t addr,
 }
 
 /* ua_cache_walk for the caches it takes; is_write a constant in each copy
- * (the write-policy branches fold away). */
+ * (the write-policy branches fold away).  The set indices of a run of
+ * lines (line numbers that follow each other, n mod sets in both caches)
+ * are the next sets, without a division; a line number is below 2^63, so
+ * its successor does not wrap. */
 HOT_INLINE void walk_body(ua_cache *l1, ua_cache *l2, const ua_line *ls,
-                          unsigned n, const uint64_t *set1,
-                          const uint64_t *set2, const int is_write,
-                          ua_walk *w)
+                          unsigned n, const int is_write, ua_walk *w)
 {
     /* the statistics straight into the caches' (a copy in locals added
      * at the end was read back with vector loads wider than the stores:
@@ -757,8 +759,22 @@ HOT_INLINE void walk_body(ua_cache *l1, ua_cache *l2, const ua_line *ls,
     unsigned tot = 0, l1_hit = 0, nl2 = 0, l2_hit = 0, dram_rd = 0;
     unsigned dram_wr = 0;
     int level = 1;
+    const unsigned sh = l2->line_shift;
+    const int run = (!l1 || l1->set_hash == UA_SET_MOD) &&
+                    l2->set_hash == UA_SET_MOD;
+    const uint64_t last1 = l1 ? (uint64_t)l1->sets - 1 : 0;
+    const uint64_t last2 = (uint64_t)l2->sets - 1;
+    uint64_t set1 = 0, set2 = 0, prev = 0;
     for (unsigned i = 0; i < n; i++) {
-        uint64_t la = ls[i].addr & ~(((uint64_t)1 << l2->line_shift) - 1);
+        uint64_t ln = ls[i].addr >> sh, la = ln << sh;
+        if (i > 0 && run && ln == prev + 1) {
+            set1 = set1 == last1 ? 0 : set1 + 1;
+            set2 = set2 == last2 ? 0 : set2 + 1;
+        } else {
+            set1 = l1 ? set_of_ln(l1, ln) : 0;
+            set2 = set_of_ln(l2, ln);
+        }
+        prev = ln;
         uint32_t s = ls[i].sectors;
         unsigned ns = ua_popcount32(s);
         tot += ns;
@@ -769,7 +785,7 @@ HOT_INLINE void walk_body(ua_cache *l1, ua_cache *l2, const ua_line *ls,
         r.evict_addr = 0;
         r.evict_dirty = 0;
         if (l1) {
-            access_body(l1, set1[i], la, s, is_write, &r, s1, K_W4, 0);
+            access_body(l1, set1, la, s, is_write, &r, s1, K_W4, 0);
             if (is_write) {
                 q = r.fwd;
                 nq = sub_count(r.fwd, s, ns);
@@ -781,7 +797,7 @@ HOT_INLINE void walk_body(ua_cache *l1, ua_cache *l2, const ua_line *ls,
         }
         if (!l1 || q) {
             ua_cache_res r2;
-            access_body(l2, set2[i], la, q, is_write, &r2, s2, K_W16, 0);
+            access_body(l2, set2, la, q, is_write, &r2, s2, K_W16, 0);
             nl2 += nq;
             if (r2.evicted && r2.evict_dirty)
                 dram_wr += ua_popcount32(r2.evict_dirty);
@@ -815,17 +831,16 @@ HOT_INLINE void walk_body(ua_cache *l1, ua_cache *l2, const ua_line *ls,
 }
 
 int ua_cache_walk(ua_cache *l1, ua_cache *l2, const ua_line *ls, unsigned n,
-                  const uint64_t *set1, const uint64_t *set2, int is_write,
-                  ua_walk *w)
+                  int is_write, ua_walk *w)
 {
-    if ((l1 && (l1->kind != K_W4 || l1->ready || !set1 ||
+    if ((l1 && (l1->kind != K_W4 || l1->ready ||
                 l1->line_bytes != l2->line_bytes)) ||
-        l2->kind != K_W16 || l2->ready || !set2)
+        l2->kind != K_W16 || l2->ready)
         return 0;
     if (is_write)
-        walk_body(l1, l2, ls, n, set1, set2, 1, w);
+        walk_body(l1, l2, ls, n, 1, w);
     else
-        walk_body(l1, l2, ls, n, set1, set2, 0, w);
+        walk_body(l1, l2, ls, n, 0, w);
     return 1;
 }
 
@@ -863,86 +878,6 @@ int ua_cache_probe(const ua_cache *c, uint64_t addr, uint32_t sectors,
     if (ready && s.ready)
         *ready = s.ready[l];
     return 1;
-}
-
-/* A host prefetch of the cache line holding p.  GCC 12 at -O1 and up
- * dropped every __builtin_prefetch of prefetch_set (ua_cache_prefetch_in
- * compiled to a bare return: the callers' prefetches never ran); an asm
- * statement is kept. */
-static inline void host_prefetch(const void *p)
-{
-#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
-    __asm__ volatile("prefetcht0 %0" : : "m"(*(const char *)p));
-#else
-    __builtin_prefetch(p, 1, 3);
-#endif
-}
-
-/* The host cache lines of set idx's block (at most 4: tags and
- * fingerprints first, then the last one), and its first-touch bit. */
-static inline void prefetch_set(const ua_cache *c, uint64_t idx)
-{
-    const unsigned char *b = c->blk + (size_t)idx * c->stride;
-    size_t st = c->stride;
-    host_prefetch(b);
-    host_prefetch(b + st - 1);
-    if (st > 128)
-        host_prefetch(b + 64);
-    if (st > 192)
-        host_prefetch(b + 128);
-    host_prefetch(&c->ready_set[idx >> 3]);
-}
-
-/* ua_cache_sets_of, with the sets prefetched when pf. */
-HOT_INLINE void sets_of(const ua_cache *c, const ua_line *ls, unsigned n,
-                        uint64_t *set, const int pf)
-{
-    if (c->sets == 0) {
-        memset(set, 0, n * sizeof *set);
-        return;
-    }
-    uint64_t lb = (uint64_t)c->line_bytes, prev = 0, idx = 0;
-    for (unsigned i = 0; i < n; i++) {
-        uint64_t la = line_of(c, ls[i].addr);
-        /* the next line number: the next set (n mod sets); not across
-         * the top of the address space (line 0 after the last line is
-         * not the next number) */
-        if (i > 0 && c->set_hash == UA_SET_MOD && la > prev &&
-            la == prev + lb)
-            idx = idx + 1 == (uint64_t)c->sets ? 0 : idx + 1;
-        else
-            idx = set_idx_of(c, la);
-        set[i] = idx;
-        prev = la;
-        if (pf)
-            prefetch_set(c, idx);
-    }
-}
-
-void ua_cache_sets_of(const ua_cache *c, const ua_line *ls, unsigned n,
-                      uint64_t *set)
-{
-    sets_of(c, ls, n, set, 0);
-}
-
-void ua_cache_sets_prefetch(const ua_cache *c, const ua_line *ls, unsigned n,
-                            uint64_t *set)
-{
-    sets_of(c, ls, n, set, 1);
-}
-
-void ua_cache_prefetch(const ua_cache *c, uint64_t addr)
-{
-    if (c->sets == 0)
-        return;
-    ua_cache_prefetch_in(c, set_idx_of(c, line_of(c, addr)));
-}
-
-void ua_cache_prefetch_in(const ua_cache *c, uint64_t idx)
-{
-    if (c->sets == 0)
-        return;
-    prefetch_set(c, idx);
 }
 
 void ua_cache_stats_get(const ua_cache *c, ua_cache_stats *st)
