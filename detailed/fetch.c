@@ -161,6 +161,45 @@ static void do_fetch(dm_sm *sm, dm_sub *s, dm_warp *w, uint64_t c)
     dm_want_update(s, w);
 }
 
+/* dm_icache_access of s's L0 behind s->ic_known: a hit on a line a full
+ * access found present is answered without the cache while it is the
+ * newest way of its set (its LRU stamp orders it only within its set,
+ * where it is the newest already; it stays ready).  A probe changes
+ * nothing; a full access changes only its line's set. */
+static int ic_access(dm_sub *s, uint64_t line, uint64_t c, int probe_only)
+{
+    int r = dm_icache_access(s->l0i, line, c, probe_only);
+    if (probe_only || !s->ic_sets)
+        return r;
+    unsigned set = (unsigned)(line % s->ic_sets), put = DM_IC_KNOWN;
+    for (unsigned k = 0; k < DM_IC_KNOWN; k++) {
+        uint64_t x = s->ic_known[k];
+        if (x && (unsigned)((x - 1) % s->ic_sets) == set)
+            s->ic_known[k] = x = 0;
+        if (!x && put == DM_IC_KNOWN)
+            put = k;
+    }
+    if (r) {
+        if (put == DM_IC_KNOWN) {
+            put = s->ic_next;
+            s->ic_next = (s->ic_next + 1) % DM_IC_KNOWN;
+        }
+        s->ic_known[put] = line + 1;
+    }
+    return r;
+}
+
+static inline int ic_present(dm_sub *s, uint64_t line, uint64_t c,
+                             int probe_only)
+{
+    const uint64_t *k = s->ic_known;
+    uint64_t x = line + 1;
+    _Static_assert(DM_IC_KNOWN == 4, "ic_present: four known lines");
+    if (k[0] == x || k[1] == x || k[2] == x || k[3] == x)
+        return 1;
+    return ic_access(s, line, c, probe_only);
+}
+
 void dm_fetch_tick(dm_sm *sm, dm_sub *s, uint64_t c)
 {
     const dm_params *p = sm->p;
@@ -171,7 +210,7 @@ void dm_fetch_tick(dm_sm *sm, dm_sub *s, uint64_t c)
         dm_wants(p->ibuf, &sm->warps[s->last_issued])) {
         greedy = s->last_issued;
         dm_warp *w = &sm->warps[greedy];
-        if (dm_icache_access(s->l0i, line_of(p, w), c, 0)) {
+        if (ic_present(s, line_of(p, w), c, 0)) {
             do_fetch(sm, s, w, c);
             return;
         }
@@ -191,8 +230,8 @@ void dm_fetch_tick(dm_sm *sm, dm_sub *s, uint64_t c)
             continue;
         if (!young)
             young = w;
-        if (dm_icache_access(s->l0i, line_of(p, w), c, 1)) {
-            dm_icache_access(s->l0i, line_of(p, w), c, 0);
+        if (ic_present(s, line_of(p, w), c, 1)) {
+            ic_present(s, line_of(p, w), c, 0);
             do_fetch(sm, s, w, c);
             return;
         }
@@ -200,6 +239,6 @@ void dm_fetch_tick(dm_sm *sm, dm_sub *s, uint64_t c)
     if (!young && greedy == DM_NO_WARP)
         s->fetch_idle = 1;
     else if (young && greedy == DM_NO_WARP &&
-             dm_icache_access(s->l0i, line_of(p, young), c, 0))
+             ic_present(s, line_of(p, young), c, 0))
         do_fetch(sm, s, young, c);
 }

@@ -86,7 +86,8 @@ typedef struct hev {
 struct dm_mem {
     /* configuration */
     const wc_gpu *g;
-    ua_mem_rows rows;    /* seed 000 Table 2, decoded once (uarch)         */
+    const ua_mem_rows *rows; /* seed 000 Table 2, decoded once (uarch):
+                                the l2's (one copy for every SM)       */
     unsigned nsub, cap, prt_cap;
     uint64_t dispatch, sub_after;  /* sub_after = sub_latency - dispatch */
     long sub_latency;
@@ -177,7 +178,6 @@ dm_mem *dm_mem_create(const wc_gpu *g, dm_l2 *l2)
     if (!m)
         return NULL;
     m->g = g;
-    ua_mem_rows_init(&m->rows, g);
     m->nsub = (unsigned)g->subcores_per_sm; /* bounds 1.. in the key table */
     m->cap = (unsigned)(g->mem_queue_entries + g->mem_latch_entries);
     m->prt_cap = (unsigned)g->mem_prt_entries;
@@ -237,6 +237,7 @@ dm_mem *dm_mem_create(const wc_gpu *g, dm_l2 *l2)
             goto fail;
         m->own_l2 = 1;
     }
+    m->rows = dm_l2_rows(m->l2);
     return m;
 fail:
     dm_mem_free(m);
@@ -295,7 +296,7 @@ static int keep_lines(mreq *q, const ua_line *src, const dm_mem_pre *pre,
 
 void dm_mem_classify(const dm_mem *m, const wc_inst *in, dm_mem_class *cl)
 {
-    ua_mem_classify(&m->rows, in, cl);
+    ua_mem_classify(m->rows, in, cl);
 }
 
 int dm_mem_push(dm_mem *m, unsigned sc, const wc_inst *in, uint32_t warp,
