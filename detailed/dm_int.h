@@ -342,7 +342,7 @@ typedef struct dm_rfce {
 
 typedef struct dm_icache dm_icache;
 typedef struct dm_l1i dm_l1i;
-#define DM_IC_KNOWN 4 /* dm_sub.ic_known */
+#define DM_IC_SETS 64 /* dm_sub.ic_known: L0 icaches of more sets keep none */
 
 typedef struct dm_sub {
     /* first: what the SM tick reads of every sub-core every cycle
@@ -387,13 +387,13 @@ typedef struct dm_sub {
      * queue (sm.c mq_wake looks only at these; a stale bit costs a look) */
     uint64_t mqw[DM_WMASK];
     unsigned last_issued;    /* warp slot of the last issue, DM_NO_WARP      */
-    /* speed only (fetch.c ic_present): line + 1 (0: none) of lines a full
-     * L0 icache access found present and ready, each the most recently
-     * used way of its set until a full access of another line of that set
-     * (which drops it), so that another hit on it would change nothing the
-     * cache's later answers depend on; ic_sets: the L0's sets */
-    uint64_t ic_known[DM_IC_KNOWN];
-    unsigned ic_sets, ic_next;
+    /* speed only (fetch.c ic_present): per L0 icache set (ic_sets of them,
+     * 0: not kept), line + 1 of the line the last full access of that set
+     * found present and ready (0: none).  That line is the set's most
+     * recently used way until the next full access of the set, so another
+     * hit on it would change nothing the cache's later answers depend on */
+    unsigned ic_sets;
+    uint64_t ic_known[DM_IC_SETS];
     unsigned lrr_next;
     unsigned const_warp;     /* warp blocking issue on a const miss          */
     unsigned const_cycles;

@@ -161,43 +161,23 @@ static void do_fetch(dm_sm *sm, dm_sub *s, dm_warp *w, uint64_t c)
     dm_want_update(s, w);
 }
 
-/* dm_icache_access of s's L0 behind s->ic_known: a hit on a line a full
- * access found present is answered without the cache while it is the
- * newest way of its set (its LRU stamp orders it only within its set,
- * where it is the newest already; it stays ready).  A probe changes
- * nothing; a full access changes only its line's set. */
-static int ic_access(dm_sub *s, uint64_t line, uint64_t c, int probe_only)
-{
-    int r = dm_icache_access(s->l0i, line, c, probe_only);
-    if (probe_only || !s->ic_sets)
-        return r;
-    unsigned set = (unsigned)(line % s->ic_sets), put = DM_IC_KNOWN;
-    for (unsigned k = 0; k < DM_IC_KNOWN; k++) {
-        uint64_t x = s->ic_known[k];
-        if (x && (unsigned)((x - 1) % s->ic_sets) == set)
-            s->ic_known[k] = x = 0;
-        if (!x && put == DM_IC_KNOWN)
-            put = k;
-    }
-    if (r) {
-        if (put == DM_IC_KNOWN) {
-            put = s->ic_next;
-            s->ic_next = (s->ic_next + 1) % DM_IC_KNOWN;
-        }
-        s->ic_known[put] = line + 1;
-    }
-    return r;
-}
-
+/* dm_icache_access of s's L0 behind s->ic_known: a hit on the line the
+ * last full access of its set found present is answered without the cache
+ * (its LRU stamp orders it only within its set, where it is the newest
+ * already; it stays ready).  A probe changes nothing; a full access changes
+ * only its line's set. */
 static inline int ic_present(dm_sub *s, uint64_t line, uint64_t c,
                              int probe_only)
 {
-    const uint64_t *k = s->ic_known;
-    uint64_t x = line + 1;
-    _Static_assert(DM_IC_KNOWN == 4, "ic_present: four known lines");
-    if (k[0] == x || k[1] == x || k[2] == x || k[3] == x)
+    if (!s->ic_sets)
+        return dm_icache_access(s->l0i, line, c, probe_only);
+    uint64_t *k = &s->ic_known[line % s->ic_sets];
+    if (*k == line + 1)
         return 1;
-    return ic_access(s, line, c, probe_only);
+    int r = dm_icache_access(s->l0i, line, c, probe_only);
+    if (!probe_only)
+        *k = r ? line + 1 : 0;
+    return r;
 }
 
 void dm_fetch_tick(dm_sm *sm, dm_sub *s, uint64_t c)

@@ -230,7 +230,6 @@ dm_mem *dm_mem_create(const wc_gpu *g, dm_l2 *l2)
         m->heap_mem = NULL;
     if (!m->heap_mem)
         goto fail;
-    memset(m->heap_mem, 0, (m->capheap + 1) * sizeof *m->heap);
     m->heap = (hev *)((char *)m->heap_mem + sizeof *m->heap);
     ua_cache_geom geom;
     ua_cache_geom_l1(g, &geom);
