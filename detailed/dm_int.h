@@ -342,6 +342,7 @@ typedef struct dm_rfce {
 
 typedef struct dm_icache dm_icache;
 typedef struct dm_l1i dm_l1i;
+#define DM_IC_SETS 64 /* dm_sub.ic_known: L0 icaches of more sets keep none */
 
 typedef struct dm_sub {
     /* first: what the SM tick reads of every sub-core every cycle
@@ -386,6 +387,13 @@ typedef struct dm_sub {
      * queue (sm.c mq_wake looks only at these; a stale bit costs a look) */
     uint64_t mqw[DM_WMASK];
     unsigned last_issued;    /* warp slot of the last issue, DM_NO_WARP      */
+    /* speed only (fetch.c ic_present): per L0 icache set (ic_sets of them,
+     * 0: not kept), line + 1 of the line the last full access of that set
+     * found present and ready (0: none).  That line is the set's most
+     * recently used way until the next full access of the set, so another
+     * hit on it would change nothing the cache's later answers depend on */
+    unsigned ic_sets;
+    uint64_t ic_known[DM_IC_SETS];
     unsigned lrr_next;
     unsigned const_warp;     /* warp blocking issue on a const miss          */
     unsigned const_cycles;
@@ -635,6 +643,8 @@ void dm_icache_free(dm_icache *c);
  * effects. */
 int dm_icache_access(dm_icache *c, uint64_t line, uint64_t cycle,
                      int probe_only);
+/* Sets of c (a line's set: line % sets); 0 for a perfect cache. */
+unsigned dm_icache_sets(const dm_icache *c);
 
 /* ---- sm.c ---- */
 int dm_sm_init(dm_gpu *gpu, dm_sm *sm, unsigned id);

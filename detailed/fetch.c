@@ -161,6 +161,25 @@ static void do_fetch(dm_sm *sm, dm_sub *s, dm_warp *w, uint64_t c)
     dm_want_update(s, w);
 }
 
+/* dm_icache_access of s's L0 behind s->ic_known: a hit on the line the
+ * last full access of its set found present is answered without the cache
+ * (its LRU stamp orders it only within its set, where it is the newest
+ * already; it stays ready).  A probe changes nothing; a full access changes
+ * only its line's set. */
+static inline int ic_present(dm_sub *s, uint64_t line, uint64_t c,
+                             int probe_only)
+{
+    if (!s->ic_sets)
+        return dm_icache_access(s->l0i, line, c, probe_only);
+    uint64_t *k = &s->ic_known[line % s->ic_sets];
+    if (*k == line + 1)
+        return 1;
+    int r = dm_icache_access(s->l0i, line, c, probe_only);
+    if (!probe_only)
+        *k = r ? line + 1 : 0;
+    return r;
+}
+
 void dm_fetch_tick(dm_sm *sm, dm_sub *s, uint64_t c)
 {
     const dm_params *p = sm->p;
@@ -171,7 +190,7 @@ void dm_fetch_tick(dm_sm *sm, dm_sub *s, uint64_t c)
         dm_wants(p->ibuf, &sm->warps[s->last_issued])) {
         greedy = s->last_issued;
         dm_warp *w = &sm->warps[greedy];
-        if (dm_icache_access(s->l0i, line_of(p, w), c, 0)) {
+        if (ic_present(s, line_of(p, w), c, 0)) {
             do_fetch(sm, s, w, c);
             return;
         }
@@ -191,8 +210,8 @@ void dm_fetch_tick(dm_sm *sm, dm_sub *s, uint64_t c)
             continue;
         if (!young)
             young = w;
-        if (dm_icache_access(s->l0i, line_of(p, w), c, 1)) {
-            dm_icache_access(s->l0i, line_of(p, w), c, 0);
+        if (ic_present(s, line_of(p, w), c, 1)) {
+            ic_present(s, line_of(p, w), c, 0);
             do_fetch(sm, s, w, c);
             return;
         }
@@ -200,6 +219,6 @@ void dm_fetch_tick(dm_sm *sm, dm_sub *s, uint64_t c)
     if (!young && greedy == DM_NO_WARP)
         s->fetch_idle = 1;
     else if (young && greedy == DM_NO_WARP &&
-             dm_icache_access(s->l0i, line_of(p, young), c, 0))
+             ic_present(s, line_of(p, young), c, 0))
         do_fetch(sm, s, young, c);
 }

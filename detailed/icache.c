@@ -151,6 +151,11 @@ void dm_icache_free(dm_icache *c)
     free(c);
 }
 
+unsigned dm_icache_sets(const dm_icache *c)
+{
+    return c->perfect ? 0 : c->c.sets;
+}
+
 int dm_icache_access(dm_icache *c, uint64_t line, uint64_t cycle,
                      int probe_only)
 {

@@ -86,6 +86,8 @@ uint64_t dm_l2_access(dm_l2 *l2, uint64_t line_addr, uint32_t sectors,
 uint64_t dm_l2_atomic(dm_l2 *l2, const ua_line *lines, unsigned nlines,
                       const uint64_t *addr, uint32_t mask, uint64_t now);
 void dm_l2_stats_get(const dm_l2 *l2, dm_l2_stats *st);
+/* Seed 000 Table 2 decoded from the l2's config (every SM's unit uses it). */
+const ua_mem_rows *dm_l2_rows(const dm_l2 *l2);
 /* Add the L2 read hit sectors and the DRAM bytes (read + written) to c. */
 void dm_l2_counts_add(const dm_l2 *l2, ua_counts *c);
 

@@ -30,6 +30,9 @@ struct dm_l2 {
     double atom_op;
     uint64_t atom_addr[DM_L2_ATOM_TAB];
     double atom_free[DM_L2_ATOM_TAB];
+    /* seed 000 Table 2, decoded once for every SM's memory unit (speed
+     * only: one copy stays in the host caches, 132 copies did not) */
+    ua_mem_rows rows;
 };
 
 dm_l2 *dm_l2_create(const wc_gpu *g)
@@ -51,7 +54,13 @@ dm_l2 *dm_l2_create(const wc_gpu *g)
     l2->dram_extra =
         g->dram_latency > g->l1_latency ? g->dram_latency - g->l1_latency : 0;
     l2->atom_op = g->l2_atomic_same_addr_ns * g->clock_mhz / 1000.0;
+    ua_mem_rows_init(&l2->rows, g);
     return l2;
+}
+
+const ua_mem_rows *dm_l2_rows(const dm_l2 *l2)
+{
+    return &l2->rows;
 }
 
 void dm_l2_free(dm_l2 *l2)

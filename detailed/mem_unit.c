@@ -82,11 +82,13 @@ typedef struct hev {
     dm_mem_event e;
     uint64_t seq;
 } hev;
+_Static_assert(sizeof(hev) == 32, "hev: two siblings a host cache line");
 
 struct dm_mem {
     /* configuration */
     const wc_gpu *g;
-    ua_mem_rows rows;    /* seed 000 Table 2, decoded once (uarch)         */
+    const ua_mem_rows *rows; /* seed 000 Table 2, decoded once (uarch):
+                                the l2's (one copy for every SM)       */
     unsigned nsub, cap, prt_cap;
     uint64_t dispatch, sub_after;  /* sub_after = sub_latency - dispatch */
     long sub_latency;
@@ -106,7 +108,11 @@ struct dm_mem {
     dm_l2 *l2;
     int own_l2;
     dm_cc *cc;
+    /* heap[0] is 32 bytes past a 64-byte boundary of heap_mem, so that
+     * the two children of a node (2i + 1, 2i + 2) share a host cache line
+     * and a sift-down reads one line a level (speed only) */
     hev *heap;
+    void *heap_mem;
     size_t nheap, capheap;
     /* speed only: cycle of the earliest event (UINT64_MAX: none), and a
      * cycle before which dm_mem_tick has nothing to do (0: look) */
@@ -177,7 +183,6 @@ dm_mem *dm_mem_create(const wc_gpu *g, dm_l2 *l2)
     if (!m)
         return NULL;
     m->g = g;
-    ua_mem_rows_init(&m->rows, g);
     m->nsub = (unsigned)g->subcores_per_sm; /* bounds 1.. in the key table */
     m->cap = (unsigned)(g->mem_queue_entries + g->mem_latch_entries);
     m->prt_cap = (unsigned)g->mem_prt_entries;
@@ -221,9 +226,11 @@ dm_mem *dm_mem_create(const wc_gpu *g, dm_l2 *l2)
             ms->ring[i].aaddr = ms->aaddr + (size_t)i * WC_WARP_SIZE;
     }
     m->capheap = 2 * ((size_t)m->nsub * m->cap + m->prt_cap) + 8;
-    m->heap = calloc(m->capheap, sizeof *m->heap);
-    if (!m->heap)
+    if (posix_memalign(&m->heap_mem, 64, (m->capheap + 1) * sizeof *m->heap))
+        m->heap_mem = NULL;
+    if (!m->heap_mem)
         goto fail;
+    m->heap = (hev *)((char *)m->heap_mem + sizeof *m->heap);
     ua_cache_geom geom;
     ua_cache_geom_l1(g, &geom);
     if (!(m->l1 = ua_cache_create(&geom)))
@@ -237,6 +244,7 @@ dm_mem *dm_mem_create(const wc_gpu *g, dm_l2 *l2)
             goto fail;
         m->own_l2 = 1;
     }
+    m->rows = dm_l2_rows(m->l2);
     return m;
 fail:
     dm_mem_free(m);
@@ -255,7 +263,7 @@ void dm_mem_free(dm_mem *m)
             free(m->sub[s].aaddr);
         }
     free(m->sub);
-    free(m->heap);
+    free(m->heap_mem);
     ua_cache_free(m->l1);
     dm_cc_free(m->cc);
     if (m->own_l2)
@@ -295,7 +303,7 @@ static int keep_lines(mreq *q, const ua_line *src, const dm_mem_pre *pre,
 
 void dm_mem_classify(const dm_mem *m, const wc_inst *in, dm_mem_class *cl)
 {
-    ua_mem_classify(&m->rows, in, cl);
+    ua_mem_classify(m->rows, in, cl);
 }
 
 int dm_mem_push(dm_mem *m, unsigned sc, const wc_inst *in, uint32_t warp,

@@ -47,6 +47,9 @@ static int sm_setup(dm_gpu *gpu, dm_sm *sm, unsigned id)
         s->l0i = dm_icache_create(p, sm->l1i);
         if (!s->l0i)
             return -1;
+        s->ic_sets = dm_icache_sets(s->l0i);
+        if (s->ic_sets > DM_IC_SETS)
+            s->ic_sets = 0;
         s->last_issued = DM_NO_WARP;
         s->const_warp = DM_NO_WARP;
         s->wbq_min = UINT64_MAX;
