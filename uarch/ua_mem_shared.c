@@ -205,10 +205,12 @@ static unsigned affine_memo(const wc_inst *in, uint64_t w, unsigned nb,
     uint64_t h = (stride * 0x9e3779b97f4a7c15ull) ^ (off * 0xc2b2ae3d27d4eb4full) ^
                  ((uint64_t)in->mask * 0x165667b19e3779f9ull) ^ (w << 7) ^
                  ((uint64_t)nb << 17) ^ ((uint64_t)bank_bytes << 27);
-    memo_ent *e = &memo[memo_slot(h, MEMO_SIZE)];
-    if (head_same(&e->k, in->mask, w, nb, bank_bytes) && e->stride == stride &&
-        e->off == off)
-        return e->k.n;
+    memo_ent *e = &memo[2 * memo_slot(h, MEMO_SIZE / 2)];
+    for (int way = 0; way < 2; way++)
+        if (head_same(&e[way].k, in->mask, w, nb, bank_bytes) &&
+            e[way].stride == stride && e[way].off == off)
+            return e[way].k.n;
+    e[1] = e[0]; /* the older way goes */
     head_set(&e->k, in->mask, w, nb, bank_bytes);
     e->stride = stride;
     e->off = off;
@@ -258,10 +260,12 @@ static unsigned pattern_memo(const wc_inst *in, uint64_t w, unsigned nb,
         rel[l] = (uint32_t)(in->addr[l] - base);
         h = (h ^ rel[l]) * 0x100000001b3ull;
     }
-    pat_ent *e = &pat[memo_slot(h, PAT_SIZE)];
-    if (head_same(&e->k, in->mask, w, nb, bank_bytes) &&
-        memcmp(e->rel, rel, sizeof rel) == 0)
-        return e->k.n;
+    pat_ent *e = &pat[2 * memo_slot(h, PAT_SIZE / 2)];
+    for (int way = 0; way < 2; way++)
+        if (head_same(&e[way].k, in->mask, w, nb, bank_bytes) &&
+            memcmp(e[way].rel, rel, sizeof rel) == 0)
+            return e[way].k.n;
+    e[1] = e[0]; /* the older way goes */
     head_set(&e->k, in->mask, w, nb, bank_bytes);
     memcpy(e->rel, rel, sizeof rel);
     *slot = &e->k;
