@@ -176,13 +176,18 @@ static unsigned affine_memo(const wc_inst *in, uint64_t w, unsigned nb,
 #if defined(__SSE2__)
         __m128i x = _mm_set_epi64x((long long)(a0 + stride), (long long)a0);
         __m128i step = _mm_set1_epi64x((long long)(2 * stride));
-        __m128i hv = _mm_set1_epi64x((long long)high), bad = _mm_setzero_si128();
+        __m128i bad = _mm_setzero_si128(), any = _mm_setzero_si128();
+#if defined(__GNUC__)
+#pragma GCC unroll 16
+#endif
         for (unsigned l = 0; l < WC_WARP_SIZE; l += 2) {
             __m128i a = _mm_loadu_si128((const __m128i *)&in->addr[l]);
-            bad = _mm_or_si128(bad, _mm_or_si128(_mm_xor_si128(a, x),
-                                                 _mm_and_si128(a, hv)));
+            bad = _mm_or_si128(bad, _mm_xor_si128(a, x));
+            any = _mm_or_si128(any, a); /* high bits tested once */
             x = _mm_add_epi64(x, step);
         }
+        bad = _mm_or_si128(bad, _mm_and_si128(
+                                    any, _mm_set1_epi64x((long long)high)));
         bad = _mm_or_si128(bad, _mm_unpackhi_epi64(bad, bad));
         if (_mm_cvtsi128_si64(bad))
             return NO_FIT;
@@ -205,10 +210,12 @@ static unsigned affine_memo(const wc_inst *in, uint64_t w, unsigned nb,
     uint64_t h = (stride * 0x9e3779b97f4a7c15ull) ^ (off * 0xc2b2ae3d27d4eb4full) ^
                  ((uint64_t)in->mask * 0x165667b19e3779f9ull) ^ (w << 7) ^
                  ((uint64_t)nb << 17) ^ ((uint64_t)bank_bytes << 27);
-    memo_ent *e = &memo[memo_slot(h, MEMO_SIZE)];
-    if (head_same(&e->k, in->mask, w, nb, bank_bytes) && e->stride == stride &&
-        e->off == off)
-        return e->k.n;
+    memo_ent *e = &memo[2 * memo_slot(h, MEMO_SIZE / 2)];
+    for (int way = 0; way < 2; way++)
+        if (head_same(&e[way].k, in->mask, w, nb, bank_bytes) &&
+            e[way].stride == stride && e[way].off == off)
+            return e[way].k.n;
+    e[1] = e[0]; /* the older way goes */
     head_set(&e->k, in->mask, w, nb, bank_bytes);
     e->stride = stride;
     e->off = off;
@@ -219,50 +226,85 @@ static unsigned affine_memo(const wc_inst *in, uint64_t w, unsigned nb,
 /* pattern_memo's table: counts of other accesses, per thread. */
 typedef struct pat_ent {
     memo_head k;
-    uint32_t rel[WC_WARP_SIZE]; /* lane offsets from the first row, 0 when
-                                   the lane is inactive */
+    uint64_t off;               /* the first active lane's offset in a row */
+    uint32_t rel[WC_WARP_SIZE]; /* lane offsets from the first active lane
+                                   (mod 2^32), 0 when the lane is inactive */
 } pat_ent;
 #define PAT_SIZE 1024
 
 /*
- * The count of any access whose lanes lie below 2^62 and within 4 GiB of
- * the start of the lowest one's row of banks (moving every address by
- * whole rows keeps the count), keyed by the mask, width, banks and the
- * lanes' offsets from that row, when the table has it; else NO_FIT with
- * *slot set to the entry to fill (key written) or NULL when the access
- * does not qualify.  w and bank_bytes fit memo_head.
+ * The count of any access whose lanes lie below 2^62 and within 2 GiB
+ * either side of the first active lane's address a0 (moving every address
+ * by whole rows keeps the count), keyed by the mask, width, banks, a0's
+ * offset in a row and the lanes' offsets from a0, when the table has it;
+ * else NO_FIT with *slot set to the entry to fill (key written) or NULL
+ * when the access does not qualify.  w and bank_bytes fit memo_head.
+ * Offsets from a0 rather than from the lowest lane's row: one pass over the
+ * lanes (vectorised for a full warp), no minimum to find first.
  */
 static unsigned pattern_memo(const wc_inst *in, uint64_t w, unsigned nb,
                              unsigned bank_bytes, memo_head **slot)
 {
     static _Thread_local pat_ent pat[PAT_SIZE];
     *slot = NULL;
-    uint64_t lo = UINT64_MAX, hi = 0;
-    for (uint32_t m = in->mask; m; m &= m - 1) {
-        uint64_t a = in->addr[__builtin_ctz(m)];
-        if (a < lo)
-            lo = a;
-        if (a > hi)
-            hi = a;
+    const uint64_t high = ~(((uint64_t)1 << 62) - 1);
+    const uint64_t bias = (uint64_t)1 << 31; /* d + bias < 2^32: |d| fits */
+    uint32_t rel[WC_WARP_SIZE];
+    uint32_t m = in->mask;
+    uint64_t a0 = in->addr[__builtin_ctz(m)], any, fit;
+#if defined(__SSE2__)
+    if (m == UINT32_MAX) {
+        __m128i va0 = _mm_set1_epi64x((long long)a0),
+                vb = _mm_set1_epi64x((long long)bias);
+        __m128i va = _mm_setzero_si128(), vf = _mm_setzero_si128();
+#if defined(__GNUC__)
+#pragma GCC unroll 16
+#endif
+        for (unsigned l = 0; l < WC_WARP_SIZE; l += 2) {
+            __m128i a = _mm_loadu_si128((const __m128i *)&in->addr[l]);
+            __m128i d = _mm_sub_epi64(a, va0);
+            va = _mm_or_si128(va, a);
+            vf = _mm_or_si128(vf, _mm_add_epi64(d, vb));
+            /* the low halves of the two lanes' offsets, side by side */
+            _mm_storel_epi64((__m128i *)(void *)&rel[l],
+                             _mm_shuffle_epi32(d, _MM_SHUFFLE(3, 1, 2, 0)));
+        }
+        uint64_t t[2];
+        _mm_storeu_si128((__m128i *)(void *)t, va);
+        any = t[0] | t[1];
+        _mm_storeu_si128((__m128i *)(void *)t, vf);
+        fit = t[0] | t[1];
+    } else
+#endif
+    {
+        memset(rel, 0, sizeof rel);
+        any = fit = 0;
+        for (; m; m &= m - 1) {
+            unsigned l = (unsigned)__builtin_ctz(m);
+            uint64_t d = in->addr[l] - a0;
+            any |= in->addr[l];
+            fit |= d + bias;
+            rel[l] = (uint32_t)d;
+        }
     }
-    if (hi >> 62)
+    if ((any & high) || (fit >> 32))
         return NO_FIT;
-    uint64_t base = lo - lo % ((uint64_t)nb * bank_bytes);
-    if (hi - base > UINT32_MAX)
-        return NO_FIT;
-    uint32_t rel[WC_WARP_SIZE] = {0};
+    uint64_t off = a0 % ((uint64_t)nb * bank_bytes);
     uint64_t h = (uint64_t)in->mask * 0x9e3779b97f4a7c15ull ^ (w << 7) ^
-                 ((uint64_t)nb << 17) ^ ((uint64_t)bank_bytes << 27);
-    for (uint32_t m = in->mask; m; m &= m - 1) {
-        unsigned l = (unsigned)__builtin_ctz(m);
-        rel[l] = (uint32_t)(in->addr[l] - base);
-        h = (h ^ rel[l]) * 0x100000001b3ull;
+                 ((uint64_t)nb << 17) ^ ((uint64_t)bank_bytes << 27) ^
+                 off * 0xc2b2ae3d27d4eb4full;
+    for (unsigned i = 0; i < WC_WARP_SIZE; i += 2) {
+        uint64_t x = (uint64_t)rel[i] | (uint64_t)rel[i + 1] << 32;
+        h = (h ^ x) * 0x100000001b3ull;
     }
-    pat_ent *e = &pat[memo_slot(h, PAT_SIZE)];
-    if (head_same(&e->k, in->mask, w, nb, bank_bytes) &&
-        memcmp(e->rel, rel, sizeof rel) == 0)
-        return e->k.n;
+    pat_ent *e = &pat[2 * memo_slot(h, PAT_SIZE / 2)];
+    for (int way = 0; way < 2; way++)
+        if (head_same(&e[way].k, in->mask, w, nb, bank_bytes) &&
+            e[way].off == off && memcmp(e[way].rel, rel, sizeof rel) == 0)
+            return e[way].k.n;
+    e[1] = e[0]; /* the older way goes */
     head_set(&e->k, in->mask, w, nb, bank_bytes);
+    e->off = off;
     memcpy(e->rel, rel, sizeof rel);
     *slot = &e->k;
     return NO_FIT;
