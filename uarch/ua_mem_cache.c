@@ -86,7 +86,8 @@ struct ua_cache {
     unsigned char *blk;   /* one block of stride bytes per set */
     size_t stride;
     uint64_t *ready;      /* [set * assoc + way]; NULL: untimed */
-    /* bit per set: cleared and set up (done on first touch) */
+    /* byte per set: cleared and set up (done on first touch); a byte, not
+     * a bit: one load and test per access */
     uint8_t *ready_set;
     ua_cache_stats st;
 };
@@ -227,7 +228,7 @@ static ua_cache *cache_make(const ua_cache_geom *g, int timed)
             (void)madvise(c->blk, bytes, MADV_HUGEPAGE); /* a hint */
 #endif
         c->ready = timed ? wc_pool_alloc(ready_bytes(c), 0, 0) : NULL;
-        c->ready_set = calloc((size_t)c->sets / 8 + 1, 1);
+        c->ready_set = calloc((size_t)c->sets, 1);
         if (!c->blk || (timed && !c->ready) || !c->ready_set) {
             wc_pool_free(c->blk, bytes, blk_align(c));
             wc_pool_free(c->ready, ready_bytes(c), 0);
@@ -303,8 +304,7 @@ static inline uint64_t set_idx_of(const ua_cache *c, uint64_t la)
 
 static inline int set_live(const ua_cache *c, uint64_t idx)
 {
-    unsigned byte = c->ready_set[idx >> 3];
-    return (int)((byte >> (unsigned)(idx & 7)) & 1u);
+    return c->ready_set[idx] != 0;
 }
 
 /* Set idx, cleared on first touch. */
@@ -347,7 +347,7 @@ HOT_INLINE cset set_of(ua_cache *c, uint64_t idx, const int kind,
         memset(st.dirty, 0, a * mw);
         if (st.ready)
             memset(st.ready, 0, a * sizeof *st.ready);
-        c->ready_set[idx >> 3] |= (uint8_t)(1u << (idx & 7));
+        c->ready_set[idx] = 1;
     }
     return st;
 }
@@ -560,8 +560,9 @@ HOT_INLINE long fp_find(const ua_cache *c, const cset *s, uint64_t la,
 #define PC_M(x) (b8 ? (unsigned)ua_popcount8[(x) & 0xffu] : ua_popcount32(x))
 
 /* tm: the timed path of ua_cache_access, counting every statistic; 0: the
- * walk's (untimed; the walk counts accesses, hits, misses and sectors
- * itself, once per walk, and access_body only evictions and write-backs).
+ * walk's (untimed, sectors within full; the walk counts accesses, hits,
+ * misses and sectors itself, once per walk, and access_body only evictions
+ * and write-backs).
  * b8 kinds have a line shift, so no line address there is UA_EMPTY_TAG. */
 HOT_INLINE void access_body(ua_cache *c, uint64_t idx, uint64_t la,
                             uint32_t sectors, int is_write,
@@ -575,7 +576,8 @@ HOT_INLINE void access_body(ua_cache *c, uint64_t idx, uint64_t la,
 #if defined(__SSE2__)
     const int TAG4 = kind == K_W4 ? 1 : kind == K_W16 ? 0 : c->tag4;
 #endif
-    sectors &= c->full;
+    if (tm)
+        sectors &= c->full; /* the walk passes masks within full */
     res->miss = sectors;
     res->fwd = is_write ? sectors : 0;
     res->tag_hit = 0;
@@ -832,33 +834,37 @@ HOT_INLINE void walk_body(ua_cache *l1, ua_cache *l2, const ua_line *ls,
                     l2->set_hash == UA_SET_MOD;
     const uint64_t last1 = l1 ? (uint64_t)l1->sets - 1 : 0;
     const uint64_t last2 = (uint64_t)l2->sets - 1;
-    uint64_t set1 = 0, set2 = 0, next = UINT64_MAX;
+    const uint64_t lmask = ~(((uint64_t)1 << sh) - 1), lb = (uint64_t)1 << sh;
+    /* next: the address of the line after the last one; 1 (no line's)
+     * before the first and after the last line of the address space */
+    uint64_t set1 = 0, set2 = 0, next = 1;
     for (const ua_line *p = ls, *e = ls + n; p < e; p++) {
-        uint64_t ln = p->addr >> sh, la = ln << sh;
-        if (run && ln == next) { /* next: UINT64_MAX before the first */
+        uint64_t la = p->addr & lmask;
+        if (run && la == next) {
             set1 = set1 == last1 ? 0 : set1 + 1;
             set2 = set2 == last2 ? 0 : set2 + 1;
         } else {
+            uint64_t ln = la >> sh;
             set1 = l1 ? set_of_ln(l1, ln) : 0;
             set2 = set_of_ln(l2, ln);
         }
-        next = ln + 1;
-        uint32_t s = p->sectors;
+        next = la + lb ? la + lb : 1;
+        uint32_t s = p->sectors, sf = s & full; /* sf: what the caches see */
         unsigned ns = ua_popcount32(s);
         tot += ns;
-        if (s & ~full)
-            stray += ns - ua_popcount8[s & full & 0xffu];
-        uint32_t q = s; /* asked of the L2 */
+        if (s != sf)
+            stray += ns - ua_popcount8[sf & 0xffu];
+        uint32_t q = s; /* asked of the L2 (s: sf to the cache) */
         unsigned nq = ns;
         ua_cache_res r;
-        r.evicted = 0; /* without l1: no victim */
-        r.evict_addr = 0;
+        r.evict_addr = 0; /* without l1: no victim */
         r.evict_dirty = 0;
         if (l1) {
-            access_body(l1, set1, la, s, is_write, &r, &l1->st, K_W4, 0);
+            access_body(l1, set1, la, sf, is_write, &r, &l1->st, K_W4, 0);
             unsigned nm1 = sub8(r.miss, s, ns);
             sm1 += nm1;
-            m1 += nm1 != 0;
+            if (is_write)
+                m1 += nm1 != 0; /* reads: the L2's accesses */
             if (is_write) {
                 q = r.fwd;
                 nq = sub8(r.fwd, s, ns);
@@ -869,8 +875,11 @@ HOT_INLINE void walk_body(ua_cache *l1, ua_cache *l2, const ua_line *ls,
         }
         if (!l1 || q) {
             ua_cache_res r2;
-            access_body(l2, set2, la, q, is_write, &r2, &l2->st, K_W16, 0);
+            access_body(l2, set2, la, l1 ? q : sf, is_write, &r2, &l2->st,
+                        K_W16, 0);
             unsigned nm = sub8(r2.miss, q, nq);
+            if (!is_write && l1)
+                m1++; /* a read asks the L2 exactly when the L1 missed */
             if (is_write) {
                 a2++;
                 sq += nq;
@@ -878,10 +887,10 @@ HOT_INLINE void walk_body(ua_cache *l1, ua_cache *l2, const ua_line *ls,
             }
             sm2 += nm;
             m2 += nm != 0;
-            if (r2.evicted && r2.evict_dirty)
+            if (r2.evict_dirty) /* 0 without a victim */
                 dram_wr += ua_popcount8[r2.evict_dirty & 0xffu];
         }
-        if (r.evicted && r.evict_dirty) {
+        if (r.evict_dirty) {
             ua_walk b = {0};
             walk_back(l2, r.evict_addr, r.evict_dirty, &b);
             wb += b.l2;
