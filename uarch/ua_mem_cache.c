@@ -86,7 +86,8 @@ struct ua_cache {
     unsigned char *blk;   /* one block of stride bytes per set */
     size_t stride;
     uint64_t *ready;      /* [set * assoc + way]; NULL: untimed */
-    /* bit per set: cleared and set up (done on first touch) */
+    /* byte per set: cleared and set up (done on first touch); a byte, not
+     * a bit: one load and test per access */
     uint8_t *ready_set;
     ua_cache_stats st;
 };
@@ -227,7 +228,7 @@ static ua_cache *cache_make(const ua_cache_geom *g, int timed)
             (void)madvise(c->blk, bytes, MADV_HUGEPAGE); /* a hint */
 #endif
         c->ready = timed ? wc_pool_alloc(ready_bytes(c), 0, 0) : NULL;
-        c->ready_set = calloc((size_t)c->sets / 8 + 1, 1);
+        c->ready_set = calloc((size_t)c->sets, 1);
         if (!c->blk || (timed && !c->ready) || !c->ready_set) {
             wc_pool_free(c->blk, bytes, blk_align(c));
             wc_pool_free(c->ready, ready_bytes(c), 0);
@@ -303,8 +304,7 @@ static inline uint64_t set_idx_of(const ua_cache *c, uint64_t la)
 
 static inline int set_live(const ua_cache *c, uint64_t idx)
 {
-    unsigned byte = c->ready_set[idx >> 3];
-    return (int)((byte >> (unsigned)(idx & 7)) & 1u);
+    return c->ready_set[idx] != 0;
 }
 
 /* Set idx, cleared on first touch. */
@@ -347,7 +347,7 @@ HOT_INLINE cset set_of(ua_cache *c, uint64_t idx, const int kind,
         memset(st.dirty, 0, a * mw);
         if (st.ready)
             memset(st.ready, 0, a * sizeof *st.ready);
-        c->ready_set[idx >> 3] |= (uint8_t)(1u << (idx & 7));
+        c->ready_set[idx] = 1;
     }
     return st;
 }
@@ -377,9 +377,15 @@ HOT_INLINE void touch(const ua_cache *c, cset *s, long w, long pos,
 {
     if (kind == K_W4) {
         /* the 4 bytes of the order as a word: bytes 0 .. i shifted up
-         * one with w first, the rest kept */
+         * one with w first, the rest kept (all of them for the victim of
+         * a full set, pos 3) */
         uint32_t o;
         memcpy(&o, s->ord, 4);
+        if (pos == 3) {
+            o = o << 8 | (uint32_t)w;
+            memcpy(s->ord, &o, 4);
+            return;
+        }
         if ((o & 0xffu) == (uint32_t)w)
             return;
         long i = pos;
@@ -396,6 +402,13 @@ HOT_INLINE void touch(const ua_cache *c, cset *s, long w, long pos,
 #if defined(__SSE2__)
     if (kind == K_W16 || (kind != K_W4 && c->ord16)) {
         uint8_t *o = s->ord;
+        if (kind == K_W16 && pos == 15) {
+            /* the victim of a full set: every byte shifted up one */
+            __m128i x = _mm_loadu_si128((const __m128i *)(void *)o);
+            x = _mm_or_si128(_mm_slli_si128(x, 1), _mm_cvtsi32_si128((int)w));
+            _mm_storeu_si128((__m128i *)(void *)o, x);
+            return;
+        }
         if (o[0] == w)
             return;
         __m128i x = _mm_loadu_si128((const __m128i *)(void *)o);
@@ -542,6 +555,15 @@ HOT_INLINE long fp_find(const ua_cache *c, const cset *s, uint64_t la,
             put_m(c, a, w, v);                                               \
     } while (0)
 
+/* Bits set in a sector mask x of c (x <= full): one table load with
+ * byte-wide masks. */
+#define PC_M(x) (b8 ? (unsigned)ua_popcount8[(x) & 0xffu] : ua_popcount32(x))
+
+/* tm: the timed path of ua_cache_access, counting every statistic; 0: the
+ * walk's (untimed, sectors within full; the walk counts accesses, hits,
+ * misses and sectors itself, once per walk, and access_body only evictions
+ * and write-backs).
+ * b8 kinds have a line shift, so no line address there is UA_EMPTY_TAG. */
 HOT_INLINE void access_body(ua_cache *c, uint64_t idx, uint64_t la,
                             uint32_t sectors, int is_write,
                             ua_cache_res *res, ua_cache_stats *cs,
@@ -554,7 +576,8 @@ HOT_INLINE void access_body(ua_cache *c, uint64_t idx, uint64_t la,
 #if defined(__SSE2__)
     const int TAG4 = kind == K_W4 ? 1 : kind == K_W16 ? 0 : c->tag4;
 #endif
-    sectors &= c->full;
+    if (tm)
+        sectors &= c->full; /* the walk passes masks within full */
     res->miss = sectors;
     res->fwd = is_write ? sectors : 0;
     res->tag_hit = 0;
@@ -562,7 +585,8 @@ HOT_INLINE void access_body(ua_cache *c, uint64_t idx, uint64_t la,
     res->evicted = 0;
     res->evict_addr = 0;
     res->evict_dirty = 0;
-    cs->accesses++;
+    if (tm)
+        cs->accesses++;
     cset s = set_of(c, idx, kind, tm);
     /* the way holding la, and the first empty way: by fingerprint (8 ways
      * or more), else one pass over the tags (an empty way holds
@@ -571,10 +595,10 @@ HOT_INLINE void access_body(ua_cache *c, uint64_t idx, uint64_t la,
     long l = -1, empty = -1, pos = -1;
     const uint64_t *tg = s.tag;
     uint8_t f = FPB ? fp_of(la) : 0;
-    if (FPB && la != UA_EMPTY_TAG) {
+    if (FPB && (b8 || la != UA_EMPTY_TAG)) {
         l = fp_find(c, &s, la, f, &empty, kind);
 #if defined(__SSE2__)
-    } else if (TAG4 && la != UA_EMPTY_TAG) {
+    } else if (TAG4 && (b8 || la != UA_EMPTY_TAG)) {
         /* the ways holding la and UA_EMPTY_TAG as bit masks (a 64-bit
          * compare from two 32-bit halves); the first of the first, else
          * the first empty way: as the walk below */
@@ -585,6 +609,15 @@ HOT_INLINE void access_body(ua_cache *c, uint64_t idx, uint64_t la,
         unsigned mm = eq64_mask(t01, vl) | eq64_mask(t23, vl) << 2;
         if (mm) {
             l = (long)__builtin_ctz(mm);
+        } else if (kind == K_W4) {
+            /* a way is empty exactly when no sector is valid (its tag is
+             * then UA_EMPTY_TAG, which no line address of a b8 kind is):
+             * the first 0 of the 4 valid bytes as a word (SSE2 hosts are
+             * little-endian) */
+            uint32_t vw;
+            memcpy(&vw, s.valid, 4);
+            uint32_t z = ~(((vw & 0x7f7f7f7fu) + 0x7f7f7f7fu) | vw | 0x7f7f7f7fu);
+            empty = z ? (long)(__builtin_ctz(z) >> 3) : -1;
         } else {
             unsigned me = eq64_mask(t01, ve) | eq64_mask(t23, ve) << 2;
             for (; me; me &= me - 1) {
@@ -620,17 +653,19 @@ HOT_INLINE void access_body(ua_cache *c, uint64_t idx, uint64_t la,
         if ((sectors & v) && s.ready)
             res->ready = s.ready[l];
     }
-    /* counted once: a line access mostly misses all or none */
-    unsigned nsec = ua_popcount32(sectors);
-    unsigned nmiss = res->miss == sectors ? nsec
-                     : res->miss          ? ua_popcount32(res->miss)
-                                          : 0;
-    cs->sector_misses += nmiss;
-    cs->sector_hits += (uint64_t)nsec - nmiss;
-    if (res->miss)
-        cs->misses++;
-    else
-        cs->hits++;
+    if (tm) {
+        /* counted once: a line access mostly misses all or none */
+        unsigned nsec = PC_M(sectors);
+        unsigned nmiss = res->miss == sectors ? nsec
+                         : res->miss          ? PC_M(res->miss)
+                                              : 0;
+        cs->sector_misses += nmiss;
+        cs->sector_hits += (uint64_t)nsec - nmiss;
+        if (res->miss)
+            cs->misses++;
+        else
+            cs->hits++;
+    }
 
     if (l < 0 && (!is_write || c->write_alloc)) {
         /* the first empty way, else the least recently used one */
@@ -678,6 +713,7 @@ HOT_INLINE void access_body(ua_cache *c, uint64_t idx, uint64_t la,
 
 #undef GETM
 #undef PUTM
+#undef PC_M
 
 /* An access to a cache without sets: every sector misses. */
 static void access_none(ua_cache *c, uint32_t sectors, int is_write,
@@ -744,90 +780,141 @@ static __attribute__((noinline)) void walk_back(ua_cache *l2, uint64_t addr,
     w->dram_wr += sub_count(r.fwd, dirty, n);
 }
 
+/* Bits set in sub, a subset of set (whose count is n), sub a byte-wide
+ * sector mask (the walk's caches have at most 8 sectors a line; set may
+ * hold a caller's stray bits, then sub != set). */
+static inline unsigned sub8(uint32_t sub, uint32_t set, unsigned n)
+{
+    return sub == set ? n : ua_popcount8[sub & 0xffu];
+}
+
+/* A cache's line statistics of one walk, added once at its end: a accesses
+ * (m of them missing a sector), asking for sec sectors, sm of them
+ * missing. */
+static inline void stats_add(ua_cache_stats *st, unsigned a, unsigned m,
+                             unsigned sec, unsigned sm)
+{
+    st->accesses += a;
+    st->hits += a - m;
+    st->misses += m;
+    st->sector_hits += sec - sm;
+    st->sector_misses += sm;
+}
+
 /* ua_cache_walk for the caches it takes; is_write a constant in each copy
  * (the write-policy branches fold away).  The set indices of a run of
  * lines (line numbers that follow each other, n mod sets in both caches)
  * are the next sets, without a division; a line number is below 2^63, so
- * its successor does not wrap. */
+ * its successor does not wrap.  The caches' access, hit, miss and sector
+ * counts are summed here and added once per walk (access_body with tm 0
+ * counts only evictions and write-backs); few sums are kept per line (the
+ * loop's values fit the host's registers better), the rest follow from
+ * them: a read asks the L2 for exactly the sectors the L1 missed. */
 HOT_INLINE void walk_body(ua_cache *l1, ua_cache *l2, const ua_line *ls,
-                          unsigned n, const int is_write, ua_walk *w)
+                          unsigned n, const int is_write, const int has1,
+                          ua_walk *w)
 {
-    /* the statistics straight into the caches' (a copy in locals added
-     * at the end was read back with vector loads wider than the stores:
-     * a store-to-load forwarding stall, 4% of a memory-bound run) */
-    ua_cache_stats *s1 = l1 ? &l1->st : NULL, *s2 = &l2->st;
-    unsigned tot = 0, l1_hit = 0, nl2 = 0, l2_hit = 0, dram_rd = 0;
-    unsigned dram_wr = 0;
-    int level = 1;
+    /* has1: l1 != NULL, a constant in each copy */
+    if (!has1)
+        l1 = NULL;
+#if defined(__GNUC__)
+    else if (!l1)
+        __builtin_unreachable();
+#endif
+    /* tot: sectors asked for; stray: those outside a line (a caller's
+     * stray bits: no cache counts them); sm1, m1: sectors the L1 missed
+     * and lines missing one; sq, a2 (writes): sectors asked of the L2 and
+     * its accesses; sm2, m2: sectors the L2 missed and lines missing one;
+     * wb: asked of the L2 by write-backs of L1 victims */
+    unsigned tot = 0, stray = 0, sm1 = 0, m1 = 0, sq = 0, a2 = 0, sm2 = 0,
+             m2 = 0, dram_wr = 0, wb = 0;
     const unsigned sh = l2->line_shift;
+    const uint32_t full = l2->full; /* l1's too: same line and sectors */
     const int run = (!l1 || l1->set_hash == UA_SET_MOD) &&
                     l2->set_hash == UA_SET_MOD;
     const uint64_t last1 = l1 ? (uint64_t)l1->sets - 1 : 0;
     const uint64_t last2 = (uint64_t)l2->sets - 1;
-    uint64_t set1 = 0, set2 = 0, prev = 0;
-    for (unsigned i = 0; i < n; i++) {
-        uint64_t ln = ls[i].addr >> sh, la = ln << sh;
-        if (i > 0 && run && ln == prev + 1) {
+    const uint64_t lmask = ~(((uint64_t)1 << sh) - 1), lb = (uint64_t)1 << sh;
+    /* next: the address of the line after the last one; 1 (no line's)
+     * before the first and after the last line of the address space */
+    uint64_t set1 = 0, set2 = 0, next = 1;
+    for (const ua_line *p = ls, *e = ls + n; p < e; p++) {
+        uint64_t la = p->addr & lmask;
+        if (run && la == next) {
             set1 = set1 == last1 ? 0 : set1 + 1;
             set2 = set2 == last2 ? 0 : set2 + 1;
         } else {
+            uint64_t ln = la >> sh;
             set1 = l1 ? set_of_ln(l1, ln) : 0;
             set2 = set_of_ln(l2, ln);
         }
-        prev = ln;
-        uint32_t s = ls[i].sectors;
+        next = la + lb ? la + lb : 1;
+        uint32_t s = p->sectors, sf = s & full; /* sf: what the caches see */
         unsigned ns = ua_popcount32(s);
         tot += ns;
-        uint32_t q = s; /* asked of the L2 */
+        if (s != sf)
+            stray += ns - ua_popcount8[sf & 0xffu];
+        uint32_t q = s; /* asked of the L2 (s: sf to the cache) */
         unsigned nq = ns;
         ua_cache_res r;
-        r.evicted = 0; /* without l1: no victim */
-        r.evict_addr = 0;
+        r.evict_addr = 0; /* without l1: no victim */
         r.evict_dirty = 0;
         if (l1) {
-            access_body(l1, set1, la, s, is_write, &r, s1, K_W4, 0);
+            access_body(l1, set1, la, sf, is_write, &r, &l1->st, K_W4, 0);
+            unsigned nm1 = sub8(r.miss, s, ns);
+            sm1 += nm1;
+            if (is_write)
+                m1 += nm1 != 0; /* reads: the L2's accesses */
             if (is_write) {
                 q = r.fwd;
-                nq = sub_count(r.fwd, s, ns);
+                nq = sub8(r.fwd, s, ns);
             } else {
                 q = r.miss;
-                nq = sub_count(r.miss, s, ns);
-                l1_hit += ns - nq;
+                nq = nm1;
             }
         }
         if (!l1 || q) {
             ua_cache_res r2;
-            access_body(l2, set2, la, q, is_write, &r2, s2, K_W16, 0);
-            nl2 += nq;
-            if (r2.evicted && r2.evict_dirty)
-                dram_wr += ua_popcount32(r2.evict_dirty);
+            access_body(l2, set2, la, l1 ? q : sf, is_write, &r2, &l2->st,
+                        K_W16, 0);
+            unsigned nm = sub8(r2.miss, q, nq);
+            if (!is_write && l1)
+                m1++; /* a read asks the L2 exactly when the L1 missed */
             if (is_write) {
-                dram_wr += sub_count(r2.fwd, q, nq);
-            } else {
-                unsigned nm = sub_count(r2.miss, q, nq);
-                l2_hit += nq - nm;
-                if (level < 2)
-                    level = 2;
-                if (nm) {
-                    dram_rd += nm;
-                    level = 3;
-                }
+                a2++;
+                sq += nq;
+                dram_wr += sub8(r2.fwd, q, nq);
             }
+            sm2 += nm;
+            m2 += nm != 0;
+            if (r2.evict_dirty) /* 0 without a victim */
+                dram_wr += ua_popcount8[r2.evict_dirty & 0xffu];
         }
-        if (r.evicted && r.evict_dirty) {
+        if (r.evict_dirty) {
             ua_walk b = {0};
             walk_back(l2, r.evict_addr, r.evict_dirty, &b);
-            nl2 += b.l2;
+            wb += b.l2;
             dram_wr += b.dram_wr;
         }
     }
+    if (!is_write) {
+        /* a read asks the L2 for what the L1 missed: every sector of a
+         * line without l1 */
+        sq = l1 ? sm1 : tot;
+        a2 = l1 ? m1 : n;
+    }
+    if (l1)
+        stats_add(&l1->st, n, m1, tot - stray, sm1);
+    /* the L2's sectors: those asked for (sq; without l1, the lines' own,
+     * less stray bits) */
+    stats_add(&l2->st, a2, m2, l1 ? sq : tot - stray, sm2);
     w->sectors = tot;
-    w->l1_hit = l1_hit;
-    w->l2 = nl2;
-    w->l2_hit = l2_hit;
-    w->dram_rd = dram_rd;
+    w->l1_hit = is_write || !l1 ? 0 : tot - sm1;
+    w->l2 = sq + wb;
+    w->l2_hit = is_write ? 0 : sq - sm2;
+    w->dram_rd = is_write ? 0 : sm2;
     w->dram_wr = dram_wr;
-    w->level = level;
+    w->level = is_write ? 1 : sm2 ? 3 : a2 ? 2 : 1;
 }
 
 int ua_cache_walk(ua_cache *l1, ua_cache *l2, const ua_line *ls, unsigned n,
@@ -837,10 +924,17 @@ int ua_cache_walk(ua_cache *l1, ua_cache *l2, const ua_line *ls, unsigned n,
                 l1->line_bytes != l2->line_bytes)) ||
         l2->kind != K_W16 || l2->ready)
         return 0;
-    if (is_write)
-        walk_body(l1, l2, ls, n, 1, w);
-    else
-        walk_body(l1, l2, ls, n, 0, w);
+    if (is_write) {
+        if (l1)
+            walk_body(l1, l2, ls, n, 1, 1, w);
+        else
+            walk_body(l1, l2, ls, n, 1, 0, w);
+    } else {
+        if (l1)
+            walk_body(l1, l2, ls, n, 0, 1, w);
+        else
+            walk_body(l1, l2, ls, n, 0, 0, w);
+    }
     return 1;
 }
 

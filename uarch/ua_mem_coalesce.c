@@ -110,9 +110,11 @@ static unsigned range_lines(uint64_t lo, uint64_t hi, unsigned ls,
     if (ll - fl >= UA_MAX_LINES)
         return 0;
     unsigned n = (unsigned)(ll - fl + 1);
-    for (unsigned i = 0; i < n; i++) {
-        out[i].addr = (fl + i) << ls;
-        out[i].sectors = full;
+    /* the line addresses by increment (no shift per line) */
+    uint64_t a = fl << ls, step = (uint64_t)1 << ls;
+    for (ua_line *o = out, *e = out + n; o < e; o++, a += step) {
+        o->addr = a;
+        o->sectors = full;
     }
     out[0].sectors &= full << (unsigned)(fs & smask);
     out[n - 1].sectors &= full >> (unsigned)(smask - (lsn & smask));
@@ -159,13 +161,19 @@ unsigned ua_coalesce(const wc_inst *in, unsigned line_bytes,
                      unsigned sector_bytes, ua_line *out)
 {
     unsigned n = 0;
+    /* powers of two (every config) first: the checks below as shifts */
+    if (line_bytes && sector_bytes && !(line_bytes & (line_bytes - 1)) &&
+        !(sector_bytes & (sector_bytes - 1))) {
+        unsigned ls = (unsigned)__builtin_ctz(line_bytes),
+                 ss = (unsigned)__builtin_ctz(sector_bytes);
+        if (ls < ss || ls - ss > 5) /* more than 32 sectors a line */
+            return 0;
+        return coalesce_pow2(in, ls, ss, out);
+    }
     /* line_bytes / sector_bytes > 32, without a division */
     if (line_bytes == 0 || sector_bytes == 0 || line_bytes < sector_bytes ||
         (uint64_t)line_bytes >= 33 * (uint64_t)sector_bytes)
         return 0;
-    if (!(line_bytes & (line_bytes - 1)) && !(sector_bytes & (sector_bytes - 1)))
-        return coalesce_pow2(in, (unsigned)__builtin_ctz(line_bytes),
-                             (unsigned)__builtin_ctz(sector_bytes), out);
     uint64_t w = in->width ? in->width : 4;
     int has_addr = (in->iflags & WC_IF_HAS_ADDR) != 0;
     unsigned rank = 0;

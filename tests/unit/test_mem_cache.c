@@ -487,8 +487,8 @@ static void test_untimed(void)
 /* ua_cache_walk against the ua_cache_access calls it stands for: an L1
  * (4 ways) and an L2 (16 ways, a set count not a power of two) walked with
  * random runs of lines (across the last set, and across the top of the
- * address space, where the walk's next-set shortcut must not apply), reads
- * and writes, under both L1 write policies (write-back: dirty victims
+ * address space, where the walk's next-set shortcut must not apply; some
+ * sector masks with bits past a line's sectors), reads and writes, under both L1 write policies (write-back: dirty victims
  * written back to the L2): the same results and the same statistics. */
 static void walk_same(int l1_wb)
 {
@@ -516,6 +516,9 @@ static void walk_same(int l1_wb)
         for (unsigned i = 0; i < n; i++) {
             ls[i].addr = base + 128 * (i + ((x >> (8 + i)) & 1) * 3);
             ls[i].sectors = 1 + (uint32_t)((x >> (3 * i)) % 15);
+            if ((x >> 50) % 16 == i) /* a caller's bits past the line's
+                                        sectors: the caches ignore them */
+                ls[i].sectors |= 0x30u;
         }
         ua_walk w;
         CHECK(ua_cache_walk(no_l1 ? NULL : a1, a2, ls, n, is_write, &w) == 1);
