@@ -372,11 +372,13 @@ int main(void)
 
     /* The run-detailed-or-sample rule on predicted detailed cost (shared
      * H100 SXM traces, default options).  vadd_ffma 8192 x 256: bandwidth-
-     * bound (the slice's steady-state DRAM utilisation is unlike the full
-     * GPU's), and regions on all SMs (4 of them, 2 sampled, each with a
-     * wave of warm-up run twice) would cost more than the kernel in detail:
-     * it runs in detail without the interval pass (it used to sample at
-     * 0.82x with -3.36% outside its interval).  copy2 16384 x 256: 1.70M
+     * bound; its slice is judged like for like (stop 24: the middle
+     * region after a slice-wave of warm-up, differenced, against the
+     * steady all-SM window: DRAM 1.00 on both; cold, the region read 0.75
+     * and the kernel ran in detail at 1.0x).  It is sampled on slices:
+     * +1.2% of detailed, covered, 6x faster (bench_hybrid --app).  It used
+     * to sample on all SMs at 0.82x with -3.36% outside its interval (cold
+     * regions, before the L2 warm-up).  copy2 16384 x 256: 1.70M
      * warp instructions, under smp_small_kernel_insts, but 16 waves of
      * DRAM round trips predict a detailed cost above the small-kernel
      * rule's: it is sampled, on regions over all SMs. */
@@ -399,10 +401,17 @@ int main(void)
                     "runs %zu, regions %zu\n", smp_how_name(r1.how),
                     r1.slice_invalid, r1.host[SMP_INTERVAL].runs,
                     r1.regions);
-            CHECK_EQ_INT(r1.how, SMP_HOW_FULL);
-            CHECK(r1.slice_invalid != 0);
-            CHECK_EQ_INT(r1.host[SMP_INTERVAL].runs, 0);
-            CHECK_EQ_INT(r1.detailed_warp_insts, 3211264);
+            CHECK_EQ_INT(r1.how, SMP_HOW_SAMPLED);
+            CHECK_EQ_INT(r1.slice_invalid, 0);
+            CHECK(r1.region_sms < gs.num_sms);
+            CHECK(r1.detailed_warp_insts * 4 < r1.warp_insts);
+            {
+                double dv = full_detailed(t1, 0, &gs);
+                fprintf(stderr, "vadd_ffma: %.0f [%.0f, %.0f], detailed "
+                        "%.0f\n", r1.estimate, r1.ci95[0], r1.ci95[1], dv);
+                CHECK(fabs(r1.estimate / dv - 1) < 0.03);
+                CHECK(r1.ci95[0] <= dv && dv <= r1.ci95[1]);
+            }
             CHECK_EQ_INT(smp_run_kernel(t2, 0, &gs, &o, &r2, &d), 0);
             fprintf(stderr, "copy2: %s, %zu of %zu regions on %ld SMs, "
                     "%.0f [%.0f, %.0f]\n", smp_how_name(r2.how),
@@ -416,11 +425,18 @@ int main(void)
              * pass (1 interval run of 1.70M instructions, 0.87x): the
              * pre-pass check judged its slice on a cold window, because
              * all-SM regions passed sample_worth, and only the whole pass
-             * found its bandwidth unlike the slice's. */
+             * found its bandwidth unlike the slice's.  Since stop 24 the
+             * pre-pass check is like for like (both steady) and passes
+             * (DRAM 1.01 / 1.01, L2 0.68 / 0.69); the whole pass (0.10 s
+             * of ~1.7 s) finds the whole kernel's L2 at 0.54 (a fifth of
+             * its time is not in the steady state: its L2 fills with
+             * dirty lines and write-backs start late) and it runs in
+             * detail.  Forced onto slices it gave -5.1%: the rejection
+             * holds. */
             CHECK(r2.warp_insts < (uint64_t)gs.smp_small_kernel_insts);
             CHECK_EQ_INT(r2.how, SMP_HOW_FULL);
             CHECK_EQ_INT(r2.detailed_warp_insts, r2.warp_insts);
-            CHECK_EQ_INT(r2.host[SMP_INTERVAL].runs, 0);
+            CHECK(r2.host[SMP_INTERVAL].runs <= 1);
             CHECK(r2.slice_invalid != 0);
         }
         wc_trace_close(t1);
