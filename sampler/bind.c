@@ -78,6 +78,9 @@
  * a few samples' worth: it runs in detail.  (Regions on a slice are many
  * per wave; their samples are not limited here.) */
 #define SMP_MIN_SAMPLE_ALL_SMS 3
+/* small_rule probes the interval model's steady state only for kernels of
+ * at least smp_small_kernel_insts / SMP_SMALL_PROBE warp instructions. */
+#define SMP_SMALL_PROBE 16
 
 /* ------------------------------------------------------------------------ */
 /* Options                                                                   */
@@ -154,6 +157,8 @@ typedef struct kbind {
     double last_util[2]; /* DRAM, L2 utilisation of the last interval run     */
     double compose_gap;  /* interval: whole composed from one region / whole - 1 */
     int sliced;          /* 1: check_slice judged the slice already           */
+    int mid_steady;      /* 1: b->mid and util_slice are the middle region's
+                            steady state (run_mid_steady), not its cold run  */
     int slice_bad;       /* why slicing is not valid (SMP_SLICE_* bits)       */
     double util_slice[2], util_full[2]; /* DRAM, L2 utilisation (interval) */
     smp_eval mid;        /* the middle region on its slice (check_slice)      */
@@ -345,18 +350,32 @@ static int slice_verdict(kbind *b, double dram, const double util[2],
         bad |= SMP_SLICE_REUSE;
     b->util_full[0] = util[0];
     b->util_full[1] = util[1];
-    /* Below half utilisation on both, the queueing wait is under half a
-     * service time either way (M/D/1: rho / (2 (1 - rho))). */
-    for (int i = 0; i < 2; i++)
-        if (fabs(b->util_slice[i] - util[i]) > SMP_UTIL_GAP &&
-            fmax(b->util_slice[i], util[i]) > SMP_UTIL_BUSY)
-            bad |= SMP_SLICE_BW;
     double mine = b->mid.warp_insts
                       ? (double)b->sms / (double)g->num_sms *
                             (b->mid.cycles - b->mid.fixed) /
                             (double)b->mid.warp_insts
                       : cpi;
     b->compose_gap = cpi > 0 ? mine / cpi - 1 : 0;
+    /* A steady middle region is compared with the full GPU's traffic over
+     * the steady share of its time: util / (1 + gap), i.e. bytes per
+     * instruction at the slice's pace.  Against the steady all-SM window
+     * the gap is ~0; against the whole kernel it removes the dilution by
+     * the ramp and tail (h100-sxm, interval: vadd_ffma DRAM 1.000 slice,
+     * 0.921 whole, gap -0.079: 1.000; mixed 8192 x 128 k1 0.990, 0.884,
+     * -0.115: 0.999), and what is left is traffic the slice does not see:
+     * copy2 1.006, 0.970, -0.209: 1.226, the whole kernel's write-backs of
+     * dirty lines once its 64 MB pass the 50 MB L2 (forced onto slices it
+     * gives -5.1%). */
+    double u[2] = {util[0], util[1]};
+    if (b->mid_steady && b->compose_gap > -1)
+        for (int i = 0; i < 2; i++)
+            u[i] /= 1 + b->compose_gap;
+    /* Below half utilisation on both, the queueing wait is under half a
+     * service time either way (M/D/1: rho / (2 (1 - rho))). */
+    for (int i = 0; i < 2; i++)
+        if (fabs(b->util_slice[i] - u[i]) > SMP_UTIL_GAP &&
+            fmax(b->util_slice[i], u[i]) > SMP_UTIL_BUSY)
+            bad |= SMP_SLICE_BW;
     if (fabs(b->compose_gap) > gap)
         bad |= SMP_SLICE_COMPOSE;
     b->slice_bad |= bad;
@@ -369,6 +388,7 @@ static int run_mid(kbind *b, wc_diag *d)
     uint64_t first, count;
     region_window(b, b->nregions / 2, &first, &count);
     memset(&b->mid, 0, sizeof b->mid);
+    b->mid_steady = 0;
     b->mid_ctas = count;
     int rc = model_run(b, SMP_INTERVAL, 0, 1, first, count, &b->mid,
                        &b->mid_counts, d);
@@ -378,6 +398,52 @@ static int run_mid(kbind *b, wc_diag *d)
     b->util_slice[0] = b->last_util[0];
     b->util_slice[1] = b->last_util[1];
     return 0;
+}
+
+/* The steady-state measure of the middle region on its slice: simulated
+ * cycles `cyc`, warp instructions `ins` and DRAM/L2 utilisation of its
+ * CTAs run after w = min(s x occ, CTAs before it) warm-up CTAs, by
+ * difference (one interval run, the warm-up alone from its snapshot).
+ * Leaves b alone; *cyc = 0 when there is nothing before the region. */
+static int mid_steady(const kbind *b, double *cyc, uint64_t *ins,
+                      double util[2], wc_diag *d)
+{
+    uint64_t first, count;
+    region_window(b, b->nregions / 2, &first, &count);
+    uint64_t w = (uint64_t)b->sms * (uint64_t)b->occ;
+    if (w > first)
+        w = first;
+    *cyc = 0;
+    *ins = 0;
+    if (w == 0)
+        return 0;
+    im_result r[2];
+    memset(r, 0, sizeof r);
+    im_options o;
+    im_options_default(&o);
+    o.cta_first = first - w;
+    o.cta_count = w + count;
+    o.sms = b->sms;
+    o.snap_after = w;
+    o.snap = &r[1];
+    int rc = im_run_kernel(b->t, b->k, &b->islice, &o, &r[0], d);
+    if (rc == 0) {
+        double c = (double)r[0].sim_cycles - (double)r[1].sim_cycles;
+        uint64_t n = r[0].warp_insts - r[1].warp_insts;
+        if (c > 0 && n > 0) {
+            *cyc = c;
+            *ins = n;
+            util[0] = (r[0].dram_util * (double)r[0].sim_cycles -
+                       r[1].dram_util * (double)r[1].sim_cycles) /
+                      c;
+            util[1] = (r[0].l2_util * (double)r[0].sim_cycles -
+                       r[1].l2_util * (double)r[1].sim_cycles) /
+                      c;
+        }
+    }
+    im_result_free(&r[0]);
+    im_result_free(&r[1]);
+    return rc;
 }
 
 /*
@@ -394,39 +460,16 @@ static int run_mid(kbind *b, wc_diag *d)
  */
 static int run_mid_steady(kbind *b, wc_diag *d)
 {
-    uint64_t first, count;
-    region_window(b, b->nregions / 2, &first, &count);
-    uint64_t w = (uint64_t)b->sms * (uint64_t)b->occ;
-    if (w > first)
-        w = first;
-    if (w == 0)
-        return 0;
-    im_result r[2];
-    memset(r, 0, sizeof r);
-    im_options o;
-    im_options_default(&o);
-    o.cta_first = first - w;
-    o.cta_count = w + count;
-    o.sms = b->sms;
-    o.snap_after = w;
-    o.snap = &r[1];
-    int rc = im_run_kernel(b->t, b->k, &b->islice, &o, &r[0], d);
-    if (rc == 0) {
-        double cyc = (double)r[0].sim_cycles - (double)r[1].sim_cycles;
-        uint64_t ins = r[0].warp_insts - r[1].warp_insts;
-        if (cyc > 0 && ins > 0) {
-            b->util_slice[0] = (r[0].dram_util * (double)r[0].sim_cycles -
-                                r[1].dram_util * (double)r[1].sim_cycles) /
-                               cyc;
-            b->util_slice[1] = (r[0].l2_util * (double)r[0].sim_cycles -
-                                r[1].l2_util * (double)r[1].sim_cycles) /
-                               cyc;
-            b->mid.cycles = b->mid.fixed + cyc;
-            b->mid.warp_insts = ins;
-        }
+    double cyc, util[2];
+    uint64_t ins;
+    int rc = mid_steady(b, &cyc, &ins, util, d);
+    if (rc == 0 && cyc > 0) {
+        b->util_slice[0] = util[0];
+        b->util_slice[1] = util[1];
+        b->mid.cycles = b->mid.fixed + cyc;
+        b->mid.warp_insts = ins;
+        b->mid_steady = 1;
     }
-    im_result_free(&r[0]);
-    im_result_free(&r[1]);
     return rc;
 }
 
@@ -510,11 +553,13 @@ static void collapse(kbind *b)
  * kernel is thus judged as before.  Returns the threshold the engine is
  * given: the configured one when small, else 0 (sample it).
  */
-static uint64_t small_rule(kbind *b, uint64_t small, double A)
+static int small_rule(kbind *b, uint64_t small, double A, uint64_t *out,
+                      wc_diag *d)
 {
     const wc_gpu *g = b->g;
+    *out = small;
     if (A >= (double)small)
-        return small;
+        return 0;
     /* A kernel of one wave on regions of one wave on a slice: each region
      * is the load of its SMs in the full run (occ_eff CTAs each, all
      * resident from the start, no refill), so its detailed cost is s /
@@ -528,6 +573,7 @@ static uint64_t small_rule(kbind *b, uint64_t small, double A)
         b->nregions >= 4 && b->o->region_sms <= 0 &&
         g->smp_region_sms <= 0) {
         b->one_wave_small = 1;
+        *out = 0;
         return 0;
     }
     double sub = g->subcores_per_sm > 0 ? (double)g->subcores_per_sm : 1;
@@ -537,7 +583,31 @@ static uint64_t small_rule(kbind *b, uint64_t small, double A)
                                                       : (double)g->num_sms;
     double lat = waves * sms * (double)g->dram_latency;
     double cost = fmax(A / sub, lat);
-    return cost < (double)small / sub ? small : 0;
+    if (cost >= (double)small / sub) {
+        *out = 0;
+        return 0;
+    }
+    /* Both bounds are lower bounds: a bandwidth-bound wave takes its
+     * traffic over the bandwidth, not one round trip (vadd 4096 x 256,
+     * h100-sxm: 4 waves, 0.36M SM-cycles by the bounds, 1.46M in the
+     * detailed run, 0.6 s).  Where the kernel has slice waves before its
+     * middle region, the interval model's steady state there (mid_steady,
+     * one run of a few slice waves) predicts its SM-cycles as CTAs x s x
+     * cycles per region CTA. */
+    if (!may_slice(b) || A < (double)small / SMP_SMALL_PROBE)
+        return 0;
+    double cyc, util[2];
+    uint64_t ins, first, count;
+    region_window(b, b->nregions / 2, &first, &count);
+    int rc = mid_steady(b, &cyc, &ins, util, d);
+    if (rc)
+        return rc;
+    double pred = count ? (double)b->ctas * (double)b->sms * cyc /
+                              (double)count
+                        : 0;
+    if (pred >= (double)small / sub)
+        *out = 0;
+    return 0;
 }
 
 /*
@@ -1629,11 +1699,16 @@ int smp_ctx_run_one(const smp_ctx *c, wc_trace *t, size_t k, const wc_gpu *g,
         double A = 0;
         for (uint64_t i = 0; i < nc; i++)
             A += (double)ci[i];
-        b.small = small_rule(&b,
-                             o->small_kernel_insts
-                                 ? o->small_kernel_insts
-                                 : (uint64_t)g->smp_small_kernel_insts,
-                             A);
+        rc = small_rule(&b,
+                        o->small_kernel_insts
+                            ? o->small_kernel_insts
+                            : (uint64_t)g->smp_small_kernel_insts,
+                        A, &b.small, d);
+        if (rc) {
+            smp_clock_free(clock);
+            wc_kreader_close(hold);
+            return rc;
+        }
     }
     p.small_kernel_insts = b.small;
     p.kernel = k;
