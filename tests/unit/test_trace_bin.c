@@ -32,12 +32,27 @@ static int rm_cb(const char *p, const struct stat *sb, int flag,
     return remove(p);
 }
 
+/* 1 unless r says its lanes are affine (lanes_affine) and they are not. */
+static int affine_ok(const wc_inst *r)
+{
+    if (!r->lanes_affine)
+        return 1;
+    uint64_t s = r->addr[1] - r->addr[0];
+    for (unsigned l = 0; l < WC_WARP_SIZE; l++)
+        if (r->addr[l] != r->addr[0] + l * s)
+            return 0;
+    return (r->iflags & WC_IF_HAS_ADDR) != 0;
+}
+
 /* Records equal as the models see them (line aside; addr[] only with
- * WC_IF_HAS_ADDR). */
+ * WC_IF_HAS_ADDR; lanes_affine, a reader's hint, true where set). */
 static int same(const wc_inst *a, const wc_inst *b)
 {
     wc_inst x = *a, y = *b;
     x.line = y.line = 0;
+    if (!affine_ok(&x) || !affine_ok(&y))
+        return 0;
+    x.lanes_affine = y.lanes_affine = 0;
     if (memcmp(&x, &y, offsetof(wc_inst, opcode)) != 0 ||
         strcmp(x.opcode, y.opcode) != 0)
         return 0;
