@@ -1173,6 +1173,12 @@ int wctb_next(wc_cta *c, wstream *s, wc_inst *in, wc_diag *d)
 int wc_cta_next_refs(wc_cta *c, unsigned w, wc_inst *buf, wc_iref *r,
                      size_t max, size_t *n, wc_diag *d)
 {
+    return wc_cta_next_refs_bufs(c, w, buf, 1, r, max, n, d);
+}
+
+int wc_cta_next_refs_bufs(wc_cta *c, unsigned w, wc_inst *buf, size_t nbuf,
+                          wc_iref *r, size_t max, size_t *n, wc_diag *d)
+{
     *n = 0;
     wstream *s = w < c->nwarps ? &c->w[w] : NULL;
     if (c->k->kind != KIND_BIN || !s || s->done >= s->n || max == 0) {
@@ -1189,6 +1195,7 @@ int wc_cta_next_refs(wc_cta *c, unsigned w, wc_inst *buf, wc_iref *r,
     const uint8_t *tfl = b->tfl;
     const uint32_t ntab = b->tab_n;
     size_t k = 0;
+    wc_inst *const bend = buf + (nbuf ? nbuf - 1 : 0); /* the last buffer */
     while (k < max && s->done < s->n) {
         if (s->cleft == 0) {
             int rc = next_chunk(c, s, d);
@@ -1275,18 +1282,27 @@ int wc_cta_next_refs(wc_cta *c, unsigned w, wc_inst *buf, wc_iref *r,
                 buf->line = 0;
                 lanes_strided(buf, base, unzz(vs));
                 s->pbase = base;
-                s->dpos = e;
-                s->pid = id;
-                s->pmask = mask;
-                s->cleft -= took + 1;
-                s->done += took + 1;
                 if (buf->op == WC_OP_UNKNOWN)
                     wct_count_unknown(c->t, buf->opcode);
                 r[k].in = buf;
                 r[k].mask = mask;
                 r[k].sid = id;
-                *n = k + 1;
-                return 1; /* buf is taken */
+                if (buf == bend) { /* the last buffer is taken */
+                    s->dpos = e;
+                    s->pid = id;
+                    s->pmask = mask;
+                    s->cleft -= took + 1;
+                    s->done += took + 1;
+                    *n = k + 1;
+                    return 1;
+                }
+                buf++; /* the next record goes on in this batch */
+                at = e;
+                pid = id;
+                pmask = mask;
+                k++;
+                took++;
+                continue;
             }
             at = a;
             pid = id;
