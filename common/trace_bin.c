@@ -420,6 +420,51 @@ static size_t enc_inst(unsigned char *p, dstate *s, uint32_t id,
     return n;
 }
 
+/* The fields of r before addr[] into in, as memcpy (offsetof(wc_inst,
+ * addr) bytes, r's addr[0] with them: the caller writes every lane after):
+ * whole vectors (the memcpy here compiled to 17 word moves, 40 host
+ * instructions a record). */
+static inline void rec_head(wc_inst *in, const wc_inst *r)
+{
+#if defined(__SSE2__)
+    enum { NV = (offsetof(wc_inst, addr) + 15) / 16 };
+    _Static_assert(NV * 16 <= offsetof(wc_inst, addr) + sizeof r->addr,
+                   "the head's last vector stays inside the record");
+    const unsigned char *f = (const unsigned char *)r;
+    unsigned char *t = (unsigned char *)in;
+#if defined(__GNUC__)
+#pragma GCC unroll 16
+#endif
+    for (unsigned i = 0; i < NV; i++)
+        _mm_storeu_si128((__m128i *)(void *)(t + 16 * i),
+                         _mm_loadu_si128((const __m128i *)(const void *)(f + 16 * i)));
+#else
+    memcpy(in, r, offsetof(wc_inst, addr));
+#endif
+}
+
+/* Every lane of in at base + stride * l (mod 2^64): a strided full warp,
+ * which in->lanes_affine then says (the table's record says 0). */
+static inline void lanes_strided(wc_inst *in, uint64_t base, uint64_t stride)
+{
+#if defined(__SSE2__)
+    /* base + stride * l (mod 2^64), two lanes a vector */
+    __m128i e = _mm_set_epi64x((long long)(base + stride), (long long)base);
+    __m128i s2 = _mm_set1_epi64x((long long)(2 * stride));
+#if defined(__GNUC__)
+#pragma GCC unroll 16
+#endif
+    for (unsigned l = 0; l < WC_WARP_SIZE; l += 2) {
+        _mm_storeu_si128((__m128i *)(void *)&in->addr[l], e);
+        e = _mm_add_epi64(e, s2);
+    }
+#else
+    for (unsigned l = 0; l < WC_WARP_SIZE; l++)
+        in->addr[l] = base + stride * l;
+#endif
+    in->lanes_affine = 1;
+}
+
 /* Decode one instruction from p[*at..n).  0, or -1 with *why. */
 static int dec_inst(const unsigned char *p, size_t n, size_t *at, dstate *s,
                     const wc_inst *tab, uint32_t ntab, wc_inst *in,
@@ -513,22 +558,7 @@ static int dec_inst(const unsigned char *p, size_t n, size_t *at, dstate *s,
             *at = a;
             return -1;
         }
-        uint64_t stride = unzz(v);
-#if defined(__SSE2__)
-        /* base + stride * l (mod 2^64), two lanes a vector */
-        __m128i e = _mm_set_epi64x((long long)(base + stride), (long long)base);
-        __m128i s2 = _mm_set1_epi64x((long long)(2 * stride));
-#if defined(__GNUC__)
-#pragma GCC unroll 16
-#endif
-        for (unsigned l = 0; l < WC_WARP_SIZE; l += 2) {
-            _mm_storeu_si128((__m128i *)(void *)&in->addr[l], e);
-            e = _mm_add_epi64(e, s2);
-        }
-#else
-        for (unsigned l = 0; l < WC_WARP_SIZE; l++)
-            in->addr[l] = base + stride * l;
-#endif
+        lanes_strided(in, base, unzz(v));
         *at = a;
         return 0;
     }
@@ -1143,6 +1173,12 @@ int wctb_next(wc_cta *c, wstream *s, wc_inst *in, wc_diag *d)
 int wc_cta_next_refs(wc_cta *c, unsigned w, wc_inst *buf, wc_iref *r,
                      size_t max, size_t *n, wc_diag *d)
 {
+    return wc_cta_next_refs_bufs(c, w, buf, 1, r, max, n, d);
+}
+
+int wc_cta_next_refs_bufs(wc_cta *c, unsigned w, wc_inst *buf, size_t nbuf,
+                          wc_iref *r, size_t max, size_t *n, wc_diag *d)
+{
     *n = 0;
     wstream *s = w < c->nwarps ? &c->w[w] : NULL;
     if (c->k->kind != KIND_BIN || !s || s->done >= s->n || max == 0) {
@@ -1159,6 +1195,7 @@ int wc_cta_next_refs(wc_cta *c, unsigned w, wc_inst *buf, wc_iref *r,
     const uint8_t *tfl = b->tfl;
     const uint32_t ntab = b->tab_n;
     size_t k = 0;
+    wc_inst *const bend = buf + (nbuf ? nbuf - 1 : 0); /* the last buffer */
     while (k < max && s->done < s->n) {
         if (s->cleft == 0) {
             int rc = next_chunk(c, s, d);
@@ -1228,8 +1265,45 @@ int wc_cta_next_refs(wc_cta *c, unsigned w, wc_inst *buf, wc_iref *r,
                 mask = get32(p + a);
                 a += 4;
             }
-            if (tfl[id] & TF_ADDR)
-                break;
+            if (tfl[id] & TF_ADDR) {
+                /* a strided full warp (tag mode A_STRIDE, 0: the usual
+                 * global access) decoded here, as dec_inst would (same
+                 * record, same stream state), without its call and the
+                 * checks the lines above made; anything else, or a varint
+                 * that does not read, through next_one below */
+                uint64_t vb, vs;
+                size_t e = a;
+                if (mask != 0xffffffffu || get_var(p, len, &e, &vb) != 0 ||
+                    get_var(p, len, &e, &vs) != 0)
+                    break;
+                uint64_t base = s->pbase + unzz(vb);
+                rec_head(buf, &tab[id]);
+                buf->mask = mask;
+                buf->line = 0;
+                lanes_strided(buf, base, unzz(vs));
+                s->pbase = base;
+                if (buf->op == WC_OP_UNKNOWN)
+                    wct_count_unknown(c->t, buf->opcode);
+                r[k].in = buf;
+                r[k].mask = mask;
+                r[k].sid = id;
+                if (buf == bend) { /* the last buffer is taken */
+                    s->dpos = e;
+                    s->pid = id;
+                    s->pmask = mask;
+                    s->cleft -= took + 1;
+                    s->done += took + 1;
+                    *n = k + 1;
+                    return 1;
+                }
+                buf++; /* the next record goes on in this batch */
+                at = e;
+                pid = id;
+                pmask = mask;
+                k++;
+                took++;
+                continue;
+            }
             at = a;
             pid = id;
             pmask = mask;

@@ -229,6 +229,12 @@ typedef struct wc_inst {
     uint8_t depbar_le;           /* N                                       */
     uint8_t depbar_ids;          /* bit mask of the optional id list        */
     uint32_t const_addr;         /* (bank << 16) | offset when CONSTOP      */
+    /* 1: addr[l] == addr[0] + l * (addr[1] - addr[0]) (mod 2^64) for all
+     * 32 lanes -- the binary reader's strided full warp, which it decodes
+     * so -- and a coalescer need not check the lanes; 0: not known.  In
+     * the padding before imm (the record's size is unchanged); every
+     * reader clears it with the rest of the record. */
+    uint8_t lanes_affine;
     int64_t imm;                 /* trailing immediate of the trace (0)     */
     char opcode[WC_OPCODE_LEN];  /* full text with modifiers "LDG.E.128"    */
     uint64_t addr[WC_WARP_SIZE]; /* per-lane address when HAS_ADDR; lanes

@@ -194,6 +194,13 @@ int wc_cta_next_ref(wc_cta *c, unsigned w, wc_inst *buf, wc_iref *r,
  * -code.  The records stay valid until the next call. */
 int wc_cta_next_refs(wc_cta *c, unsigned w, wc_inst *buf, wc_iref *r,
                      size_t max, size_t *n, wc_diag *d);
+/* As wc_cta_next_refs with nbuf >= 1 buffers buf[0..nbuf): a binary
+ * trace's strided full warps (the usual global accesses) are decoded into
+ * buf[0], buf[1], ... in order without ending the batch until the last
+ * buffer is taken; any other decoded record still ends it.  nbuf 1 is
+ * wc_cta_next_refs. */
+int wc_cta_next_refs_bufs(wc_cta *c, unsigned w, wc_inst *buf, size_t nbuf,
+                          wc_iref *r, size_t max, size_t *n, wc_diag *d);
 
 /* ------------------------------------------------------------------------ */
 /* Hand-written SASS microbenchmarks and cuobjdump listings                  */

@@ -174,6 +174,9 @@ void im_cta_free(im_cta_acc *a);
  * bytes, most of them lane addresses that only memory instructions read;
  * batches: one call per batch, not per instruction. */
 #define IM_BATCH 256
+/* Records decoded into the walker's buffers per batch (the binary reader's
+ * strided full warps: a batch no longer ends at each global access). */
+#define IM_NBUF 16
 typedef int (*im_next_fn)(void *ctx, const wc_iref **r, size_t *n,
                           wc_diag *d);
 
@@ -303,7 +306,7 @@ typedef struct im_walker {
     double own[IM_NRES], lead[IM_NRES], last[IM_NRES];
     uint16_t used[IM_NRES];
     unsigned nused;
-    wc_inst in;         /* decoding buffer of a trace source              */
+    wc_inst in[IM_NBUF]; /* decoding buffers of a trace source           */
     im_static *memo;    /* [IM_MEMO_N], allocated by the first warp       */
     uint8_t *memo_full; /* [IM_MEMO_N]: 1 where memo[i] is filled         */
     uint64_t kmask[IM_KEY_W]; /* key bytes that count (all but per-instance

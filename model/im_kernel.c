@@ -618,7 +618,8 @@ static int trace_next(void *ctx, const wc_iref **r, size_t *n, wc_diag *d)
 {
     trace_ctx *tc = ctx;
     *r = tc->r;
-    return wc_cta_next_refs(tc->c, tc->w, tc->buf, tc->r, IM_BATCH, n, d);
+    return wc_cta_next_refs_bufs(tc->c, tc->w, tc->buf, IM_NBUF, tc->r,
+                                 IM_BATCH, n, d);
 }
 
 int im_run_kernel(wc_trace *t, size_t k, const wc_gpu *g, const im_options *o,
@@ -661,7 +662,7 @@ int im_run_kernel(wc_trace *t, size_t k, const wc_gpu *g, const im_options *o,
             break;
         tc->c = c;
         tc->w = 0;
-        tc->buf = &x.w->in;
+        tc->buf = x.w->in;
         im_cta_src src = {wc_cta_nwarps(c), trace_wid, trace_next, tc,
                           trace_set};
         rc = run_cta(&x, &src, i, d);

@@ -779,6 +779,12 @@ static const wc_inst *inst_of(im_walker *w, const im_static *ms,
     return in;
 }
 
+/* 1 when in is one of the walker's decoding buffers (w->in). */
+static inline int in_bufs(const im_walker *w, const wc_inst *in)
+{
+    return (uintptr_t)in - (uintptr_t)w->in < sizeof w->in;
+}
+
 /* The memo's collection pass: pull the warp's instructions into w->wbuf
  * (copies of records with addresses into w->wcopy), ask the caches for the
  * memory instructions in order (outcomes into w->waux), and hash it all.
@@ -809,6 +815,31 @@ static int collect(im_walker *w, int sub, im_next_fn next, void *ctx,
             }
             bi = 0;
         }
+        /* a run of static records that are not memory instructions (most
+         * of a warp), taken as the general path below takes them but with
+         * its bounds tested once for the run: room in w->wbuf already
+         * there (no growth), below IM_WM_MAXI.  Stops at the first record
+         * the general path must see (it asks the memo again: a hit) */
+        size_t lim = bcount - bi;
+        if (lim > IM_WM_MAXI - nb)
+            lim = IM_WM_MAXI - nb;
+        if (lim <= w->wbuf_cap - nb) {
+            const wc_iref *e = batch + bi + lim, *q = batch + bi;
+            for (; q < e; q++) {
+                if (q->sid == WC_SID_NONE || in_bufs(w, q->in))
+                    break;
+                const im_static *ms = memo_get(w, q->in, q->sid);
+                if (!ms)
+                    return wc_diag_set(d, WC_EINTERNAL, "", 0, 0,
+                                       "out of memory");
+                if (ms->mk)
+                    break;
+                w->wbuf[nb++] = *q;
+            }
+            bi = (size_t)(q - batch);
+            if (bi == bcount)
+                continue;
+        }
         const wc_iref *ref = &batch[bi];
         if (ref->sid == WC_SID_NONE || nb == IM_WM_MAXI ||
             GROW(w->wbuf, w->wbuf_cap, nb))
@@ -817,7 +848,7 @@ static int collect(im_walker *w, int sub, im_next_fn next, void *ctx,
         const im_static *ms = memo_get(w, in, ref->sid);
         if (!ms)
             return wc_diag_set(d, WC_EINTERNAL, "", 0, 0, "out of memory");
-        int unstable = in == &w->in; /* the reader's buffer */
+        int unstable = in_bufs(w, in); /* a reader's buffer */
         if (unstable && !w->wcopy &&
             !(w->wcopy = malloc(IM_WM_MAXU * sizeof *w->wcopy)))
             break; /* all at once: the buffer points into it */
@@ -864,13 +895,17 @@ static int collect(im_walker *w, int sub, im_next_fn next, void *ctx,
     /* the hash: instructions and outcomes in order */
     uint64_t h = wm_mix(wm_mix(0x2545F4914F6CDD1Dull, (uint64_t)sub),
                         (uint64_t)w->share_sub << 32 | w->share_sm);
-    for (size_t i = 0, j = 0; i < nb; i++) {
-        h = wm_mix(h, (uint64_t)w->wbuf[i].sid << 32 | w->wbuf[i].mask);
-        if (j < na && w->wat[j] == i) {
-            h = wm_mix(wm_mix(h, w->wkey[2 * j]), w->wkey[2 * j + 1]);
-            j++;
-        }
+    /* by outcome: the instructions up to each memory one, then its key
+     * (the same order as testing each instruction for an outcome, without
+     * that test: 6 host instructions a warp instruction) */
+    size_t i = 0;
+    for (size_t j = 0; j < na; j++) {
+        for (size_t e = w->wat[j]; i <= e; i++)
+            h = wm_mix(h, (uint64_t)w->wbuf[i].sid << 32 | w->wbuf[i].mask);
+        h = wm_mix(wm_mix(h, w->wkey[2 * j]), w->wkey[2 * j + 1]);
     }
+    for (; i < nb; i++)
+        h = wm_mix(h, (uint64_t)w->wbuf[i].sid << 32 | w->wbuf[i].mask);
     *nbuf = nb;
     *naux = na;
     *hash = h;

@@ -54,7 +54,10 @@ static int lane_range(const wc_inst *in, uint64_t w, uint64_t *lo,
         if (s > w)
             return 0;
     }
-    if (in->mask == 0xffffffffu) {
+    if (in->mask == 0xffffffffu && in->lanes_affine) {
+        /* the reader decoded every lane as a0 + l * s: nothing to check
+         * (on the memory trace this check was a third of ua_coalesce) */
+    } else if (in->mask == 0xffffffffu) {
 #if defined(__SSE2__)
         /* ad[l] == a0 + l * s (mod 2^64) for every lane, two lanes a
          * vector: every 32-bit half equal */
@@ -99,8 +102,11 @@ static int lane_range(const wc_inst *in, uint64_t w, uint64_t *lo,
 /* The lines and sectors of the bytes [lo, hi] (lines of 2^ls bytes,
  * sectors of 2^ss): returns the number written to out, or 0 when they
  * would not fit (the caller takes the lane walk). */
-static unsigned range_lines(uint64_t lo, uint64_t hi, unsigned ls,
-                            unsigned ss, ua_line *out)
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline unsigned range_lines(uint64_t lo, uint64_t hi, unsigned ls,
+                                   unsigned ss, ua_line *out)
 {
     unsigned sh = ls - ss; /* sectors per line: 2^sh <= 32 */
     uint64_t smask = ((uint64_t)1 << sh) - 1;
@@ -157,8 +163,51 @@ static unsigned coalesce_pow2(const wc_inst *in, unsigned ls, unsigned ss,
     return n;
 }
 
+/* A full warp the reader decoded as a0 + l * s (lanes_affine), power-of-
+ * two sizes: lane_range and range_lines for it, straight-line (speed
+ * only: the general path's frame and spills were about 100 host
+ * instructions of its 157 a call on the memory trace).  0: the general
+ * path decides (the same lines either way). */
+static inline unsigned coalesce_affine(const wc_inst *in, unsigned line_bytes,
+                                       unsigned sector_bytes, ua_line *out)
+{
+    if (!line_bytes || !sector_bytes || (line_bytes & (line_bytes - 1)) ||
+        (sector_bytes & (sector_bytes - 1)))
+        return 0;
+    unsigned ls = (unsigned)__builtin_ctz(line_bytes),
+             ss = (unsigned)__builtin_ctz(sector_bytes);
+    if (ls < ss || ls - ss > 5)
+        return 0;
+    uint64_t w = in->width ? in->width : 4;
+    uint64_t a0 = in->addr[0], s = in->addr[1] - a0;
+    if (s > w)
+        return 0;
+    uint64_t span = (WC_WARP_SIZE - 1) * s + w - 1;
+    if (a0 > UINT64_MAX - span)
+        return 0;
+    return range_lines(a0, a0 + span, ls, ss, out);
+}
+
+static unsigned coalesce_any(const wc_inst *in, unsigned line_bytes,
+                             unsigned sector_bytes, ua_line *out);
+
 unsigned ua_coalesce(const wc_inst *in, unsigned line_bytes,
                      unsigned sector_bytes, ua_line *out)
+{
+    if (in->lanes_affine && in->mask == 0xffffffffu &&
+        (in->iflags & WC_IF_HAS_ADDR)) {
+        unsigned n = coalesce_affine(in, line_bytes, sector_bytes, out);
+        if (n)
+            return n;
+    }
+    return coalesce_any(in, line_bytes, sector_bytes, out);
+}
+
+/* ua_coalesce's general path: out of line, so that the frame it needs is
+ * not set up for the affine one. */
+static __attribute__((noinline)) unsigned
+coalesce_any(const wc_inst *in, unsigned line_bytes, unsigned sector_bytes,
+             ua_line *out)
 {
     unsigned n = 0;
     /* powers of two (every config) first: the checks below as shifts */

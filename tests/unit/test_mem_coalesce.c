@@ -409,8 +409,37 @@ static void test_coalesce_paths(void)
     CHECK(cases > 20000);
 }
 
+/* lanes_affine (the binary reader's hint on a strided full warp) gives the
+ * lines and sectors of the lane check it skips: strides within, at and
+ * past the width, negative ones, bases across line boundaries. */
+static void test_coalesce_affine(void)
+{
+    static const unsigned widths[] = {1, 4, 8, 16};
+    static const int64_t strides[] = {0, 1, 4, 8, 16, 17, 32, 128, -4, -16};
+    static const uint64_t bases[] = {0x1000, 0x1000 + 16, 0x107c, 0x2fff0};
+    static ua_line a[UA_MAX_LINES], b[UA_MAX_LINES];
+    for (unsigned wi = 0; wi < 4; wi++)
+        for (unsigned si = 0; si < 10; si++)
+            for (unsigned bi = 0; bi < 4; bi++) {
+                wc_inst in;
+                mk(&in, "LDG.E", widths[wi], 0xffffffffu);
+                in.width = (uint8_t)widths[wi];
+                strided(&in, bases[bi], (uint64_t)strides[si]);
+                in.lanes_affine = 0;
+                unsigned na = ua_coalesce(&in, 128, 32, a);
+                in.lanes_affine = 1;
+                unsigned nb = ua_coalesce(&in, 128, 32, b);
+                CHECK_EQ_INT(na, nb);
+                for (unsigned i = 0; i < na && i < nb; i++) {
+                    CHECK(a[i].addr == b[i].addr);
+                    CHECK(a[i].sectors == b[i].sectors);
+                }
+            }
+}
+
 int main(void)
 {
+    test_coalesce_affine();
     test_coalesce();
     test_banks();
     test_banks_ref();
