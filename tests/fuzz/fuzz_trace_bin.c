@@ -85,6 +85,37 @@ static int read_all(const char *p, uint64_t *n, uint64_t *h, int check)
                         while (wc_cta_next(c, w, &in, &d) == 1)
                             direct++;
                     assert(m == direct);
+                    /* with several decode buffers (the interval walker's
+                     * batches of strided accesses): the same records, in
+                     * the same order */
+                    if (wc_cta_rewind(c, w, &d) == 0) {
+                        static wc_inst bufs[16];
+                        wc_inst one;
+                        size_t nb = 1 + (w % 16);
+                        uint64_t hb = 0, hd = 0, mb = 0;
+                        while ((gr = wc_cta_next_refs_bufs(
+                                    c, w, bufs, nb, refs, max, &got,
+                                    &d)) == 1)
+                            for (size_t i = 0; i < got; i++, mb++) {
+                                const wc_inst *x = refs[i].in;
+                                hb = hb * 1000003u + x->pc * 31 +
+                                     refs[i].mask + x->op;
+                                if (x->iflags & WC_IF_HAS_ADDR) {
+                                    /* lane addresses: decoded */
+                                    assert(x >= bufs && x < bufs + nb);
+                                    hb = hb * 7 + x->addr[31];
+                                }
+                            }
+                        assert(gr == 0 && mb == direct);
+                        if (wc_cta_rewind(c, w, &d) == 0)
+                            while (wc_cta_next(c, w, &one, &d) == 1) {
+                                hd = hd * 1000003u + one.pc * 31 +
+                                     one.mask + one.op;
+                                if (one.iflags & WC_IF_HAS_ADDR)
+                                    hd = hd * 7 + one.addr[31];
+                            }
+                        assert(hb == hd);
+                    }
                 }
             }
             wc_cta_free(c);
