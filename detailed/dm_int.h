@@ -292,6 +292,24 @@ static inline void dm_next_load(dm_warp *w)
     w->nx_nounit = h->nounit;
 }
 
+/* With control bits: the next instruction of w waits for its dependence
+ * counters (wait mask, DEPBAR.LE).  Valid when iss != tail. */
+static inline int dm_dep_blocked(const dm_warp *w)
+{
+    unsigned m = w->nx_wait;
+    for (unsigned i = 0; m; i++, m >>= 1)
+        if ((m & 1u) && w->sb[i])
+            return 1;
+    if (w->nx_depbar_sb >= 0 && w->nx_depbar_sb < DM_SB) {
+        if (w->sb[w->nx_depbar_sb] > w->nx_depbar_le)
+            return 1;
+        for (unsigned i = 0; i < DM_SB; i++)
+            if (((w->nx_depbar_ids >> i) & 1u) && w->sb[i])
+                return 1;
+    }
+    return 0;
+}
+
 /* A latch between stages: the warp and ring slot of its instruction. */
 typedef struct dm_latch {
     unsigned warp;           /* DM_NO_WARP when empty                        */
