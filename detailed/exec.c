@@ -17,11 +17,29 @@
 
 #include "dm_int.h"
 
+/* Release counter sb of w (none: sb < 0) and wake w.  Speed only: with
+ * control bits the wake is skipped when it could not change what the
+ * warp's next test finds.  A release that moves no counter (none named, a
+ * raise it cancels, a counter at 0) changes nothing eligible() reads; one
+ * that leaves a warp asleep on its counters (hint UINT64_MAX, reason
+ * dep_counter: every test before the counters passed when it slept, and
+ * none of them can fail again without an issue) still blocked leaves it
+ * asleep for the same reason.  On copy2-16384x256 that is most of the
+ * 2.1 M releases; each woke the warp for a full test and its sub-core for
+ * a scan that found what the last one found.  In scoreboard mode the
+ * caller releases entries next: always wake. */
 static void sb_dec(dm_sm *sm, dm_warp *w, const dm_fl *f, int8_t sb)
 {
-    if (!f->raise_pending && sb >= 0 && sb < DM_SB && w->sb[sb] > 0)
+    unsigned wi = (unsigned)(w - sm->warps);
+    if (!f->raise_pending && sb >= 0 && sb < DM_SB && w->sb[sb] > 0) {
         w->sb[sb]--;
-    dm_wake(sm, (unsigned)(w - sm->warps));
+        if (!w->sbmode && sm->hint[wi] == UINT64_MAX &&
+            sm->hwhy[wi] == DM_STALL_DEP_COUNTER && dm_dep_blocked(w))
+            return;
+    } else if (!w->sbmode) {
+        return;
+    }
+    dm_wake(sm, wi);
 }
 
 /* The instruction of tag has completed: release its record. */

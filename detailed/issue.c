@@ -50,22 +50,9 @@ static int eligible(const dm_sm *sm, const dm_sub *s, const dm_warp *w,
         return 0;
     }
     if (!w->sbmode) {
-        unsigned m = w->nx_wait;
-        for (unsigned i = 0; m; i++, m >>= 1)
-            if ((m & 1u) && w->sb[i]) {
-                *why = DM_STALL_DEP_COUNTER;
-                return 0;
-            }
-        if (w->nx_depbar_sb >= 0 && w->nx_depbar_sb < DM_SB) {
-            if (w->sb[w->nx_depbar_sb] > w->nx_depbar_le) {
-                *why = DM_STALL_DEP_COUNTER;
-                return 0;
-            }
-            for (unsigned i = 0; i < DM_SB; i++)
-                if (((w->nx_depbar_ids >> i) & 1u) && w->sb[i]) {
-                    *why = DM_STALL_DEP_COUNTER;
-                    return 0;
-                }
+        if (dm_dep_blocked(w)) {
+            *why = DM_STALL_DEP_COUNTER;
+            return 0;
         }
     } else if (!dm_sb_ready(p, (dm_warp *)w, w->sh[w->iss % DM_RING].in,
                             c)) {

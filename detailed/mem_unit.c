@@ -43,11 +43,22 @@
 enum { PATH_NONE = UA_PATH_NONE, PATH_GLOBAL = UA_PATH_GLOBAL,
        PATH_SHARED = UA_PATH_SHARED, PATH_CONST = UA_PATH_CONST };
 
+/* What a request keeps of its class (dm_mem_class: 48 bytes, of which
+ * the unit reads these after the push; speed only, so that the lines fit
+ * in the entry) */
+typedef struct mcl {
+    long war, raw;       /* Table 2 latencies; raw < 0: no RAW              */
+    uint16_t bits;       /* the row: 32, 64 or 128                         */
+    uint8_t rt;          /* UA_RT_*                                        */
+    uint8_t atomic, l2_only, is_write;
+} mcl;
+
+#define MREQ_LINES 2     /* lines kept in the entry (more: mreq.big)       */
+
 typedef struct mreq {
-    dm_mem_class cl;
+    mcl cl;
     uint64_t tag;
     uint64_t issue;      /* issue cycle                                    */
-    uint64_t start;      /* S: registers read, address calculation begins  */
     uint64_t leave;      /* earliest grant (address computed)              */
     uint64_t war_at;     /* WAR event cycle once emitted                   */
     uint32_t warp;
@@ -57,14 +68,26 @@ typedef struct mreq {
     unsigned sub_lines;  /* lines the sub-core coalescer walks (global)    */
     unsigned units;      /* lines (global, const) or wavefronts (shared)   */
     uint32_t amask;      /* atomics: lanes of aaddr (0: no addresses)     */
-    unsigned caplines;
-    ua_line *lines;      /* global / const: the lines, coalesced once at
-                            push (owned by the ring entry, reused)         */
+    unsigned capbig;
+    ua_line *big;        /* more than MREQ_LINES lines (owned by the ring
+                            entry, reused)                                 */
     /* atomics: per-lane addresses, copied (msub.aaddr, by ring index: kept
      * out of the entry so that an entry is two host cache lines, not six) */
     uint64_t *aaddr;
+    /* global / const: the lines, coalesced once at push, when at most
+     * MREQ_LINES (req_lines): in the entry, whose lines the push and the
+     * grant read anyway, rather than in a block of their own (a host cache
+     * miss at each; speed only) */
+    ua_line il[MREQ_LINES];
 } mreq;
 _Static_assert(sizeof(mreq) <= 128, "mreq: two host cache lines");
+_Static_assert(MREQ_LINES >= DM_PRE_LINES, "mreq: pre's lines in the entry");
+
+/* The lines of q (global / const: units of them). */
+static inline const ua_line *req_lines(const mreq *q)
+{
+    return q->units <= MREQ_LINES ? q->il : q->big;
+}
 
 typedef struct msub {
     mreq *ring;
@@ -258,7 +281,7 @@ void dm_mem_free(dm_mem *m)
     if (m->sub)
         for (unsigned s = 0; s < m->nsub; s++) {
             for (unsigned i = 0; m->sub[s].ring && i < m->cap; i++)
-                free(m->sub[s].ring[i].lines);
+                free(m->sub[s].ring[i].big);
             free(m->sub[s].ring);
             free(m->sub[s].aaddr);
         }
@@ -278,26 +301,31 @@ int dm_mem_can_accept(const dm_mem *m, unsigned sc)
     return sc < m->nsub && m->sub[sc].n < m->cap;
 }
 
-/* Keep the n lines of src in q (pre: those of pre instead). */
+/* Keep the n lines of src in q (pre: those of pre instead); req_lines
+ * finds them once q->units is n. */
 static int keep_lines(mreq *q, const ua_line *src, const dm_mem_pre *pre,
                       unsigned n)
 {
-    if (n > q->caplines) {
-        unsigned cap = n < 16 ? 16 : n;
-        ua_line *l = realloc(q->lines, cap * sizeof *l);
-        if (!l)
-            return -1;
-        q->lines = l;
-        q->caplines = cap;
+    ua_line *d = q->il;
+    if (n > MREQ_LINES) {
+        if (n > q->capbig) {
+            unsigned cap = n < 16 ? 16 : n;
+            ua_line *l = realloc(q->big, cap * sizeof *l);
+            if (!l)
+                return -1;
+            q->big = l;
+            q->capbig = cap;
+        }
+        d = q->big;
     }
     if (pre) {
         for (unsigned i = 0; i < n; i++) {
-            q->lines[i].addr = pre->addr[i];
-            q->lines[i].sectors = pre->sectors[i];
+            d[i].addr = pre->addr[i];
+            d[i].sectors = pre->sectors[i];
         }
         return 0;
     }
-    memcpy(q->lines, src, n * sizeof *q->lines);
+    memcpy(d, src, n * sizeof *d);
     return 0;
 }
 
@@ -373,12 +401,18 @@ static int push(dm_mem *m, unsigned sc, const wc_inst *in,
     msub *s = &m->sub[sc];
     unsigned qi = s->head + s->n;
     mreq *q = &s->ring[qi >= m->cap ? qi - m->cap : qi];
-    q->cl = *cl;
-    q->path = (uint8_t)q->cl.path;
+    q->cl.war = cl->war;
+    q->cl.raw = cl->raw;
+    q->cl.bits = (uint16_t)cl->bits;
+    q->cl.rt = (uint8_t)cl->rt;
+    q->cl.atomic = cl->atomic != 0;
+    q->cl.l2_only = cl->l2_only != 0;
+    q->cl.is_write = cl->is_write != 0;
+    q->path = (uint8_t)cl->path;
     q->has_addr = (in->iflags & WC_IF_HAS_ADDR) != 0;
     q->sub_lines = 0;
     q->units = 0;
-    q->start = q->leave = q->war_at = 0;
+    q->leave = q->war_at = 0;
     q->war_done = 0;
     /* the lines (wavefronts) are a pure function of the instruction:
      * found once here, used by the address unit and at the grant */
@@ -392,7 +426,7 @@ static int push(dm_mem *m, unsigned sc, const wc_inst *in,
         if (q->path == PATH_GLOBAL) {
             q->sub_lines = n;
             m->cnt.global_requests += n;
-            m->cnt.global_sectors += ua_lines_sectors(q->lines, n);
+            m->cnt.global_sectors += ua_lines_sectors(req_lines(q), n);
         }
     } else if (q->path == PATH_SHARED) {
         q->units = pre ? pre->units
@@ -444,7 +478,6 @@ static void start_head(dm_mem *m, unsigned sc, uint64_t now)
         if (q->sub_lines > nom)
             extra = (uint64_t)(q->sub_lines - nom) * m->coalesce_cycles;
     }
-    q->start = now;
     q->leave = now + m->sub_after + extra;
     s->agu_free = now + ii;
     if (s->nstarted == 0) {
@@ -492,14 +525,15 @@ static uint64_t global_access(dm_mem *m, const mreq *q, unsigned n,
 {
     int store = q->cl.is_write;
     uint64_t worst = 0;
+    const ua_line *lines = req_lines(q);
     for (unsigned i = 0; i < n; i++) {
-        const ua_line *l = &q->lines[i];
+        const ua_line *l = &lines[i];
         uint64_t pen = 0;
         if (q->cl.atomic && q->cl.l2_only) {
             /* performed at the L2, read-modify-write, same-address ops
              * serialized (issue 11): all lines at once */
             if (i == 0)
-                pen = dm_l2_atomic(m->l2, q->lines, n,
+                pen = dm_l2_atomic(m->l2, lines, n,
                                    q->amask ? q->aaddr : NULL, q->amask,
                                    now);
         } else if (q->cl.l2_only) {
@@ -564,9 +598,10 @@ static void grant(dm_mem *m, unsigned sc, uint64_t now)
     case PATH_CONST: {
         unsigned n = q->units;
         nom = nominal_units(q->cl.bits, m->cc_line);
+        const ua_line *lines = req_lines(q);
         if (has_addr)
             for (unsigned i = 0; i < n; i++) {
-                uint64_t p = dm_cc_access_vl(m->cc, q->lines[i].addr, now);
+                uint64_t p = dm_cc_access_vl(m->cc, lines[i].addr, now);
                 if (p > pen)
                     pen = p;
             }
