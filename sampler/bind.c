@@ -383,49 +383,68 @@ static int run_mid(kbind *b, wc_diag *d)
     return 0;
 }
 
-/* The steady-state measure of the middle region on its slice: simulated
- * cycles `cyc`, warp instructions `ins` and DRAM/L2 utilisation of its
- * CTAs run after w = min(s x occ, CTAs before it) warm-up CTAs, by
- * difference (one interval run, the warm-up alone from its snapshot).
- * Leaves b alone; *cyc = 0 when there is nothing before the region. */
-static int mid_steady(const kbind *b, double *cyc, uint64_t *ins,
-                      double util[2], wc_diag *d)
+/* The interval model on CTAs [first, first + count) of config g on sms SMs
+ * (0: all) after the w CTAs before them, by difference: one run, the
+ * warm-up alone taken from its snapshot (the model walks CTAs at dispatch,
+ * in order, so its state when the last warm-up CTA is dispatched is a run
+ * of them alone, ended: im_options.snap_after).  Simulated cycles, warp
+ * instructions, DRAM sectors, and DRAM / L2 utilisation (0 unless cycles
+ * > 0) of the window's CTAs after the warm-up. */
+typedef struct diff_run {
+    double cyc, ins, sec, util[2];
+} diff_run;
+
+static int run_differenced(const kbind *b, const wc_gpu *g, long sms,
+                           uint64_t first, uint64_t count, uint64_t w,
+                           diff_run *out, wc_diag *d)
+{
+    im_result r[2];
+    memset(r, 0, sizeof r);
+    memset(out, 0, sizeof *out);
+    im_options o;
+    im_options_default(&o);
+    o.cta_first = first - w;
+    o.cta_count = w + count;
+    o.sms = sms;
+    o.snap_after = w;
+    o.snap = w ? &r[1] : NULL;
+    int rc = im_run_kernel(b->t, b->k, g, &o, &r[0], d);
+    if (rc == 0) {
+        double cyc = (double)r[0].sim_cycles - (double)r[1].sim_cycles;
+        out->cyc = cyc;
+        out->ins = (double)r[0].warp_insts - (double)r[1].warp_insts;
+        out->sec = (double)r[0].dram_sectors - (double)r[1].dram_sectors;
+        if (cyc > 0) {
+            out->util[0] = (r[0].dram_util * (double)r[0].sim_cycles -
+                            r[1].dram_util * (double)r[1].sim_cycles) /
+                           cyc;
+            out->util[1] = (r[0].l2_util * (double)r[0].sim_cycles -
+                            r[1].l2_util * (double)r[1].sim_cycles) /
+                           cyc;
+        }
+    }
+    im_result_free(&r[0]);
+    im_result_free(&r[1]);
+    return rc;
+}
+
+/* The steady-state measure of the middle region on its slice: its CTAs
+ * after w = min(s x occ, CTAs before it) warm-up CTAs, by difference
+ * (run_differenced).  Leaves b alone; out->cyc = 0 when there is nothing
+ * before the region or the difference is empty. */
+static int mid_steady(const kbind *b, diff_run *out, wc_diag *d)
 {
     uint64_t first, count;
     region_window(b, b->nregions / 2, &first, &count);
     uint64_t w = (uint64_t)b->sms * (uint64_t)b->occ;
     if (w > first)
         w = first;
-    *cyc = 0;
-    *ins = 0;
+    memset(out, 0, sizeof *out);
     if (w == 0)
         return 0;
-    im_result r[2];
-    memset(r, 0, sizeof r);
-    im_options o;
-    im_options_default(&o);
-    o.cta_first = first - w;
-    o.cta_count = w + count;
-    o.sms = b->sms;
-    o.snap_after = w;
-    o.snap = &r[1];
-    int rc = im_run_kernel(b->t, b->k, &b->islice, &o, &r[0], d);
-    if (rc == 0) {
-        double c = (double)r[0].sim_cycles - (double)r[1].sim_cycles;
-        uint64_t n = r[0].warp_insts - r[1].warp_insts;
-        if (c > 0 && n > 0) {
-            *cyc = c;
-            *ins = n;
-            util[0] = (r[0].dram_util * (double)r[0].sim_cycles -
-                       r[1].dram_util * (double)r[1].sim_cycles) /
-                      c;
-            util[1] = (r[0].l2_util * (double)r[0].sim_cycles -
-                       r[1].l2_util * (double)r[1].sim_cycles) /
-                      c;
-        }
-    }
-    im_result_free(&r[0]);
-    im_result_free(&r[1]);
+    int rc = run_differenced(b, &b->islice, b->sms, first, count, w, out, d);
+    if (rc == 0 && !(out->cyc > 0 && out->ins > 0))
+        memset(out, 0, sizeof *out);
     return rc;
 }
 
@@ -443,14 +462,13 @@ static int mid_steady(const kbind *b, double *cyc, uint64_t *ins,
  */
 static int run_mid_steady(kbind *b, wc_diag *d)
 {
-    double cyc, util[2];
-    uint64_t ins;
-    int rc = mid_steady(b, &cyc, &ins, util, d);
-    if (rc == 0 && cyc > 0) {
-        b->util_slice[0] = util[0];
-        b->util_slice[1] = util[1];
-        b->mid.cycles = b->mid.fixed + cyc;
-        b->mid.warp_insts = ins;
+    diff_run m;
+    int rc = mid_steady(b, &m, d);
+    if (rc == 0 && m.cyc > 0) {
+        b->util_slice[0] = m.util[0];
+        b->util_slice[1] = m.util[1];
+        b->mid.cycles = b->mid.fixed + m.cyc;
+        b->mid.warp_insts = (uint64_t)m.ins;
     }
     return rc;
 }
@@ -582,17 +600,17 @@ static int small_rule(kbind *b, uint64_t small, double A, uint64_t *out,
      * (shared 4096 x 128 i8, h100-pcie) where detail is exact. */
     if (!may_slice(b) || A < (double)small / SMP_SMALL_PROBE)
         return 0;
-    double cyc, util[2];
-    uint64_t ins, first, count;
+    uint64_t first, count;
     region_window(b, b->nregions / 2, &first, &count);
-    int rc = mid_steady(b, &cyc, &ins, util, d);
+    diff_run m;
+    int rc = mid_steady(b, &m, d);
     if (rc)
         return rc;
-    double pred = count ? (double)b->ctas * (double)b->sms * cyc /
+    double pred = count ? (double)b->ctas * (double)b->sms * m.cyc /
                               (double)count
                         : 0;
     if (pred >= (double)small / sub &&
-        (util[0] > SMP_UTIL_BUSY || util[1] > SMP_UTIL_BUSY))
+        (m.util[0] > SMP_UTIL_BUSY || m.util[1] > SMP_UTIL_BUSY))
         *out = 0;
     return 0;
 }
@@ -649,40 +667,15 @@ static int check_slice(kbind *b, int force, int steady, wc_diag *d)
      * a region (eng_region_), so that its utilisation is the steady
      * state's and not diluted by the ramp of a cold start. */
     uint64_t w = steady ? (wave < wf ? wave : wf) : 0;
-    im_result r[2];
-    memset(r, 0, sizeof r);
-    {
-        /* the warm-up CTAs alone (r[1]) from the same run: the model
-         * walks CTAs at dispatch, in order, so the run's state when the
-         * last warm-up CTA is dispatched is a run of them alone, ended
-         * (im_options.snap_after) */
-        im_options o;
-        im_options_default(&o);
-        o.cta_first = wf - w;
-        o.cta_count = w + wctas;
-        o.snap_after = w;
-        o.snap = w ? &r[1] : NULL;
-        rc = im_run_kernel(b->t, b->k, g, &o, &r[0], d);
-    }
+    diff_run m;
+    rc = run_differenced(b, g, 0, wf, wctas, w, &m, d);
     if (rc == 0) {
-        double cyc = (double)r[0].sim_cycles - (double)r[1].sim_cycles;
-        double ins = (double)r[0].warp_insts - (double)r[1].warp_insts;
-        double sec = (double)r[0].dram_sectors - (double)r[1].dram_sectors;
-        double util[2] = {0, 0};
-        if (cyc > 0) {
-            util[0] = (r[0].dram_util * (double)r[0].sim_cycles -
-                       r[1].dram_util * (double)r[1].sim_cycles) / cyc;
-            util[1] = (r[0].l2_util * (double)r[0].sim_cycles -
-                       r[1].l2_util * (double)r[1].sim_cycles) / cyc;
-        }
-        double dram = ins > 0 ? sec / ins : 0;
-        double cpi = ins > 0 ? cyc / ins : 0;
+        double dram = m.ins > 0 ? m.sec / m.ins : 0;
+        double cpi = m.ins > 0 ? m.cyc / m.ins : 0;
         b->sliced = 1;
-        if (slice_verdict(b, dram, util, cpi, SMP_WINDOW_GAP))
+        if (slice_verdict(b, dram, m.util, cpi, SMP_WINDOW_GAP))
             go_all_sms(b);
     }
-    im_result_free(&r[0]);
-    im_result_free(&r[1]);
     return rc;
 }
 
