@@ -163,6 +163,21 @@ static unsigned coalesce_pow2(const wc_inst *in, unsigned ls, unsigned ss,
     return n;
 }
 
+/* Line and sector sizes as shifts: 1 when both are powers of two with a
+ * line of 1 to 32 sectors (*ls, *ss their log2), -1 when both are powers
+ * of two but the line is not (no lines), 0 when either is not a power of
+ * two (or 0). */
+static inline int pow2_sizes(unsigned line_bytes, unsigned sector_bytes,
+                             unsigned *ls, unsigned *ss)
+{
+    if (!line_bytes || !sector_bytes || (line_bytes & (line_bytes - 1)) ||
+        (sector_bytes & (sector_bytes - 1)))
+        return 0;
+    *ls = (unsigned)__builtin_ctz(line_bytes);
+    *ss = (unsigned)__builtin_ctz(sector_bytes);
+    return *ls < *ss || *ls - *ss > 5 ? -1 : 1;
+}
+
 /* A full warp the reader decoded as a0 + l * s (lanes_affine), power-of-
  * two sizes: lane_range and range_lines for it, straight-line (speed
  * only: the general path's frame and spills were about 100 host
@@ -171,12 +186,8 @@ static unsigned coalesce_pow2(const wc_inst *in, unsigned ls, unsigned ss,
 static inline unsigned coalesce_affine(const wc_inst *in, unsigned line_bytes,
                                        unsigned sector_bytes, ua_line *out)
 {
-    if (!line_bytes || !sector_bytes || (line_bytes & (line_bytes - 1)) ||
-        (sector_bytes & (sector_bytes - 1)))
-        return 0;
-    unsigned ls = (unsigned)__builtin_ctz(line_bytes),
-             ss = (unsigned)__builtin_ctz(sector_bytes);
-    if (ls < ss || ls - ss > 5)
+    unsigned ls, ss;
+    if (pow2_sizes(line_bytes, sector_bytes, &ls, &ss) != 1)
         return 0;
     uint64_t w = in->width ? in->width : 4;
     uint64_t a0 = in->addr[0], s = in->addr[1] - a0;
@@ -211,14 +222,10 @@ coalesce_any(const wc_inst *in, unsigned line_bytes, unsigned sector_bytes,
 {
     unsigned n = 0;
     /* powers of two (every config) first: the checks below as shifts */
-    if (line_bytes && sector_bytes && !(line_bytes & (line_bytes - 1)) &&
-        !(sector_bytes & (sector_bytes - 1))) {
-        unsigned ls = (unsigned)__builtin_ctz(line_bytes),
-                 ss = (unsigned)__builtin_ctz(sector_bytes);
-        if (ls < ss || ls - ss > 5) /* more than 32 sectors a line */
-            return 0;
-        return coalesce_pow2(in, ls, ss, out);
-    }
+    unsigned ls, ss;
+    int pw = pow2_sizes(line_bytes, sector_bytes, &ls, &ss);
+    if (pw)
+        return pw > 0 ? coalesce_pow2(in, ls, ss, out) : 0;
     /* line_bytes / sector_bytes > 32, without a division */
     if (line_bytes == 0 || sector_bytes == 0 || line_bytes < sector_bytes ||
         (uint64_t)line_bytes >= 33 * (uint64_t)sector_bytes)
