@@ -152,14 +152,45 @@ static void mem_access(const im_par *p, im_cache *l1, im_cache *l2,
                                        that takes them */
 }
 
-void im_mem_global(const im_par *p, im_cache *l1, im_cache *l2,
-                   const wc_inst *in, const ua_mem_class *cl, im_macc *a)
+/* im_mem_global through a line array (out of line: the run's path does
+ * without its frame). */
+static __attribute__((noinline)) void mem_lines(const im_par *p, im_cache *l1,
+                                                im_cache *l2,
+                                                const wc_inst *in,
+                                                const ua_mem_class *cl,
+                                                im_macc *a)
 {
     ua_line ls[UA_MAX_LINES];
     unsigned n = in->mask ? ua_coalesce(in, p->line_bytes, p->sector_bytes, ls)
                           : 0;
     mem_access(p, l1, l2, ls, n, (in->iflags & WC_IF_HAS_ADDR) != 0,
                cl->l2_only, cl->is_write, a);
+}
+
+void im_mem_global(const im_par *p, im_cache *l1, im_cache *l2,
+                   const wc_inst *in, const ua_mem_class *cl, im_macc *a)
+{
+    /* a strided full warp (most accesses): its lines as a run, walked
+     * without a line array (mem_access's walk for them) */
+    ua_run rn;
+    ua_walk wk;
+    if (p->l2_line_bytes == p->line_bytes &&
+        ua_coalesce_run(in, p->line_bytes, p->sector_bytes, &rn) &&
+        ua_cache_walk_run(!cl->l2_only && l1 && l1->c ? l1->c : NULL, l2->c,
+                          &rn, cl->is_write, &wk)) {
+        double sb = p->sector_bytes;
+        memset(a, 0, sizeof *a);
+        a->lines = rn.n;
+        a->sectors = wk.sectors;
+        a->l1_hit_sectors = wk.l1_hit;
+        a->l2_hit_sectors = wk.l2_hit;
+        a->dram_sectors = wk.dram_rd;
+        a->l2_bytes = (double)wk.l2 * sb;
+        a->dram_bytes = (double)(wk.dram_wr + wk.dram_rd) * sb;
+        a->level = cl->is_write ? 1 : wk.level;
+        return;
+    }
+    mem_lines(p, l1, l2, in, cl, a);
 }
 
 /* Shared memory wavefronts (uarch). */

@@ -121,6 +121,23 @@ typedef struct ua_line {
  * no lane is active. */
 unsigned ua_coalesce(const wc_inst *in, unsigned line_bytes,
                      unsigned sector_bytes, ua_line *out);
+/* A run of lines that follow each other: n >= 1 lines of 2^line_shift
+ * bytes from addr (none past the top of the address space), every sector
+ * of each but the first line's (first) and the last's (last; first == last
+ * when n is 1). */
+typedef struct ua_run {
+    uint64_t addr;
+    unsigned n, line_shift;
+    uint32_t first, last;
+} ua_run;
+
+/* When in is a full warp the reader decoded as strided (lanes_affine) with
+ * per-lane addresses, a stride of at most the access width and
+ * power-of-two sizes: its lines as a run (the lines ua_coalesce gives, in
+ * the same order) and 1; else 0 (ua_coalesce gives them).  Speed only: no
+ * line array for the common access. */
+int ua_coalesce_run(const wc_inst *in, unsigned line_bytes,
+                    unsigned sector_bytes, ua_run *r);
 /* Total sectors of n lines. */
 unsigned ua_lines_sectors(const ua_line *lines, unsigned n);
 /* Split the sectors of one line of from_line bytes into lines of to_line
@@ -241,6 +258,13 @@ typedef struct ua_walk {
  * with 4 ways (l1) and 16 ways (l2) of at most 8 sectors. */
 int ua_cache_walk(ua_cache *l1, ua_cache *l2, const ua_line *ls, unsigned n,
                   int is_write, ua_walk *w);
+/* ua_cache_walk of the lines of run r (ua_coalesce_run): the same
+ * accesses, contents, statistics and result as of its lines in an array;
+ * 0 (nothing done) where ua_cache_walk would return 0 or r's lines are not
+ * the caches' (speed only: no line array, and the next line's address and
+ * sets without a test). */
+int ua_cache_walk_run(ua_cache *l1, ua_cache *l2, const ua_run *r,
+                      int is_write, ua_walk *w);
 void ua_cache_stats_get(const ua_cache *c, ua_cache_stats *st);
 long ua_cache_sets(const ua_cache *c);
 

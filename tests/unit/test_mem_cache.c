@@ -583,10 +583,82 @@ out:
     ua_cache_free(b2);
 }
 
+/* ua_cache_walk_run against ua_cache_walk of the same lines in an array:
+ * runs of 1 to 8 lines with partial first and last lines, across the last
+ * set, reads and writes, with and without the L1, under both L1 write
+ * policies: the same results and statistics; and the runs the walk must
+ * decline (another line size, sectors past the line). */
+static void walk_run_same(int l1_wb)
+{
+    ua_cache_geom g1 = {64L * 4 * 128, 4, 128, 32, l1_wb, l1_wb, UA_SET_MOD};
+    ua_cache_geom g2 = {96L * 16 * 128, 16, 128, 32, 1, 1, UA_SET_MOD};
+    ua_cache *a1 = ua_cache_create_untimed(&g1);
+    ua_cache *a2 = ua_cache_create_untimed(&g2);
+    ua_cache *b1 = ua_cache_create_untimed(&g1);
+    ua_cache *b2 = ua_cache_create_untimed(&g2);
+    CHECK(a1 && a2 && b1 && b2);
+    if (!a1 || !a2 || !b1 || !b2)
+        goto out;
+    uint64_t x = 777;
+    int bad = 0;
+    for (int it = 0; it < 20000; it++) {
+        x = x * 6364136223846793005ull + 1442695040888963407ull;
+        ua_run r;
+        r.n = 1 + (unsigned)(x >> 61);
+        r.addr = (x >> 20) % 4096 * 128;
+        r.line_shift = 7;
+        r.first = 0xfu & (0xfu << ((x >> 8) & 3));
+        r.last = 0xfu >> ((x >> 10) & 3);
+        if (r.n == 1)
+            r.first = r.last = r.first & r.last ? r.first & r.last : 0x2;
+        ua_line ls[8];
+        for (unsigned i = 0; i < r.n; i++) {
+            ls[i].addr = r.addr + 128 * (uint64_t)i;
+            ls[i].sectors = i == 0 ? r.first : i == r.n - 1 ? r.last : 0xfu;
+        }
+        int is_write = (x >> 13) % 3 == 0;
+        int no_l1 = (x >> 17) % 7 == 0;
+        ua_walk wa, wb;
+        CHECK(ua_cache_walk_run(no_l1 ? NULL : a1, a2, &r, is_write, &wa) == 1);
+        CHECK(ua_cache_walk(no_l1 ? NULL : b1, b2, ls, r.n, is_write, &wb) == 1);
+        if (memcmp(&wa, &wb, sizeof wa) != 0)
+            bad++;
+    }
+    CHECK_EQ_INT(bad, 0);
+    ua_cache_stats sa, sb;
+    ua_cache *ca[2] = {a1, a2}, *cb[2] = {b1, b2};
+    for (int k = 0; k < 2; k++) {
+        ua_cache_stats_get(ca[k], &sa);
+        ua_cache_stats_get(cb[k], &sb);
+        CHECK(memcmp(&sa, &sb, sizeof sa) == 0);
+        CHECK(sa.accesses > 0 && sa.evictions > 0);
+    }
+    ua_walk w;
+    ua_run r = {0x1000, 2, 6, 0x3, 0x3}; /* 64-byte lines: not the caches' */
+    CHECK(ua_cache_walk_run(a1, a2, &r, 0, &w) == 0);
+    r.line_shift = 7;
+    r.first = 0x13; /* a sector past the line */
+    CHECK(ua_cache_walk_run(a1, a2, &r, 0, &w) == 0);
+    r.first = 0x3;
+    r.addr = 0x1040; /* not a line's start */
+    CHECK(ua_cache_walk_run(a1, a2, &r, 0, &w) == 0);
+    r.addr = 0 - (uint64_t)128; /* the second line past the top */
+    CHECK(ua_cache_walk_run(a1, a2, &r, 0, &w) == 0);
+    r.n = 1; /* the last line of the address space alone */
+    CHECK(ua_cache_walk_run(a1, a2, &r, 0, &w) == 1);
+out:
+    ua_cache_free(a1);
+    ua_cache_free(a2);
+    ua_cache_free(b1);
+    ua_cache_free(b2);
+}
+
 static void test_walk(void)
 {
     walk_same(0);
     walk_same(1);
+    walk_run_same(0);
+    walk_run_same(1);
 }
 
 int main(void)

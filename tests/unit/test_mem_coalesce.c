@@ -437,8 +437,53 @@ static void test_coalesce_affine(void)
             }
 }
 
+/* ua_coalesce_run gives, as a run, the lines ua_coalesce gives (the
+ * common 128/32 geometry and others), and declines what is not a strided
+ * full warp within its width (a partial mask, no hint, a stride past the
+ * width, an access past the top of the address space). */
+static void test_coalesce_run(void)
+{
+    static const unsigned widths[] = {1, 4, 8, 16};
+    static const int64_t strides[] = {0, 1, 4, 8, 16, 17, 32, 128, -4, -16};
+    static const uint64_t bases[] = {0x1000, 0x1000 + 16, 0x107c, 0x2fff0,
+                                     0x38, UINT64_MAX - 300};
+    static const unsigned geo[][2] = {{128, 32}, {64, 32}, {256, 32},
+                                      {128, 16}, {32, 32}, {96, 32}};
+    static ua_line a[UA_MAX_LINES];
+    int bad = 0, runs = 0;
+    for (unsigned g = 0; g < 6; g++)
+        for (unsigned wi = 0; wi < 4; wi++)
+            for (unsigned si = 0; si < 10; si++)
+                for (unsigned bi = 0; bi < 6; bi++)
+                    for (int aff = 0; aff < 2; aff++) {
+                        wc_inst in;
+                        mk(&in, "LDG.E", widths[wi], 0xffffffffu);
+                        strided(&in, bases[bi], (uint64_t)strides[si]);
+                        in.lanes_affine = (uint8_t)aff;
+                        unsigned n = ua_coalesce(&in, geo[g][0], geo[g][1], a);
+                        ua_run r;
+                        if (!ua_coalesce_run(&in, geo[g][0], geo[g][1], &r))
+                            continue;
+                        runs++;
+                        bad += !aff || strides[si] < 0 ||
+                               strides[si] > (int64_t)widths[wi] ||
+                               r.n != n || geo[g][0] != 1u << r.line_shift;
+                        for (unsigned i = 0; i < n && i < r.n; i++) {
+                            uint32_t full = (1u << (geo[g][0] / geo[g][1])) - 1;
+                            uint32_t s = i == 0       ? r.first
+                                         : i == n - 1 ? r.last
+                                                      : full;
+                            bad += a[i].addr != r.addr + ((uint64_t)i << r.line_shift) ||
+                                   a[i].sectors != s;
+                        }
+                    }
+    CHECK_EQ_INT(bad, 0);
+    CHECK(runs > 400);
+}
+
 int main(void)
 {
+    test_coalesce_run();
     test_coalesce_affine();
     test_coalesce();
     test_banks();
