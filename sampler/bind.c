@@ -55,6 +55,16 @@
  * window is at most this share of the kernel's CTAs (else it costs about
  * as much as the pass it would save, and check_sharing decides after it). */
 #define SMP_WINDOW_SHARE 0.5
+/* ... and runs its all-SM window (with its warm-up wave) only when that is
+ * at most this share of the kernel's CTAs; else the slice is judged by
+ * check_sharing alone, after the pass.  The window's verdict is there to
+ * spare the pass on a kernel whose slice is invalid, yet it cost 22-50% of
+ * hybrid mode's host instructions on kernels of 4-5 waves (mixed 8192 x
+ * 128: kernel 3 0.94 G of 4.21 G, kernel 4 2.05 G of 6.24 G; callgrind)
+ * and, over the 46 kernels of bench_hybrid's synthetic set, the H100 SXM
+ * kernels and seven unseen shapes (stop 25), it judged no slice invalid:
+ * every invalid slice was found by pre_pass_slice or after the pass. */
+#define SMP_WINDOW_COST 0.25
 /* Sampling is worth it only when its predicted detailed-model cost (the
  * sampled regions with their warm-up CTAs, which run twice, see
  * eng_region_) plus the interval pass is under this share of the kernel's
@@ -667,6 +677,12 @@ static int check_slice(kbind *b, int force, int steady, wc_diag *d)
      * a region (eng_region_), so that its utilisation is the steady
      * state's and not diluted by the ramp of a cold start. */
     uint64_t w = steady ? (wave < wf ? wave : wf) : 0;
+    if (!force && (double)(wctas + w) > SMP_WINDOW_COST * (double)b->ctas) {
+        /* the slice is measured (b->mid, its steady state): check_sharing
+         * judges it against the whole pass */
+        b->sliced = 1;
+        return 0;
+    }
     diff_run m;
     rc = run_differenced(b, g, 0, wf, wctas, w, &m, d);
     if (rc == 0) {
