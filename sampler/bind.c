@@ -55,15 +55,16 @@
  * window is at most this share of the kernel's CTAs (else it costs about
  * as much as the pass it would save, and check_sharing decides after it). */
 #define SMP_WINDOW_SHARE 0.5
-/* ... and runs its all-SM window (with its warm-up wave) only when that is
- * at most this share of the kernel's CTAs; else the slice is judged by
- * check_sharing alone, after the pass.  The window's verdict is there to
- * spare the pass on a kernel whose slice is invalid, yet it cost 22-50% of
- * hybrid mode's host instructions on kernels of 4-5 waves (mixed 8192 x
- * 128: kernel 3 0.94 G of 4.21 G, kernel 4 2.05 G of 6.24 G; callgrind)
- * and, over the 46 kernels of bench_hybrid's synthetic set, the H100 SXM
- * kernels and seven unseen shapes (stop 25), it judged no slice invalid:
- * every invalid slice was found by pre_pass_slice or after the pass. */
+/* ... and, on a slice quiet in DRAM (check_slice), runs its all-SM window
+ * (with its warm-up wave) only when that is at most this share of the
+ * kernel's CTAs; else check_sharing judges the slice after the pass.  The
+ * window's verdict is there to spare the pass on a kernel whose slice is
+ * invalid, yet it cost 22-32% of hybrid mode's host instructions on
+ * compute and shared-memory kernels of 4-5 waves (mixed 8192 x 128: kernel
+ * 3 0.94 G of 4.21 G, kernel 4 2.05 G of 6.24 G; callgrind), where only
+ * its composition test can fail, and that failed on none of the 46 kernels
+ * logged (stop 25: bench_hybrid's synthetic set, the H100 SXM kernels,
+ * seven unseen shapes). */
 #define SMP_WINDOW_COST 0.25
 /* Sampling is worth it only when its predicted detailed-model cost (the
  * sampled regions with their warm-up CTAs, which run twice, see
@@ -677,9 +678,18 @@ static int check_slice(kbind *b, int force, int steady, wc_diag *d)
      * a region (eng_region_), so that its utilisation is the steady
      * state's and not diluted by the ramp of a cold start. */
     uint64_t w = steady ? (wave < wf ? wave : wf) : 0;
-    if (!force && (double)(wctas + w) > SMP_WINDOW_COST * (double)b->ctas) {
-        /* the slice is measured (b->mid, its steady state): check_sharing
-         * judges it against the whole pass */
+    /* A slice that reads next to nothing from DRAM and keeps DRAM and L2
+     * under half busy cannot fail the reuse and bandwidth tests (they need
+     * SMP_SHARE_MIN more sectors per instruction, or a side over
+     * SMP_UTIL_BUSY, and the full GPU reads no more per SM than a slice);
+     * only composition is left, which check_sharing judges after the pass.
+     * There an expensive window is not run (SMP_WINDOW_COST); the slice is
+     * measured (b->mid, steady when asked) for check_sharing. */
+    int quiet = b->mid_dram <= SMP_SHARE_MIN &&
+                b->util_slice[0] <= SMP_UTIL_BUSY &&
+                b->util_slice[1] <= SMP_UTIL_BUSY;
+    if (!force && quiet &&
+        (double)(wctas + w) > SMP_WINDOW_COST * (double)b->ctas) {
         b->sliced = 1;
         return 0;
     }
