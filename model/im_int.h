@@ -235,6 +235,7 @@ typedef struct im_static {
 #define IM_WM_SLOTS 16      /* recorded warps per kernel run (by hash)   */
 #define IM_WM_MAXI 16384    /* longest warp buffered and recorded        */
 #define IM_WM_MAXU 4096     /* records with addresses copied per warp    */
+#define IM_WM_MAXRAW 65536  /* encoded stream bytes kept per warp        */
 
 typedef struct im_wm_res {
     double own, edge;   /* demand on resource r, its edge term           */
@@ -260,6 +261,11 @@ typedef struct im_wm_ev {
     double wait;        /* ready - now, when ready > now                 */
     uint8_t konst, waited;
 } im_wm_ev;
+/* An instruction with lane addresses in a recorded warp's encoded stream
+ * (the template, im_warp.c): its number in the warp and its bytes. */
+typedef struct im_wm_seg {
+    uint32_t idx, beg, end;
+} im_wm_seg;
 typedef struct im_wm {
     int full, sub;
     uint64_t hash;
@@ -272,6 +278,15 @@ typedef struct im_wm {
     im_wm_phase *ph;
     im_wm_res *res;
     im_wm_sum s;
+    /* binary traces: the warp's encoded stream as it was read (raw), and,
+     * once worked out (tmpl 1; -1: cannot serve), where its instructions
+     * with addresses sit in it and the bytes its n instructions take: a
+     * later warp whose stream has the same bytes outside those
+     * instructions has the same instructions (im_warp.c, fast_collect) */
+    unsigned char *raw;
+    size_t nraw, cap_raw, raw_used, nseg, cap_seg;
+    int tmpl;
+    im_wm_seg *seg;
 } im_wm;
 
 
@@ -333,6 +348,14 @@ typedef struct im_walker {
      * stopped at a request whose wait differed): their waits, in order */
     im_wm_ev *pre;
     size_t npre, pre_cap, iev;
+    /* binary traces: the CTA the warp comes from (NULL: another source)
+     * and its number there, for fast_collect; the warp's encoded stream
+     * while it is walked (raw_p NULL: none) */
+    wc_cta *raw_cta;
+    unsigned raw_w;
+    const unsigned char *raw_p;
+    size_t raw_len;
+    wc_inst *tscratch;  /* a decoding buffer for templates               */
     im_static *big;     /* one record too large for an entry (scratch)    */
     im_rd *big_rd;
     wc_reg *big_sreg, *big_dreg;
