@@ -236,6 +236,8 @@ typedef struct im_static {
 #define IM_WM_MAXI 16384    /* longest warp buffered and recorded        */
 #define IM_WM_MAXU 4096     /* records with addresses copied per warp    */
 #define IM_WM_MAXRAW 65536  /* encoded stream bytes kept per warp        */
+#define IM_WM_KNOWN 64      /* cache answers wm_check keeps (power of 2) */
+#define IM_WM_CLEAN 2048    /* clean checks wm_check keeps (power of 2)  */
 
 typedef struct im_wm_res {
     double own, edge;   /* demand on resource r, its edge term           */
@@ -268,6 +270,7 @@ typedef struct im_wm_seg {
 } im_wm_seg;
 typedef struct im_wm {
     int full, sub;
+    uint64_t gen;       /* this recording's number in the run (1, 2 ..)  */
     uint64_t hash;
     unsigned share_sub, share_sm;
     size_t n, naux, nev, nph, nres;
@@ -347,6 +350,27 @@ typedef struct im_walker {
     /* requests already made for the warp being walked (a recall that
      * stopped at a request whose wait differed): their waits, in order */
     im_wm_ev *pre;
+    /* wm_check's answers of this SM's caches to requests that changed
+     * nothing, by line (IM_WM_KNOWN, direct-mapped; valid in check kgen):
+     * see im_warp.c, wm_check */
+    struct im_wm_known {
+        uint64_t key;       /* line << 1 | konst                          */
+        uint64_t gen;
+        uint64_t sb_line, sb_end; /* the stream buffer then              */
+        double r, r1;       /* ready (constant: L0 and L1)                */
+    } *known;
+    uint64_t kgen;
+    /* wm_check's clean checks (every wait 0 and nothing changed in the
+     * caches), by recorded warp and SM sub-core (IM_WM_CLEAN,
+     * direct-mapped): the caches' counts then and the CTA's start */
+    struct im_wm_clean {
+        uint64_t gen;       /* the recorded warp's im_wm.gen (0: empty)   */
+        const im_icode *ic, *cl0;
+        size_t n_ic, n_cl1, n_cl0;
+        uint64_t sb_line, sb_end;
+        double cta_t;
+    } *clean;
+    uint64_t wm_gen;    /* the last im_wm.gen given                       */
     size_t npre, pre_cap, iev;
     /* binary traces: the CTA the warp comes from (NULL: another source)
      * and its number there, for fast_collect; the warp's encoded stream
