@@ -138,10 +138,10 @@ static int read_all(const char *p, uint64_t *n, uint64_t *h, int check)
                             unsigned fl;
                             int ok = wc_cta_raw_inst(c, rp, rl, &s, &one,
                                                      &sid, &fl) == 0;
-                            int g = wc_cta_next(c, w, &two, &d2);
+                            int gn = wc_cta_next(c, w, &two, &d2);
                             if (rc == 0)
-                                assert(g == 1 && ok);
-                            if (!ok || g != 1)
+                                assert(gn == 1 && ok);
+                            if (!ok || gn != 1)
                                 break;
                             assert(s.at <= rl);
                             assert(memcmp(&one, &two,
