@@ -51,6 +51,8 @@ enum { T_ID = 1, T_MASK = 2, T_AMODE = 12 };
 enum { A_STRIDE = 0, A_ACTIVE = 4, A_ALL = 8 };
 
 enum { TF_ADDR = 1, TF_UNKNOWN = 2 };
+_Static_assert(TF_ADDR == WC_RAW_ADDR && TF_UNKNOWN == WC_RAW_UNKNOWN,
+               "wc_cta_raw_inst hands out the table flags");
 
 #define ZPOOL 4 /* idle decoders and frame buffers kept per kernel */
 
@@ -1336,6 +1338,71 @@ int wc_cta_next_refs_bufs(wc_cta *c, unsigned w, wc_inst *buf, size_t nbuf,
     }
     *n = k;
     return 1;
+}
+
+/* ---- encoded streams by bytes (wc_trace.h) ------------------------------ */
+
+int wc_cta_raw(const wc_cta *c, unsigned w, const unsigned char **p,
+               size_t *len, uint64_t *n)
+{
+    if (!c || c->k->kind != KIND_BIN || w >= c->nwarps || !c->frame)
+        return 0;
+    const wstream *s = &c->w[w];
+    /* unread: wctb_rewind's state, nothing done */
+    if (!s->inl || s->done || s->n == 0 || s->dpos != (size_t)s->off0 ||
+        s->end < s->off0)
+        return 0;
+    *p = c->frame + s->off0;
+    *len = (size_t)(s->end - s->off0);
+    *n = s->n;
+    return 1;
+}
+
+void wc_rawpos_init(wc_rawpos *s)
+{
+    s->at = 0;
+    s->pid = UINT32_MAX;
+    s->pmask = UINT32_MAX;
+    s->pbase = 0;
+}
+
+int wc_cta_raw_inst(const wc_cta *c, const unsigned char *p, size_t len,
+                    wc_rawpos *s, wc_inst *in, uint32_t *sid,
+                    unsigned *flags)
+{
+    if (!c || c->k->kind != KIND_BIN || !c->k->bin->tab)
+        return -1;
+    const struct wctb_kern *b = c->k->bin;
+    dstate st = {s->pid, s->pmask, s->pbase};
+    const char *why = NULL;
+    size_t at = s->at;
+    if (dec_inst(p, len, &at, &st, b->tab, b->tab_n, in, &why) != 0)
+        return -1;
+    s->at = at;
+    s->pid = st.pid;
+    s->pmask = st.pmask;
+    s->pbase = st.pbase;
+    *sid = st.pid;
+    *flags = b->tfl[st.pid];
+    return 0;
+}
+
+const wc_inst *wc_cta_static(const wc_cta *c, uint32_t sid)
+{
+    if (!c || c->k->kind != KIND_BIN || !c->k->bin->tab ||
+        sid >= c->k->bin->tab_n)
+        return NULL;
+    return &c->k->bin->tab[sid];
+}
+
+void wc_cta_raw_skip(wc_cta *c, unsigned w)
+{
+    if (!c || c->k->kind != KIND_BIN || w >= c->nwarps)
+        return;
+    wstream *s = &c->w[w];
+    s->done = s->n;
+    s->cleft = 0;
+    s->dpos = s->dlen;
 }
 
 int wc_cta_next_ref(wc_cta *c, unsigned w, wc_inst *buf, wc_iref *r,

@@ -202,6 +202,43 @@ int wc_cta_next_refs(wc_cta *c, unsigned w, wc_inst *buf, wc_iref *r,
 int wc_cta_next_refs_bufs(wc_cta *c, unsigned w, wc_inst *buf, size_t nbuf,
                           wc_iref *r, size_t max, size_t *n, wc_diag *d);
 
+/*
+ * A binary trace's encoded warp streams, for a consumer that recognises a
+ * repeated warp by its bytes (model/im_warp.c): the bytes of a stream
+ * decode to the same instructions whenever they are equal (a stream
+ * starts from one state), so comparing bytes verifies a repeat without
+ * decoding it, and only the instructions with lane addresses need
+ * decoding.
+ */
+/* Warp w's whole encoded stream when it is held in memory and nothing of
+ * it has been read (a binary trace's inline stream): 1 with *p, *len and
+ * *n (its instructions; the stream is the first *n that decode from *p),
+ * else 0.  Valid while c is. */
+int wc_cta_raw(const wc_cta *c, unsigned w, const unsigned char **p,
+               size_t *len, uint64_t *n);
+/* The decoder's state between two instructions of an encoded stream. */
+typedef struct wc_rawpos {
+    size_t at;                  /* byte position                          */
+    uint32_t pid, pmask;        /* previous record number and mask       */
+    uint64_t pbase;             /* previous address base                  */
+} wc_rawpos;
+/* The state at the start of a stream. */
+void wc_rawpos_init(wc_rawpos *s);
+#define WC_RAW_ADDR 1u          /* the record has lane addresses          */
+#define WC_RAW_UNKNOWN 2u       /* its opcode is not in the table         */
+/* Decode the instruction at s of p[0..len), an encoded stream of c's
+ * kernel, into *in (every field) and *sid, with *flags (WC_RAW_*) of its
+ * record; s moves past it.  0, or -1 when the bytes do not decode (nothing
+ * is reported: reading the stream ordinarily reports it).  Counts nothing
+ * (unknown opcodes are counted by the ordinary reads). */
+int wc_cta_raw_inst(const wc_cta *c, const unsigned char *p, size_t len,
+                    wc_rawpos *s, wc_inst *in, uint32_t *sid,
+                    unsigned *flags);
+/* Static record sid of c's kernel (binary traces; NULL past the table). */
+const wc_inst *wc_cta_static(const wc_cta *c, uint32_t sid);
+/* Warp w as read to its end (its next read gives the end). */
+void wc_cta_raw_skip(wc_cta *c, unsigned w);
+
 /* ------------------------------------------------------------------------ */
 /* Hand-written SASS microbenchmarks and cuobjdump listings                  */
 /* ------------------------------------------------------------------------ */

@@ -235,6 +235,9 @@ typedef struct im_static {
 #define IM_WM_SLOTS 16      /* recorded warps per kernel run (by hash)   */
 #define IM_WM_MAXI 16384    /* longest warp buffered and recorded        */
 #define IM_WM_MAXU 4096     /* records with addresses copied per warp    */
+#define IM_WM_MAXRAW 65536  /* encoded stream bytes kept per warp        */
+#define IM_WM_KNOWN 64      /* cache answers wm_check keeps (power of 2) */
+#define IM_WM_CLEAN 2048    /* clean checks wm_check keeps (power of 2)  */
 
 typedef struct im_wm_res {
     double own, edge;   /* demand on resource r, its edge term           */
@@ -260,8 +263,14 @@ typedef struct im_wm_ev {
     double wait;        /* ready - now, when ready > now                 */
     uint8_t konst, waited;
 } im_wm_ev;
+/* An instruction with lane addresses in a recorded warp's encoded stream
+ * (the template, im_warp.c): its number in the warp and its bytes. */
+typedef struct im_wm_seg {
+    uint32_t idx, beg, end;
+} im_wm_seg;
 typedef struct im_wm {
     int full, sub;
+    uint64_t gen;       /* this recording's number in the run (1, 2 ..)  */
     uint64_t hash;
     unsigned share_sub, share_sm;
     size_t n, naux, nev, nph, nres;
@@ -272,6 +281,15 @@ typedef struct im_wm {
     im_wm_phase *ph;
     im_wm_res *res;
     im_wm_sum s;
+    /* binary traces: the warp's encoded stream as it was read (raw), and,
+     * once worked out (tmpl 1; -1: cannot serve), where its instructions
+     * with addresses sit in it and the bytes its n instructions take: a
+     * later warp whose stream has the same bytes outside those
+     * instructions has the same instructions (im_warp.c, fast_collect) */
+    unsigned char *raw;
+    size_t nraw, cap_raw, raw_used, nseg, cap_seg;
+    int tmpl;
+    im_wm_seg *seg;
 } im_wm;
 
 
@@ -332,7 +350,36 @@ typedef struct im_walker {
     /* requests already made for the warp being walked (a recall that
      * stopped at a request whose wait differed): their waits, in order */
     im_wm_ev *pre;
+    /* wm_check's answers of this SM's caches to requests that changed
+     * nothing, by line (IM_WM_KNOWN, direct-mapped; valid in check kgen):
+     * see im_warp.c, wm_check */
+    struct im_wm_known {
+        uint64_t key;       /* line << 1 | konst                          */
+        uint64_t gen;
+        uint64_t sb_line, sb_end; /* the stream buffer then              */
+        double r, r1;       /* ready (constant: L0 and L1)                */
+    } *known;
+    uint64_t kgen;
+    /* wm_check's clean checks (every wait 0 and nothing changed in the
+     * caches), by recorded warp and SM sub-core (IM_WM_CLEAN,
+     * direct-mapped): the caches' counts then and the CTA's start */
+    struct im_wm_clean {
+        uint64_t gen;       /* the recorded warp's im_wm.gen (0: empty)   */
+        const im_icode *ic, *cl0;
+        size_t n_ic, n_cl1, n_cl0;
+        uint64_t sb_line, sb_end;
+        double cta_t;
+    } *clean;
+    uint64_t wm_gen;    /* the last im_wm.gen given                       */
     size_t npre, pre_cap, iev;
+    /* binary traces: the CTA the warp comes from (NULL: another source)
+     * and its number there, for fast_collect; the warp's encoded stream
+     * while it is walked (raw_p NULL: none) */
+    wc_cta *raw_cta;
+    unsigned raw_w;
+    const unsigned char *raw_p;
+    size_t raw_len;
+    wc_inst *tscratch;  /* a decoding buffer for templates               */
     im_static *big;     /* one record too large for an entry (scratch)    */
     im_rd *big_rd;
     wc_reg *big_sreg, *big_dreg;

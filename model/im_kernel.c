@@ -156,6 +156,7 @@ typedef struct im_cta_src {
     im_next_fn next;
     void *ctx;          /* passed to next after set_warp                   */
     void (*set_warp)(void *ctx, unsigned w);
+    wc_cta *cta;        /* the trace's CTA (NULL: arrays)                 */
 } im_cta_src;
 
 typedef struct im_run {
@@ -439,12 +440,15 @@ static int run_cta(im_run *x, const im_cta_src *src, uint64_t cta_no,
                                   x->o.seed, (uint64_t)sm);
         x->w->share_sub = on_sub[sub];
         src->set_warp(src->ctx, w);
+        x->w->raw_cta = src->cta;
+        x->w->raw_w = w;
         uint64_t n = 0;
         double cyc = 0;
         int rc = im_warp_run(x->w, sub, src->next, src->ctx, &x->acc, &n,
                              &cyc, d);
         if (rc)
             return rc;
+        x->w->raw_cta = NULL;
         x->r->warps++;
         if (x->o.per_warp && push_warp(x, cta_no, wid, sm, sub, n, cyc))
             return wc_diag_set(d, WC_EINTERNAL, "", 0, 0, "out of memory");
@@ -664,7 +668,7 @@ int im_run_kernel(wc_trace *t, size_t k, const wc_gpu *g, const im_options *o,
         tc->w = 0;
         tc->buf = x.w->in;
         im_cta_src src = {wc_cta_nwarps(c), trace_wid, trace_next, tc,
-                          trace_set};
+                          trace_set, c};
         rc = run_cta(&x, &src, i, d);
         wc_cta_free(c);
         if (rc)
@@ -763,7 +767,7 @@ int im_run_insts(const wc_kernel_info *info, const wc_inst *const *warps,
         ac->n = n;
         ac->first = (size_t)(c * x.wpc);
         ac->cur = ac->pos = 0;
-        im_cta_src src = {x.wpc, arr_wid, arr_next, ac, arr_set};
+        im_cta_src src = {x.wpc, arr_wid, arr_next, ac, arr_set, NULL};
         rc = run_cta(&x, &src, c - first, d);
         if (rc)
             goto done;

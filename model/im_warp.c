@@ -415,6 +415,8 @@ void im_walker_free(im_walker *w)
             free(e->ev);
             free(e->ph);
             free(e->res);
+            free(e->raw);
+            free(e->seg);
         }
     free(w->wm);
     free(w->wbuf);
@@ -425,6 +427,12 @@ void im_walker_free(im_walker *w)
     free(w->wkey);
     free(w->wat);
     w->wat = NULL;
+    free(w->tscratch);
+    w->tscratch = NULL;
+    free(w->known);
+    w->known = NULL;
+    free(w->clean);
+    w->clean = NULL;
     w->wm = NULL;
     w->wbuf = NULL;
     w->wcopy = NULL;
@@ -563,15 +571,104 @@ static int wm_check(im_walker *w, const im_wm *e, int sub)
     w->npre = 0;
     if (e->nev && GROW(w->pre, w->pre_cap, e->nev - 1))
         return -1;
+    if ((!w->known && !(w->known = calloc(IM_WM_KNOWN, sizeof *w->known))) ||
+        (!w->clean && !(w->clean = calloc(IM_WM_CLEAN, sizeof *w->clean))))
+        return -1;
+    /*
+     * ask's work in the loop, and w->pre written only when a wait differs
+     * (the waits before it are the recorded ones): most recalled warps get
+     * every wait as recorded, about 4 million requests on a compute kernel
+     * of 18 million warp instructions.
+     *
+     * A warp in a loop asks for the same few lines again and again.  The
+     * caches (im_mem.c) answer a line they hold with its ready time, which
+     * never changes, and change nothing unless the request moves the
+     * stream buffer, which depends on the line and the buffer alone
+     * (test_cache_contract in test_warp_memo.c).  So a request that changed
+     * nothing (the line count and the stream buffer as before) is
+     * answered again, for the same line and stream buffer, without asking
+     * (known[], this check only: kgen).  The waits are worked out from the
+     * answer as before.
+     */
+    const im_par *p = w->p;
+    const double t0 = w->cta_t;
+    const uint64_t gen = ++w->kgen;
+    im_icode *ic = w->ic, *cl1 = w->cl1, *cl0 = &w->cl0[sub];
+    /*
+     * A clean check (every wait 0, the caches' line counts and stream
+     * buffer as before it) of the same recorded warp on this SM sub-core,
+     * with nothing changed in these caches since (counts only grow, the
+     * stream buffer moves only forward or with a miss), made every request
+     * of a held line: asked again at this CTA's later start (every request
+     * at the same time or later), each gets the same answer, no later than
+     * its time (wait 0), and changes nothing.  Not asked again.
+     */
+    struct im_wm_clean cs = {e->gen, ic, cl0, ic ? ic->n : 0,
+                             cl1 ? cl1->n : 0, cl0->n,
+                             ic ? ic->sb_line : 0, ic ? ic->sb_end : 0, t0};
+    struct im_wm_clean *cr =
+        &w->clean[((e->gen * 0x9E3779B97F4A7C15ull) ^
+                   ((uintptr_t)cl0 >> 4) * 0xD6E8FEB86659FD93ull) >>
+                  40 & (IM_WM_CLEAN - 1)];
+    if (cr->gen == cs.gen && cr->ic == cs.ic && cr->cl0 == cs.cl0 &&
+        cr->n_ic == cs.n_ic && cr->n_cl1 == cs.n_cl1 &&
+        cr->n_cl0 == cs.n_cl0 && cr->sb_line == cs.sb_line &&
+        cr->sb_end == cs.sb_end && cr->cta_t <= t0)
+        return 1;
+    int waited = 0;
     for (size_t i = 0; i < e->nev; i++) {
         const im_wm_ev *r = &e->ev[i];
-        im_wm_ev *q = &w->pre[w->npre++];
-        *q = *r;
-        ask(w, sub, q);
-        if (q->waited != r->waited ||
-            memcmp(&q->wait, &r->wait, sizeof q->wait) != 0)
+        double now = t0 + r->rel;
+        double rd;
+        uint64_t key = r->line << 1 | r->konst;
+        struct im_wm_known *k =
+            &w->known[(key * 0x9E3779B97F4A7C15ull >> 40) &
+                      (IM_WM_KNOWN - 1)];
+        if (!r->konst) {
+            if (k->gen == gen && k->key == key && k->sb_line == ic->sb_line &&
+                k->sb_end == ic->sb_end) {
+                rd = k->r;
+            } else {
+                size_t n0 = ic->n;
+                uint64_t sl = ic->sb_line, se = ic->sb_end;
+                rd = im_icode_fetch(ic, p, r->line, now);
+                if (ic->n == n0 && ic->sb_line == sl && ic->sb_end == se)
+                    *k = (struct im_wm_known){key, gen, sl, se, rd, 0};
+            }
+        } else {
+            double r1;
+            if (k->gen == gen && k->key == key) {
+                r1 = k->r1;
+                rd = k->r;
+            } else {
+                size_t n1 = cl1->n, n0 = cl0->n;
+                r1 = im_lines_fetch(cl1, r->line, now, p->c_l1_miss);
+                rd = im_lines_fetch(cl0, r->line, now,
+                                    (r1 > now ? r1 - now : 0) +
+                                        p->c_l0_miss);
+                if (cl1->n == n1 && cl0->n == n0)
+                    *k = (struct im_wm_known){key, gen, 0, 0, rd, r1};
+            }
+        }
+        /* as ask: the wait on the grid */
+        double wt = rd > now ? nearbyint((rd - now) * WAIT_GRID) / WAIT_GRID
+                             : 0;
+        if ((wt > 0) != r->waited ||
+            memcmp(&wt, &r->wait, sizeof wt) != 0) {
+            memcpy(w->pre, e->ev, i * sizeof *w->pre);
+            w->pre[i] = *r;
+            w->pre[i].waited = wt > 0;
+            w->pre[i].wait = wt;
+            w->npre = i + 1;
             return 0;
+        }
+        waited |= wt > 0;
     }
+    if (!waited && (ic ? ic->n : 0) == cs.n_ic &&
+        (cl1 ? cl1->n : 0) == cs.n_cl1 && cl0->n == cs.n_cl0 &&
+        (ic ? ic->sb_line : 0) == cs.sb_line &&
+        (ic ? ic->sb_end : 0) == cs.sb_end)
+        *cr = cs;
     return 1;
 }
 
@@ -720,6 +817,16 @@ static void rec_begin(im_walker *w, uint64_t h, int sub, size_t n,
         e->seq[i] = (uint64_t)w->wbuf[i].sid << 32 | w->wbuf[i].mask;
     if (naux)
         memcpy(e->aux, w->wkey, 2 * naux * sizeof *e->aux);
+    /* the encoded stream (bounded by the reader's inline streams): a
+     * template for later warps, worked out when one asks (tmpl_make) */
+    e->tmpl = -1;
+    e->nraw = 0;
+    if (w->raw_p && w->raw_len <= IM_WM_MAXRAW &&
+        !GROW(e->raw, e->cap_raw, w->raw_len)) {
+        memcpy(e->raw, w->raw_p, w->raw_len);
+        e->nraw = w->raw_len;
+        e->tmpl = 0;
+    }
     e->n = n;
     e->naux = naux;
     e->hash = h;
@@ -736,6 +843,7 @@ static void rec_store(im_walker *w, const im_wm_sum *s)
     im_wm *e = rec(w);
     e->s = *s;
     e->full = 1;
+    e->gen = ++w->wm_gen;
     w->wm_stored++;
     im_wm *slot = &w->wm[e->hash & (IM_WM_SLOTS - 1)];
     im_wm t = *slot;
@@ -783,6 +891,42 @@ static const wc_inst *inst_of(im_walker *w, const im_static *ms,
 static inline int in_bufs(const im_walker *w, const wc_inst *in)
 {
     return (uintptr_t)in - (uintptr_t)w->in < sizeof w->in;
+}
+
+/* The outcomes w->waux[0 .. na): their sums in instruction order (the
+ * walk's: shared ones add zeros) into *sum, their keys into w->wkey. */
+static void outcomes_sum(im_walker *w, size_t na, im_wm_sum *sum)
+{
+    for (size_t j = 0; j < na; j++) {
+        const im_macc *a = &w->waux[j];
+        sum->l2_bytes += a->l2_bytes;
+        sum->dram_bytes += a->dram_bytes;
+        sum->l1_hits += a->l1_hit_sectors;
+        sum->l2_hits += a->l2_hit_sectors;
+        sum->dram_sectors += a->dram_sectors;
+        acc_key(a, &w->wkey[2 * j]);
+    }
+}
+
+/* The memo's hash of the buffered warp w->wbuf[0 .. nb) on sub-core sub
+ * with outcomes keyed in w->wkey (of the instructions w->wat[0 .. na)):
+ * instructions and outcomes in order. */
+static uint64_t wm_hash(const im_walker *w, int sub, size_t nb, size_t na)
+{
+    uint64_t h = wm_mix(wm_mix(0x2545F4914F6CDD1Dull, (uint64_t)sub),
+                        (uint64_t)w->share_sub << 32 | w->share_sm);
+    /* by outcome: the instructions up to each memory one, then its key
+     * (the same order as testing each instruction for an outcome, without
+     * that test: 6 host instructions a warp instruction) */
+    size_t i = 0;
+    for (size_t j = 0; j < na; j++) {
+        for (size_t e = w->wat[j]; i <= e; i++)
+            h = wm_mix(h, (uint64_t)w->wbuf[i].sid << 32 | w->wbuf[i].mask);
+        h = wm_mix(wm_mix(h, w->wkey[2 * j]), w->wkey[2 * j + 1]);
+    }
+    for (; i < nb; i++)
+        h = wm_mix(h, (uint64_t)w->wbuf[i].sid << 32 | w->wbuf[i].mask);
+    return h;
 }
 
 /* The memo's collection pass: pull the warp's instructions into w->wbuf
@@ -881,36 +1025,207 @@ static int collect(im_walker *w, int sub, im_next_fn next, void *ctx,
         }
         bi++;
     }
-    /* the outcomes' sums in instruction order (the walk's: shared ones add
-     * zeros) and keys */
-    for (size_t j = 0; j < na; j++) {
-        const im_macc *a = &w->waux[j];
-        sum->l2_bytes += a->l2_bytes;
-        sum->dram_bytes += a->dram_bytes;
-        sum->l1_hits += a->l1_hit_sectors;
-        sum->l2_hits += a->l2_hit_sectors;
-        sum->dram_sectors += a->dram_sectors;
-        acc_key(a, &w->wkey[2 * j]);
-    }
-    /* the hash: instructions and outcomes in order */
-    uint64_t h = wm_mix(wm_mix(0x2545F4914F6CDD1Dull, (uint64_t)sub),
-                        (uint64_t)w->share_sub << 32 | w->share_sm);
-    /* by outcome: the instructions up to each memory one, then its key
-     * (the same order as testing each instruction for an outcome, without
-     * that test: 6 host instructions a warp instruction) */
-    size_t i = 0;
-    for (size_t j = 0; j < na; j++) {
-        for (size_t e = w->wat[j]; i <= e; i++)
-            h = wm_mix(h, (uint64_t)w->wbuf[i].sid << 32 | w->wbuf[i].mask);
-        h = wm_mix(wm_mix(h, w->wkey[2 * j]), w->wkey[2 * j + 1]);
-    }
-    for (; i < nb; i++)
-        h = wm_mix(h, (uint64_t)w->wbuf[i].sid << 32 | w->wbuf[i].mask);
+    outcomes_sum(w, na, sum);
     *nbuf = nb;
     *naux = na;
-    *hash = h;
+    *hash = wm_hash(w, sub, nb, na);
     *pend = batch ? batch + bi : NULL;
     *pend_n = bcount - bi;
+    return 0;
+}
+
+/* ---- templates: a recorded warp recognised by its encoded stream ------- */
+
+/*
+ * A binary trace's warp stream decodes to the same instructions wherever
+ * its bytes are the same (wc_trace.h, wc_cta_raw), so a warp whose stream
+ * has a recorded warp's bytes everywhere but in its instructions with lane
+ * addresses, and whose instructions with addresses decode to the recorded
+ * records and masks, has the recorded warp's instructions: its collection
+ * pass needs those few decoded, not the whole stream.  Nothing of the
+ * file is trusted: a stream that differs anywhere is collected as before.
+ *
+ *   recorded stream   [ same bytes ][addr inst][ same bytes ][addr inst]..
+ *   this warp         [ same bytes ][addr inst'][ same bytes ][addr ins..
+ *                                    decoded, its own addresses
+ */
+
+/* Work out where e's instructions with addresses sit in e->raw by
+ * decoding it with c's kernel (the kernel e was read from): e->tmpl 1, or
+ * -1 where e cannot serve (its stream does not decode to its
+ * instructions; an unknown opcode, which the reader counts as it reads;
+ * more instructions with addresses than w->wcopy holds). */
+static void tmpl_make(im_walker *w, im_wm *e, const wc_cta *c)
+{
+    e->tmpl = -1;
+    e->nseg = 0;
+    if (!w->tscratch && !(w->tscratch = malloc(sizeof *w->tscratch)))
+        return;
+    wc_rawpos s;
+    wc_rawpos_init(&s);
+    for (size_t i = 0; i < e->n; i++) {
+        size_t beg = s.at;
+        uint32_t sid;
+        unsigned fl;
+        if (wc_cta_raw_inst(c, e->raw, e->nraw, &s, w->tscratch, &sid,
+                            &fl) != 0 ||
+            ((uint64_t)sid << 32 | w->tscratch->mask) != e->seq[i] ||
+            (fl & WC_RAW_UNKNOWN))
+            return;
+        if (fl & WC_RAW_ADDR) {
+            if (e->nseg == IM_WM_MAXU || GROW(e->seg, e->cap_seg, e->nseg))
+                return;
+            e->seg[e->nseg++] =
+                (im_wm_seg){(uint32_t)i, (uint32_t)beg, (uint32_t)s.at};
+        }
+    }
+    e->raw_used = s.at;
+    e->tmpl = 1;
+}
+
+/* 1 when the stream p[0 .. len) (of e->n instructions, from c's kernel)
+ * is e's instructions: e's bytes outside its instructions with addresses,
+ * and those decoding (into w->wcopy[0 .. e->nseg), addresses their own)
+ * to e's records and masks.  0 otherwise. */
+static int tmpl_match(im_walker *w, const im_wm *e, const wc_cta *c,
+                      const unsigned char *p, size_t len)
+{
+    size_t at = 0, te = 0;
+    wc_rawpos s;
+    wc_rawpos_init(&s);
+    for (size_t j = 0; j < e->nseg; j++) {
+        const im_wm_seg *g = &e->seg[j];
+        size_t l = g->beg - te;
+        if (len - at < l || memcmp(p + at, e->raw + te, l) != 0)
+            return 0;
+        /* the state the same bytes left: the instruction before's record
+         * and mask (the address base is this stream's own) */
+        s.at = at + l;
+        if (g->idx) {
+            s.pid = (uint32_t)(e->seq[g->idx - 1] >> 32);
+            s.pmask = (uint32_t)e->seq[g->idx - 1];
+        }
+        wc_inst *in = &w->wcopy[j];
+        uint32_t sid;
+        unsigned fl;
+        if (wc_cta_raw_inst(c, p, len, &s, in, &sid, &fl) != 0 ||
+            ((uint64_t)sid << 32 | in->mask) != e->seq[g->idx] ||
+            fl != WC_RAW_ADDR)
+            return 0;
+        at = s.at;
+        te = g->end;
+    }
+    size_t l = e->raw_used - te;
+    return len - at >= l && memcmp(p + at, e->raw + te, l) == 0;
+}
+
+/* w->wbuf[0 .. e->n) as collect leaves it for template e's instructions
+ * (those with addresses in w->wcopy, as tmpl_match decoded them). */
+static void tmpl_fill(im_walker *w, const im_wm *e, const wc_cta *c)
+{
+    const wc_inst *tab = wc_cta_static(c, 0); /* sids checked: in table */
+    size_t j = 0;
+    for (size_t i = 0; i < e->n; i++) {
+        wc_iref *b = &w->wbuf[i];
+        b->sid = (uint32_t)(e->seq[i] >> 32);
+        b->mask = (uint32_t)e->seq[i];
+        if (j < e->nseg && e->seg[j].idx == i)
+            b->in = &w->wcopy[j++];
+        else
+            b->in = tab + b->sid;
+    }
+}
+
+/* The template of this warp: a recorded warp whose stream this warp's
+ * repeats (tmpl_match), one on the same sub-core with the same sharing
+ * first (then the hash collect would make is its hash when the outcomes
+ * agree); NULL when none. */
+static const im_wm *tmpl_find(im_walker *w, int sub, const unsigned char *p,
+                              size_t len, uint64_t n)
+{
+    const wc_cta *c = w->raw_cta;
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; i < IM_WM_SLOTS; i++) {
+            im_wm *e = &w->wm[i];
+            if (!e->full || e->n != n || e->tmpl < 0)
+                continue;
+            int same = e->sub == sub && e->share_sub == w->share_sub &&
+                       e->share_sm == w->share_sm;
+            if (same != (pass == 0))
+                continue;
+            if (e->tmpl == 0)
+                tmpl_make(w, e, c);
+            if (e->tmpl == 1 && tmpl_match(w, e, c, p, len))
+                return e;
+        }
+    return NULL;
+}
+
+/* collect for a warp with a template: the same results (*ended), its
+ * instructions with addresses decoded and asked for in order, the rest
+ * taken from the template.  *hit: the recorded warp wm_find would find,
+ * when it is the template (its hash *hash; w->wbuf then not filled:
+ * tmpl_fill), else NULL.  0, -1 when the warp has no template (nothing
+ * read or asked), or an error code. */
+static int fast_collect(im_walker *w, int sub, im_cta_acc *acc,
+                        size_t *nbuf, size_t *naux, uint64_t *hash,
+                        const im_wm **hit, im_wm_sum *sum, wc_diag *d)
+{
+    const im_par *p = w->p;
+    const unsigned char *rp;
+    size_t rl;
+    uint64_t n;
+    if (!w->raw_cta || !wc_cta_raw(w->raw_cta, w->raw_w, &rp, &rl, &n))
+        return -1;
+    w->raw_p = rp; /* recorded with the warp (rec_begin) */
+    w->raw_len = rl;
+    if (n > IM_WM_MAXI ||
+        (!w->wcopy && !(w->wcopy = malloc(IM_WM_MAXU * sizeof *w->wcopy))))
+        return -1;
+    const im_wm *t = tmpl_find(w, sub, rp, rl, n);
+    if (!t)
+        return -1;
+    size_t ns = t->nseg;
+    if (GROW(w->wbuf, w->wbuf_cap, n - 1) ||
+        (ns && (GROW(w->waux, w->waux_cap, ns - 1) ||
+                GROW(w->wat, w->wat_cap, ns - 1) ||
+                GROW(w->wkey, w->wkey_cap, 2 * ns - 1))))
+        return -1;
+    size_t na = 0;
+    for (size_t j = 0; j < ns; j++) {
+        const wc_inst *in = &w->wcopy[j];
+        uint32_t sid = (uint32_t)(t->seq[t->seg[j].idx] >> 32);
+        const im_static *ms = memo_get(w, in, sid);
+        if (!ms)
+            return wc_diag_set(d, WC_EINTERNAL, "", 0, 0, "out of memory");
+        if (ms->mk != 1 && ms->mk != 2)
+            continue;
+        w->wat[na] = t->seg[j].idx;
+        if (ms->mk == 1) {
+            im_mem_global(p, w->l1, w->l2, in, &ms->mcl, &w->waux[na]);
+            if (ms->mcl.atomic && in->mask)
+                atom_count(p, acc, in);
+        } else {
+            im_macc *a = &w->waux[na];
+            memset(a, 0, sizeof *a);
+            a->wavefronts = im_mem_wavefronts(p, in);
+        }
+        na++;
+    }
+    outcomes_sum(w, na, sum);
+    wc_cta_raw_skip(w->raw_cta, w->raw_w);
+    *nbuf = (size_t)n;
+    *naux = na;
+    if (t->sub == sub && t->share_sub == w->share_sub &&
+        t->share_sm == w->share_sm && t->naux == na &&
+        (na == 0 || memcmp(t->aux, w->wkey, 2 * na * sizeof *t->aux) == 0)) {
+        *hit = t;
+        *hash = t->hash;
+        return 0;
+    }
+    *hit = NULL;
+    tmpl_fill(w, t, w->raw_cta);
+    *hash = wm_hash(w, sub, (size_t)n, na);
     return 0;
 }
 
@@ -943,15 +1258,24 @@ int im_warp_run(im_walker *w, int sub, im_next_fn next, void *ctx,
     if (w->wm_on && w->wm_stored >= 128 && w->wm_found * 4 < w->wm_stored)
         w->wm_on = 0; /* warps rarely repeat here: the memo does not pay
                          (deterministic: a function of the trace) */
+    w->raw_p = NULL;
     if (w->wm_on) {
-        uint64_t h;
+        uint64_t h = 0;
         memset(&csum, 0, sizeof csum);
-        int rc = collect(w, sub, next, ctx, acc, &nbuf, &naux, &h, &ended,
-                         &pend, &pend_n, &csum, d);
-        if (rc)
+        const im_wm *hit = NULL;
+        int rc = fast_collect(w, sub, acc, &nbuf, &naux, &h, &hit, &csum, d);
+        if (rc > 0)
             return rc;
+        if (rc == 0) {
+            ended = 1;
+        } else {
+            rc = collect(w, sub, next, ctx, acc, &nbuf, &naux, &h, &ended,
+                         &pend, &pend_n, &csum, d);
+            if (rc)
+                return rc;
+        }
         if (ended) {
-            const im_wm *e = wm_find(w, h, sub, nbuf, naux);
+            const im_wm *e = hit ? hit : wm_find(w, h, sub, nbuf, naux);
             w->wm_found += e != NULL;
             int ck = e ? wm_check(w, e, sub) : 0;
             if (ck < 0)
@@ -966,6 +1290,8 @@ int im_warp_run(im_walker *w, int sub, im_next_fn next, void *ctx,
                 *cycles = e->s.total;
                 return 0;
             }
+            if (hit) /* walked after all: its instructions buffered */
+                tmpl_fill(w, hit, w->raw_cta);
             rec_begin(w, h, sub, nbuf, naux);
         }
     }

@@ -8,6 +8,8 @@
  *     with a skip, a rewind, seeks and wc_trace_cta_insts): any failure must
  *     be a WC_EINPUT naming the file, never a crash, and the counts of a
  *     successful read must agree with the CTA index;
+ *     the same stream's bytes (wc_cta_raw) must decode to the same
+ *     records wherever the ordinary read reads them;
  *   - any other input is written as a text kernel trace; when the text
  *     reader reads all of it without error, it is converted, and the binary
  *     form must give the same records (differential: the writer's and
@@ -115,6 +117,44 @@ static int read_all(const char *p, uint64_t *n, uint64_t *h, int check)
                                     hd = hd * 7 + one.addr[31];
                             }
                         assert(hb == hd);
+                    }
+                }
+                /* the stream by its bytes (wc_cta_raw, the interval
+                 * model's recognition of repeated warps): decoded at once
+                 * with wc_cta_raw_inst, the same records as the ordinary
+                 * read wherever that reads; never a crash where it does
+                 * not; skipped, the stream ends */
+                if (wc_cta_rewind(c, w, &d) == 0) {
+                    const unsigned char *rp;
+                    size_t rl;
+                    uint64_t rn;
+                    if (wc_cta_raw(c, w, &rp, &rl, &rn)) {
+                        static wc_inst one, two;
+                        wc_diag d2;
+                        wc_rawpos s;
+                        wc_rawpos_init(&s);
+                        for (uint64_t i = 0; i < rn; i++) {
+                            uint32_t sid;
+                            unsigned fl;
+                            int ok = wc_cta_raw_inst(c, rp, rl, &s, &one,
+                                                     &sid, &fl) == 0;
+                            int gn = wc_cta_next(c, w, &two, &d2);
+                            if (rc == 0)
+                                assert(gn == 1 && ok);
+                            if (!ok || gn != 1)
+                                break;
+                            assert(s.at <= rl);
+                            assert(memcmp(&one, &two,
+                                          offsetof(wc_inst, addr)) == 0);
+                            assert(!(fl & WC_RAW_ADDR) ==
+                                   !(one.iflags & WC_IF_HAS_ADDR));
+                            assert(wc_cta_static(c, sid) != NULL);
+                            if (one.iflags & WC_IF_HAS_ADDR)
+                                assert(memcmp(one.addr, two.addr,
+                                              sizeof one.addr) == 0);
+                        }
+                        wc_cta_raw_skip(c, w);
+                        assert(wc_cta_next(c, w, &two, &d2) == 0);
                     }
                 }
             }

@@ -274,6 +274,74 @@ static long long cmp_refs(wc_trace *a, wc_trace *b, size_t k, size_t batch,
     return bad ? -1 : n;
 }
 
+/* Kernel k of a (text) and b (binary) by encoded streams (wc_cta_raw):
+ * an unread inline stream's bytes decode (wc_cta_raw_inst) to the text's
+ * records, with WC_RAW_ADDR where they have addresses; a stream read from
+ * has no bytes to give until rewound; wc_cta_raw_skip ends it.  Returns
+ * the warps given as bytes, or -1 on the first difference. */
+static long long cmp_raw(wc_trace *a, wc_trace *b, size_t k)
+{
+    wc_diag d;
+    wc_kreader *ra = NULL, *rb = NULL;
+    CHECK_EQ_INT(wc_kreader_open(a, k, &ra, &d), 0);
+    CHECK_EQ_INT(wc_kreader_open(b, k, &rb, &d), 0);
+    wc_inst *ia = malloc(sizeof *ia), *ib = malloc(sizeof *ib);
+    long long nw = 0;
+    int bad = !ra || !rb || !ia || !ib;
+    while (!bad) {
+        wc_cta *x = NULL, *y = NULL;
+        CHECK_EQ_INT(wc_kreader_next(ra, &x, &d), 0);
+        CHECK_EQ_INT(wc_kreader_next(rb, &y, &d), 0);
+        if (!x || !y) {
+            wc_cta_free(x);
+            wc_cta_free(y);
+            break;
+        }
+        CHECK(!wc_cta_raw(x, 0, &(const unsigned char *){0}, &(size_t){0},
+                          &(uint64_t){0})); /* text: no bytes */
+        for (unsigned w = 0; w < wc_cta_nwarps(x) && !bad; w++) {
+            const unsigned char *p;
+            size_t len;
+            uint64_t n;
+            if (!wc_cta_raw(y, w, &p, &len, &n))
+                continue;
+            nw++;
+            wc_rawpos s;
+            wc_rawpos_init(&s);
+            for (uint64_t i = 0; i < n && !bad; i++) {
+                uint32_t sid;
+                unsigned fl;
+                int g = wc_cta_raw_inst(y, p, len, &s, ib, &sid, &fl);
+                bad |= g != 0 || wc_cta_next(x, w, ia, &d) != 1 ||
+                       !same(ib, ia) ||
+                       !(fl & WC_RAW_ADDR) !=
+                           !(ia->iflags & WC_IF_HAS_ADDR) ||
+                       wc_cta_static(y, sid) == NULL ||
+                       wc_cta_static(y, sid)->pc != ia->pc;
+            }
+            CHECK(!bad);
+            CHECK(s.at <= len);
+            CHECK_EQ_INT(wc_cta_next(x, w, ia, &d), 0);
+            /* read from: no bytes; rewound: the same bytes; skipped: the
+             * end */
+            CHECK_EQ_INT(wc_cta_next(y, w, ib, &d), 1);
+            const unsigned char *p2 = NULL;
+            CHECK(!wc_cta_raw(y, w, &p2, &len, &n));
+            CHECK_EQ_INT(wc_cta_rewind(y, w, &d), 0);
+            CHECK(wc_cta_raw(y, w, &p2, &len, &n) && p2 == p);
+            wc_cta_raw_skip(y, w);
+            CHECK_EQ_INT(wc_cta_next(y, w, ib, &d), 0);
+        }
+        wc_cta_free(x);
+        wc_cta_free(y);
+    }
+    wc_kreader_close(ra);
+    wc_kreader_close(rb);
+    free(ia);
+    free(ib);
+    return bad ? -1 : nw;
+}
+
 /* Convert path to out; compare every kernel; returns instructions. */
 static long long convert_and_compare(const char *path, const char *out,
                                      wc_convert_stats *st)
@@ -309,6 +377,7 @@ static long long convert_and_compare(const char *path, const char *out,
                   m7b = cmp_refs(a, b, k, 7, 3),
                   m256b = cmp_refs(a, b, k, 256, 16);
         CHECK(m1 == m && m7 == m && m256 == m && m7b == m && m256b == m);
+        CHECK(cmp_raw(a, b, k) >= 0);
         if (m < 0)
             n = -1;
         else if (n >= 0)

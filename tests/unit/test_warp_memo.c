@@ -13,6 +13,7 @@
 #include "check.h"
 #include "h100sxm_traces.h"
 #include "im.h"
+#include "im_int.h"
 #include "synth_fixture.h"
 
 static int same_result(const im_result *a, const im_result *b)
@@ -75,8 +76,58 @@ static wc_trace *binary_of(wc_trace *t, const char *bin, wc_diag *d)
     return tb;
 }
 
+/* What wm_check takes of the SM's caches (im_mem.c) to answer a request
+ * again without asking (im_warp.c): a line held is answered with its ready
+ * time whatever the request's time (and cost), and the request changes
+ * nothing (line count, stream buffer) unless it moves the stream buffer,
+ * which depends on the line and the buffer alone. */
+static void test_cache_contract(void)
+{
+    im_par p;
+    memset(&p, 0, sizeof p);
+    p.il1_lat = 20;
+    p.il1_miss = 100;
+    p.isbuf = 4;
+    im_icode c;
+    CHECK_EQ_INT(im_icode_init(&c), 0);
+    double r = im_icode_fetch(&c, &p, 100, 5.0); /* a miss */
+    CHECK(r > 5.0 && c.n > 0);
+    size_t n = c.n;
+    uint64_t sl = c.sb_line, se = c.sb_end;
+    const double at[] = {500.0, 1.0, 5.0, 1e6};
+    for (unsigned i = 0; i < 4; i++) {
+        CHECK(im_icode_fetch(&c, &p, 100, at[i]) == r);
+        CHECK(c.n == n && c.sb_line == sl && c.sb_end == se);
+    }
+    /* the stream buffer's last line moves it; then a line in it, asked
+     * at any time, changes nothing */
+    double r2 = im_icode_fetch(&c, &p, 100 + p.isbuf, 50.0);
+    CHECK(c.sb_end != se);
+    n = c.n;
+    sl = c.sb_line;
+    se = c.sb_end;
+    for (unsigned i = 0; i < 4; i++) {
+        CHECK(im_icode_fetch(&c, &p, 101, at[i]) == r);
+        CHECK(im_icode_fetch(&c, &p, 100 + p.isbuf, at[i]) == r2);
+        CHECK(c.n == n && c.sb_line == sl && c.sb_end == se);
+    }
+    im_icode_free(&c);
+    /* constant lines: held, the same answer at any time and cost */
+    im_icode k;
+    CHECK_EQ_INT(im_icode_init(&k), 0);
+    double a = im_lines_fetch(&k, 7, 3.0, 50.0);
+    size_t kn = k.n;
+    CHECK(kn > 0);
+    for (unsigned i = 0; i < 4; i++) {
+        CHECK(im_lines_fetch(&k, 7, at[i], 10.0 * i) == a);
+        CHECK(k.n == kn);
+    }
+    im_icode_free(&k);
+}
+
 int main(void)
 {
+    test_cache_contract();
     static const char *kinds[] = {"compute", "latency",    "memory",
                                   "divergent", "imbalanced", "balanced",
                                   "shared",  "chase",      "fp64",
