@@ -123,6 +123,9 @@ typedef struct im_icode {
     size_t cap, n;
     uint64_t sb_line;   /* stream buffer: lines sb_line+1 .. sb_end follow */
     uint64_t sb_end;    /* the last miss (sb_line) in sequence             */
+    int oom;            /* 1: a line could not be remembered (out of
+                           memory): the run fails (im_run_kernel) rather
+                           than take it as a hit later                     */
 } im_icode;
 
 int im_icode_init(im_icode *c);

@@ -240,6 +240,24 @@ oom:
     return wc_diag_set(d, WC_EINTERNAL, "", 0, 0, "out of memory");
 }
 
+/* 1 when an instruction or constant line table could not grow (out of
+ * memory): its line was not remembered, and a later fetch of it would be
+ * taken as a hit, so the run fails instead of answering. */
+static int icode_failed(const im_run *x)
+{
+    int bad = 0;
+    for (long i = 0; i < x->nsm; i++) {
+        if (x->ic)
+            bad |= x->ic[i].oom;
+        if (x->cl1)
+            bad |= x->cl1[i].oom;
+        if (x->cl0)
+            for (long q = 0; q < IM_MAXSUB; q++)
+                bad |= x->cl0[i * IM_MAXSUB + q].oom;
+    }
+    return bad;
+}
+
 static void run_free(im_run *x)
 {
     if (x->l1)
@@ -680,6 +698,10 @@ int im_run_kernel(wc_trace *t, size_t k, const wc_gpu *g, const im_options *o,
             goto done;
         }
     }
+    if (icode_failed(&x)) {
+        rc = wc_diag_set(d, WC_EINTERNAL, "", 0, 0, "out of memory");
+        goto done;
+    }
     {
         int whole = x.o.cta_first == 0 &&
                     (x.o.cta_count == 0 || x.o.cta_count >= ki->ctas);
@@ -771,6 +793,10 @@ int im_run_insts(const wc_kernel_info *info, const wc_inst *const *warps,
         rc = run_cta(&x, &src, c - first, d);
         if (rc)
             goto done;
+    }
+    if (icode_failed(&x)) {
+        rc = wc_diag_set(d, WC_EINTERNAL, "", 0, 0, "out of memory");
+        goto done;
     }
     run_finish(&x, first == 0 && last == ctas);
 done:

@@ -267,8 +267,10 @@ static void icode_put(im_icode *c, uint64_t line, double r)
     if (c->line[i])
         return;
     if (2 * (c->n + 1) > c->cap) {
-        if (icode_grow(c) != 0)
-            return; /* not remembered: later warps take it as a hit */
+        if (icode_grow(c) != 0) {
+            c->oom = 1; /* the run reports it (icode_failed) */
+            return;
+        }
         i = icode_slot(c, line);
     }
     c->line[i] = line + 1;
@@ -316,8 +318,10 @@ double im_lines_fetch(im_icode *c, uint64_t line, double now, double cost)
         return c->ready[i];
     double r = now + cost;
     if (2 * (c->n + 1) > c->cap) {
-        if (icode_grow(c) != 0)
+        if (icode_grow(c) != 0) {
+            c->oom = 1;
             return r;
+        }
         i = icode_slot(c, line);
     }
     c->line[i] = line + 1;
