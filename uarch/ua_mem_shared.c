@@ -145,23 +145,230 @@ static size_t memo_slot(uint64_t h, size_t size)
     return (size_t)(h >> 40) & (size - 1);
 }
 
-/* affine_memo's table: counts of affine accesses, per thread. */
+/* The tables' key of an access: the offset of its first lane's address in
+ * a row of banks (moving every address by whole rows moves every word by
+ * whole rows, so the count stays).  A power-of-two row (every GPU's) by a
+ * mask: a division was 17M of mixbig kernel 4's host instructions. */
+static uint64_t row_off(uint64_t a0, unsigned nb, unsigned bank_bytes)
+{
+    uint64_t row = (uint64_t)nb * bank_bytes;
+    return row & (row - 1) ? a0 % row : a0 & (row - 1);
+}
+
+/* affine_memo's table: counts of tiled accesses, per thread. */
 typedef struct memo_ent {
     memo_head k;
-    uint64_t stride, off;
+    uint64_t stride, off, step; /* step: between periods (0 for affine) */
+    unsigned plog;              /* log2 of the period, 5 for affine, 6
+                                   for a wrapped row (step: the wrap)   */
 } memo_ent;
 #define MEMO_SIZE 1024
 
 /*
- * The count of an affine access (every active lane l at a0 + stride x (l -
- * l0), all below 2^62 so that no word wraps) when the table has it, else
- * NO_FIT with *slot set to the entry to fill (its key written) or NULL
- * when the access is not affine.  w and bank_bytes fit memo_head.
+ * The count of a tiled access -- every active lane l at a0 + stride x (l -
+ * l0) mod 2^plog + step x (l - l0) / 2^plog (plog 5, step 0: affine), all
+ * below 2^62 so that no word wraps -- whose first lane's address has offset
+ * off in a row, when the table has it, else NO_FIT with *slot set to the
+ * entry to fill (its key written).  w and bank_bytes fit memo_head.
+ */
+static unsigned memo_find(uint32_t mask, uint64_t w, unsigned nb,
+                          unsigned bank_bytes, uint64_t off, uint64_t stride,
+                          uint64_t step, unsigned plog, memo_head **slot)
+{
+    static _Thread_local memo_ent memo[MEMO_SIZE];
+    uint64_t h = (stride * 0x9e3779b97f4a7c15ull) ^ (off * 0xc2b2ae3d27d4eb4full) ^
+                 ((uint64_t)mask * 0x165667b19e3779f9ull) ^ (w << 7) ^
+                 ((uint64_t)nb << 17) ^ ((uint64_t)bank_bytes << 27) ^
+                 (step * 0xd6e8feb86659fd93ull) ^ ((uint64_t)plog << 40);
+    memo_ent *e = &memo[2 * memo_slot(h, MEMO_SIZE / 2)];
+    for (int way = 0; way < 2; way++)
+        if (head_same(&e[way].k, mask, w, nb, bank_bytes) &&
+            e[way].stride == stride && e[way].off == off &&
+            e[way].step == step && e[way].plog == plog)
+            return e[way].k.n;
+    e[1] = e[0]; /* the older way goes */
+    head_set(&e->k, mask, w, nb, bank_bytes);
+    e->stride = stride;
+    e->off = off;
+    e->step = step;
+    e->plog = plog;
+    *slot = &e->k;
+    return NO_FIT;
+}
+
+/*
+ * Closed form of a full warp of one-word lanes (width == bank_bytes, both
+ * word-aligned) at a0 + stride x l, no word wrapping, over a power-of-two
+ * number of banks: the words W0 + k l (k = stride / bank_bytes) are
+ * distinct unless k is 0 (one word, broadcast: 1), and lanes l, m share a
+ * bank when k (l - m) = 0 mod nb, that is when l = m mod p with p = nb /
+ * gcd(k, nb); the busiest of the p classes of lanes holds ceil(32 / p)
+ * words.  NO_FIT for any other access (the table counts it).
+ */
+static unsigned strided_closed(uint64_t a0, uint64_t stride, uint64_t w,
+                               unsigned nb, unsigned bank_bytes)
+{
+    if (w != bank_bytes || (nb & (nb - 1)) || (bank_bytes & (bank_bytes - 1)) ||
+        ((a0 | stride) & (bank_bytes - 1)))
+        return NO_FIT;
+    if (stride == 0)
+        return 1;
+    unsigned lnb = (unsigned)__builtin_ctz(nb);
+    unsigned lg = (unsigned)(__builtin_ctzll(stride) -
+                             __builtin_ctz(bank_bytes)); /* log2 gcd(k, 2^64) */
+    unsigned lp = lg >= lnb ? 0 : lnb - lg;                /* log2 p */
+    return lp >= 5 ? 1 : WC_WARP_SIZE >> lp;
+}
+
+/*
+ * Whether a full warp's lanes are at a0 + stride x (l mod 2^pl) + step x
+ * (l / 2^pl): a tile of 2^pl lanes a row (pl 5, step 0: affine).  Lanes of
+ * the first period against the affine run, the rest against the lane a
+ * period before; 2^pl is even, so the pairs of lanes align.  *any: the
+ * addresses ORed.
+ */
+static int is_tile(const uint64_t *a, uint64_t s, uint64_t step, unsigned pl,
+                   uint64_t *any)
+{
+    unsigned np = 1u << pl;
+    uint64_t a0 = a[0], bad = 0, or = 0;
+#if defined(__SSE2__)
+    __m128i x = _mm_set_epi64x((long long)(a0 + s), (long long)a0);
+    __m128i s2 = _mm_set1_epi64x((long long)(2 * s));
+    __m128i vst = _mm_set1_epi64x((long long)step);
+    __m128i vb = _mm_setzero_si128(), va = _mm_setzero_si128();
+    for (unsigned l = 0; l < np; l += 2) {
+        __m128i v = _mm_loadu_si128((const __m128i *)&a[l]);
+        vb = _mm_or_si128(vb, _mm_xor_si128(v, x));
+        va = _mm_or_si128(va, v);
+        x = _mm_add_epi64(x, s2);
+    }
+    for (unsigned l = np; l < WC_WARP_SIZE; l += 2) {
+        __m128i v = _mm_loadu_si128((const __m128i *)&a[l]);
+        __m128i u = _mm_loadu_si128((const __m128i *)&a[l - np]);
+        vb = _mm_or_si128(vb, _mm_xor_si128(v, _mm_add_epi64(u, vst)));
+        va = _mm_or_si128(va, v);
+    }
+    uint64_t t[2];
+    _mm_storeu_si128((__m128i *)(void *)t, vb);
+    bad = t[0] | t[1];
+    _mm_storeu_si128((__m128i *)(void *)t, va);
+    or = t[0] | t[1];
+#else
+    for (unsigned l = 0; l < np; l++) {
+        bad |= a[l] ^ (a0 + s * l);
+        or |= a[l];
+    }
+    for (unsigned l = np; l < WC_WARP_SIZE; l++) {
+        bad |= a[l] ^ (a[l - np] + step);
+        or |= a[l];
+    }
+#endif
+    *any = or;
+    return bad == 0;
+}
+
+/*
+ * Whether a full warp's lanes are at hi + ((a0 + stride x l) mod m), hi =
+ * a0 with its bits below m (a power of two) cleared: a row of a tile
+ * m bytes wide walked from a0 and wrapping around, as a rotated index
+ * ((tid + k) % n) gives.  *any: the addresses ORed.
+ */
+static int is_wrap(const uint64_t *a, uint64_t s, uint64_t m, uint64_t *any)
+{
+    uint64_t a0 = a[0], hi = a0 & ~(m - 1), bad = 0, or = 0;
+#if defined(__SSE2__)
+    __m128i x = _mm_set_epi64x((long long)(a0 + s), (long long)a0);
+    __m128i s2 = _mm_set1_epi64x((long long)(2 * s));
+    __m128i vm = _mm_set1_epi64x((long long)(m - 1));
+    __m128i vh = _mm_set1_epi64x((long long)hi);
+    __m128i vb = _mm_setzero_si128(), va = _mm_setzero_si128();
+#if defined(__GNUC__)
+#pragma GCC unroll 16
+#endif
+    for (unsigned l = 0; l < WC_WARP_SIZE; l += 2) {
+        __m128i v = _mm_loadu_si128((const __m128i *)&a[l]);
+        __m128i want = _mm_or_si128(_mm_and_si128(x, vm), vh);
+        vb = _mm_or_si128(vb, _mm_xor_si128(v, want));
+        va = _mm_or_si128(va, v);
+        x = _mm_add_epi64(x, s2);
+    }
+    uint64_t t[2];
+    _mm_storeu_si128((__m128i *)(void *)t, vb);
+    bad = t[0] | t[1];
+    _mm_storeu_si128((__m128i *)(void *)t, va);
+    or = t[0] | t[1];
+#else
+    for (unsigned l = 0; l < WC_WARP_SIZE; l++) {
+        bad |= a[l] ^ (hi | ((a0 + s * l) & (m - 1)));
+        or |= a[l];
+    }
+#endif
+    *any = or;
+    return bad == 0;
+}
+
+/* Shapes of a full warp (full_shape). */
+enum { SHAPE_NONE, SHAPE_TILE, SHAPE_WRAP };
+
+/*
+ * A full warp's shape, all its lanes below 2^62 so that no word wraps:
+ * SHAPE_TILE with *stride, *step, *pl as is_tile's (pl 5, step 0: affine),
+ * SHAPE_WRAP with *stride and *step = m as is_wrap's, else SHAPE_NONE.
+ * The period (tile) or the wrap (rotated row) from the first lane of 2, 4,
+ * 8, 16 that leaves the affine run.  In mixbig kernel 4, 545K of the 2.2M
+ * shared accesses are a rotated 16-lane column read twice over (lanes
+ * 16-31 as 0-15), which the pattern table took at about 400 host
+ * instructions each (a pass over the lanes, a hash of 32 offsets, memcmp).
+ */
+static int full_shape(const wc_inst *in, uint64_t *stride, uint64_t *step,
+                      unsigned *pl)
+{
+    const uint64_t high = ~(((uint64_t)1 << 62) - 1);
+    const uint64_t *a = in->addr;
+    uint64_t a0 = a[0], s = a[1] - a0, any;
+    *stride = s;
+    *step = 0;
+    *pl = 5;
+    /* the reader's strided warp: no lane to check when a stride below
+     * 2^57 keeps the lanes between the first and the last */
+    if (in->lanes_affine && !((a0 | a[WC_WARP_SIZE - 1]) & high) &&
+        s + ((uint64_t)1 << 57) < ((uint64_t)1 << 58))
+        return SHAPE_TILE;
+    unsigned j = 1;
+    while (j < 5 && a[1u << j] == a0 + (s << j))
+        j++;
+    if (j == 5 && a[WC_WARP_SIZE - 1] == a0 + s * (WC_WARP_SIZE - 1))
+        return is_tile(a, s, 0, 5, &any) && !(any & high) ? SHAPE_TILE
+                                                           : SHAPE_NONE;
+    /* the first lane f off the run, past lane 2^(j-1) (on it), before
+     * lane 2^j (off it) or lane 31 (off it when j is 5) */
+    unsigned f = (1u << (j - 1)) + 1;
+    while (a[f] == a0 + s * f)
+        f++;
+    if (j < 5 && f == 1u << j) {
+        *step = a[f] - a0;
+        *pl = j;
+        if (is_tile(a, s, *step, j, &any) && !(any & high))
+            return SHAPE_TILE;
+    }
+    uint64_t m = a0 + s * f - a[f];
+    *step = m;
+    if (m && !(m & (m - 1)) && is_wrap(a, s, m, &any) && !(any & high))
+        return SHAPE_WRAP;
+    return SHAPE_NONE;
+}
+
+/*
+ * The count of an access that is not a full warp, when affine (every
+ * active lane l at a0 + stride x (l - l0), all below 2^62 so that no word
+ * wraps) and in the table, else NO_FIT with *slot set to the entry to fill
+ * (its key written) or NULL when the access is not affine.  w and
+ * bank_bytes fit memo_head.
  */
 static unsigned affine_memo(const wc_inst *in, uint64_t w, unsigned nb,
                             unsigned bank_bytes, memo_head **slot)
 {
-    static _Thread_local memo_ent memo[MEMO_SIZE];
     *slot = NULL;
     uint32_t m = in->mask;
     unsigned l0 = (unsigned)__builtin_ctz(m);
@@ -172,55 +379,47 @@ static unsigned affine_memo(const wc_inst *in, uint64_t w, unsigned nb,
         stride = (in->addr[l1] - a0) / (l1 - l0);
     }
     const uint64_t high = ~(((uint64_t)1 << 62) - 1);
-    if (m == UINT32_MAX) { /* all lanes: one pass without branches */
-#if defined(__SSE2__)
-        __m128i x = _mm_set_epi64x((long long)(a0 + stride), (long long)a0);
-        __m128i step = _mm_set1_epi64x((long long)(2 * stride));
-        __m128i bad = _mm_setzero_si128(), any = _mm_setzero_si128();
-#if defined(__GNUC__)
-#pragma GCC unroll 16
-#endif
-        for (unsigned l = 0; l < WC_WARP_SIZE; l += 2) {
-            __m128i a = _mm_loadu_si128((const __m128i *)&in->addr[l]);
-            bad = _mm_or_si128(bad, _mm_xor_si128(a, x));
-            any = _mm_or_si128(any, a); /* high bits tested once */
-            x = _mm_add_epi64(x, step);
-        }
-        bad = _mm_or_si128(bad, _mm_and_si128(
-                                    any, _mm_set1_epi64x((long long)high)));
-        bad = _mm_or_si128(bad, _mm_unpackhi_epi64(bad, bad));
-        if (_mm_cvtsi128_si64(bad))
+    for (; m; m &= m - 1) {
+        unsigned l = (unsigned)__builtin_ctz(m);
+        uint64_t a = in->addr[l];
+        if (a != a0 + stride * (l - l0) || (a & high))
             return NO_FIT;
-#else
-        uint64_t bad = 0, x = a0;
-        for (unsigned l = 0; l < WC_WARP_SIZE; l++, x += stride)
-            bad |= (in->addr[l] ^ x) | (in->addr[l] & high);
-        if (bad)
-            return NO_FIT;
-#endif
-    } else {
-        for (; m; m &= m - 1) {
-            unsigned l = (unsigned)__builtin_ctz(m);
-            uint64_t a = in->addr[l];
-            if (a != a0 + stride * (l - l0) || (a & high))
-                return NO_FIT;
-        }
     }
-    uint64_t off = a0 % ((uint64_t)nb * bank_bytes);
-    uint64_t h = (stride * 0x9e3779b97f4a7c15ull) ^ (off * 0xc2b2ae3d27d4eb4full) ^
-                 ((uint64_t)in->mask * 0x165667b19e3779f9ull) ^ (w << 7) ^
-                 ((uint64_t)nb << 17) ^ ((uint64_t)bank_bytes << 27);
-    memo_ent *e = &memo[2 * memo_slot(h, MEMO_SIZE / 2)];
-    for (int way = 0; way < 2; way++)
-        if (head_same(&e[way].k, in->mask, w, nb, bank_bytes) &&
-            e[way].stride == stride && e[way].off == off)
-            return e[way].k.n;
-    e[1] = e[0]; /* the older way goes */
-    head_set(&e->k, in->mask, w, nb, bank_bytes);
-    e->stride = stride;
-    e->off = off;
-    *slot = &e->k;
-    return NO_FIT;
+    return memo_find(in->mask, w, nb, bank_bytes,
+                     row_off(a0, nb, bank_bytes), stride, 0, 5, slot);
+}
+
+/* The count of a full warp of a shape (full_shape), by the closed form or
+ * from the table, else NO_FIT with *slot as affine_memo's.  A wrapped row
+ * is keyed by a0's offset in the larger of a row of banks and the wrap
+ * (both powers of two): that and the stride give every lane's address
+ * up to whole rows. */
+static unsigned shape_memo(const wc_inst *in, uint64_t w, unsigned nb,
+                           unsigned bank_bytes, memo_head **slot)
+{
+    *slot = NULL;
+    uint64_t stride, step;
+    unsigned pl;
+    int shape = full_shape(in, &stride, &step, &pl);
+    uint64_t a0 = in->addr[0], off;
+    if (shape == SHAPE_NONE)
+        return NO_FIT;
+    if (shape == SHAPE_WRAP) {
+        uint64_t row = (uint64_t)nb * bank_bytes;
+        if (row & (row - 1))
+            return NO_FIT;
+        off = a0 & ((step > row ? step : row) - 1);
+        pl = 6; /* a key apart from the tiles' */
+    } else {
+        if (pl == 5) {
+            unsigned n = strided_closed(a0, stride, w, nb, bank_bytes);
+            if (n != NO_FIT)
+                return n;
+        }
+        off = row_off(a0, nb, bank_bytes);
+    }
+    return memo_find(UINT32_MAX, w, nb, bank_bytes, off, stride, step, pl,
+                     slot);
 }
 
 /* pattern_memo's table: counts of other accesses, per thread. */
@@ -289,7 +488,7 @@ static unsigned pattern_memo(const wc_inst *in, uint64_t w, unsigned nb,
     }
     if ((any & high) || (fit >> 32))
         return NO_FIT;
-    uint64_t off = a0 % ((uint64_t)nb * bank_bytes);
+    uint64_t off = row_off(a0, nb, bank_bytes);
     uint64_t h = (uint64_t)in->mask * 0x9e3779b97f4a7c15ull ^ (w << 7) ^
                  ((uint64_t)nb << 17) ^ ((uint64_t)bank_bytes << 27) ^
                  off * 0xc2b2ae3d27d4eb4full;
@@ -352,6 +551,35 @@ static unsigned chain_wavefronts(const wc_inst *in, uint64_t w, unsigned nb,
     return best;
 }
 
+/*
+ * ua_shmem_wavefronts past the shape table: the pattern table, then the
+ * rows or the chains, the count kept in k (the shape table's entry to
+ * fill) or the pattern table's.  Out of line, so that the common call (a
+ * hit in the shape table) does without the large frame of the counts.
+ */
+static __attribute__((noinline)) unsigned count_slow(const wc_inst *in,
+                                                     uint64_t w, unsigned nb,
+                                                     unsigned bank_bytes,
+                                                     memo_head *k)
+{
+    unsigned n;
+    /* Not of a shape (a swizzle, a scatter): a second table on the whole
+     * pattern of lane offsets from its first row. */
+    if (!k && w <= UINT16_MAX && bank_bytes <= UINT16_MAX) {
+        n = pattern_memo(in, w, nb, bank_bytes, &k);
+        if (n != NO_FIT)
+            return n;
+    }
+    n = rows_wavefronts(in, w, nb, bank_bytes);
+    if (n == NO_FIT)
+        n = chain_wavefronts(in, w, nb, bank_bytes);
+    if (k) {
+        k->n = n;
+        k->valid = 1;
+    }
+    return n;
+}
+
 unsigned ua_shmem_wavefronts(const wc_inst *in, unsigned banks,
                              unsigned bank_bytes)
 {
@@ -368,31 +596,24 @@ unsigned ua_shmem_wavefronts(const wc_inst *in, unsigned banks,
     unsigned nb = banks > 256 ? 256 : banks;
     if (nb <= 64) {
         /* A warp's lanes at a0 + stride x lane (a tile row or column, the
-         * usual shared access): the count is a function of the mask,
-         * width, stride and a0's offset in a row of banks (moving every
-         * address by whole rows moves every word by whole rows), so it is
-         * kept per thread in a small table (affine_memo) and an LDS in a
-         * loop is counted once. */
+         * usual shared access), or a full warp over a tile of 2, 4, 8 or
+         * 16 such lanes a row: the count is a function of the mask, width,
+         * strides and a0's offset in a row of banks (moving every address
+         * by whole rows moves every word by whole rows), so it is kept per
+         * thread in a small table (memo_find) and an LDS in a loop is
+         * counted once; a full warp of one-word lanes at a stride has a
+         * closed form (strided_closed), and one the reader decoded as
+         * strided (lanes_affine) is not checked lane by lane. */
         memo_head *k = NULL;
         unsigned n = NO_FIT;
         if (w <= UINT16_MAX && bank_bytes <= UINT16_MAX) { /* fit the key */
-            n = affine_memo(in, w, nb, bank_bytes, &k);
-            /* Not affine (a swizzle, a tile index that wraps): a second
-             * table on the whole pattern of lane offsets from its first
-             * row. */
-            if (n == NO_FIT && !k)
-                n = pattern_memo(in, w, nb, bank_bytes, &k);
+            n = in->mask == UINT32_MAX
+                    ? shape_memo(in, w, nb, bank_bytes, &k)
+                    : affine_memo(in, w, nb, bank_bytes, &k);
             if (n != NO_FIT)
                 return n;
         }
-        n = rows_wavefronts(in, w, nb, bank_bytes);
-        if (n == NO_FIT)
-            n = chain_wavefronts(in, w, nb, bank_bytes);
-        if (k) {
-            k->n = n;
-            k->valid = 1;
-        }
-        return n;
+        return count_slow(in, w, nb, bank_bytes, k);
     }
     return chain_wavefronts(in, w, nb, bank_bytes);
 }

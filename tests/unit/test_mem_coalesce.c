@@ -278,6 +278,77 @@ static void test_banks_ref(void)
     CHECK_EQ_INT(bad, 0);
 }
 
+/* Full warps of each shape ua_shmem_wavefronts takes apart from the rest
+ * (strided, marked lanes_affine by the reader or not: the closed form for
+ * one-word lanes, else the table; a tile of 2-16 lanes a row; a row that
+ * wraps at a power of two from a rotated start) and near misses of each
+ * (one lane moved, addresses at 2^62 and above, a stride whose lanes wrap
+ * the address space): every path against the definition, twice (the
+ * second from the table). */
+static void test_banks_shapes(void)
+{
+    wc_rng r;
+    wc_rng_seed(&r, 29);
+    static const unsigned bank_n[] = {32, 16, 24, 64, 1};
+    static const unsigned bank_b[] = {4, 8, 1, 3};
+    static const unsigned widths[] = {4, 8, 16, 1, 2, 12};
+    static const uint64_t strides[] = {0,   4,   8,    12,  16,  128,
+                                       132, 256, 4096, (uint64_t)-4,
+                                       (uint64_t)-128, 2, 1, 36};
+    int bad = 0;
+    for (int it = 0; it < 20000; it++) {
+        wc_inst in;
+        unsigned w = widths[wc_rng_next(&r) % 6];
+        mk(&in, "LDS", w, 0xffffffffu);
+        unsigned nb = bank_n[wc_rng_next(&r) % 5];
+        unsigned bb = bank_b[wc_rng_next(&r) % 4];
+        if (wc_rng_next(&r) % 2) { /* the usual banks, most of the runs */
+            nb = 32;
+            bb = 4;
+        }
+        uint64_t base = wc_rng_next(&r) % (1u << 16);
+        if (wc_rng_next(&r) % 16 == 0)
+            base += ((uint64_t)1 << 62) - 4096; /* some lanes past 2^62 */
+        uint64_t s = strides[wc_rng_next(&r) % 14];
+        unsigned kind = (unsigned)(wc_rng_next(&r) % 4);
+        unsigned pl = 1 + (unsigned)(wc_rng_next(&r) % 4); /* a period */
+        uint64_t step = strides[wc_rng_next(&r) % 14];
+        uint64_t m = (uint64_t)1 << (4 + wc_rng_next(&r) % 10); /* a wrap */
+        uint64_t rot = wc_rng_next(&r) % 64;
+        for (unsigned l = 0; l < WC_WARP_SIZE; l++) {
+            switch (kind) {
+            case 0: /* strided */
+                in.addr[l] = base + s * l;
+                break;
+            case 1: /* a tile of 2^pl lanes a row */
+                in.addr[l] = base + s * (l & ((1u << pl) - 1)) +
+                             step * (l >> pl);
+                break;
+            default: /* a row that wraps at m, from a rotated start */
+                in.addr[l] = (base & ~(m - 1)) +
+                             ((base + s * (l + rot)) & (m - 1));
+                break;
+            }
+        }
+        if (kind == 0 && wc_rng_next(&r) % 2)
+            in.lanes_affine = 1; /* as the reader marks it */
+        else if (wc_rng_next(&r) % 8 == 0) /* a near miss */
+            in.addr[wc_rng_next(&r) % WC_WARP_SIZE] += 4;
+        unsigned want = ref_banks(&in, nb, bb);
+        bad += ua_shmem_wavefronts(&in, nb, bb) != want;
+        bad += ua_shmem_wavefronts(&in, nb, bb) != want;
+    }
+    /* the reader's strided warp whose lanes wrap the address space (a
+     * stride of 2^59): not of the strided shape, counted as any other */
+    wc_inst in;
+    mk(&in, "LDS", 4, 0xffffffffu);
+    for (unsigned l = 0; l < WC_WARP_SIZE; l++)
+        in.addr[l] = 64 + ((uint64_t)1 << 59) * l;
+    in.lanes_affine = 1;
+    bad += ua_shmem_wavefronts(&in, 32, 4) != ref_banks(&in, 32, 4);
+    CHECK_EQ_INT(bad, 0);
+}
+
 /* The definition, byte by byte: every active lane (rank order) adds each
  * sector its bytes touch to its line, lines in first-touch order (what
  * ua_coalesce must give whichever path it takes). */
@@ -488,6 +559,7 @@ int main(void)
     test_coalesce();
     test_banks();
     test_banks_ref();
+    test_banks_shapes();
     test_coalesce_paths();
     CHECK_DONE();
 }
