@@ -396,7 +396,9 @@ const char *wct_intern(wc_trace *t, const char *s, size_t n)
     }
     size_t h = (size_t)str_hash(s, n) & (t->pool_cap - 1);
     for (; t->pool[h]; h = (h + 1) & (t->pool_cap - 1))
-        if (strncmp(t->pool[h], s, n) == 0 && t->pool[h][n] == '\0')
+        /* s may hold a NUL byte (bad input): then strncmp could match a
+         * shorter entry and [n] read past it */
+        if (strnlen(t->pool[h], n + 1) == n && memcmp(t->pool[h], s, n) == 0)
             return t->pool[h];
     char *c = malloc(n + 1);
     if (!c)

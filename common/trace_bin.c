@@ -1387,6 +1387,94 @@ int wc_cta_raw_inst(const wc_cta *c, const unsigned char *p, size_t len,
     return 0;
 }
 
+int wc_cta_raw_inst_like(const wc_cta *c, const unsigned char *p,
+                         size_t len, wc_rawpos *s, const unsigned char *tp,
+                         size_t tlen, const wc_inst *tin, uint32_t tsid,
+                         wc_inst *in, uint32_t *sid, unsigned *flags)
+{
+    if (!c || c->k->kind != KIND_BIN || !c->k->bin->tab)
+        return -1;
+    const struct wctb_kern *b = c->k->bin;
+    size_t ta = 0, a = s->at;
+    uint64_t v;
+    if (tlen == 0 || a >= len)
+        goto slow;
+    unsigned tag = tp[ta++];
+    if ((tag & ~(unsigned)(T_ID | T_MASK | T_AMODE)) ||
+        (tag & T_AMODE) == T_AMODE)
+        goto slow;
+    uint32_t id = s->pid + 1, mask = s->pmask;
+    if (tag & T_ID) {
+        if (get_var(tp, tlen, &ta, &v) != 0)
+            goto slow;
+        id = (uint32_t)v;
+        if (v >= b->tab_n)
+            goto slow;
+    }
+    if (tag & T_MASK) {
+        if (tlen - ta < 4)
+            goto slow;
+        mask = get32(tp + ta);
+        ta += 4;
+    }
+    if (id != tsid || id >= b->tab_n ||
+        !(b->tab[id].iflags & WC_IF_HAS_ADDR) || tin->mask != mask)
+        goto slow;
+    /* the same head (tag, record, mask): the template's record and mask */
+    size_t head = ta;
+    if (len - a < head || memcmp(p + a, tp, head) != 0)
+        goto slow;
+    if (get_var(tp, tlen, &ta, &v) != 0) /* the template's base */
+        goto slow;
+    size_t ca = a + head;
+    if (get_var(p, len, &ca, &v) != 0) /* this one's */
+        goto slow;
+    size_t tail = tlen - ta;
+    if (len - ca < tail || memcmp(p + ca, tp + ta, tail) != 0)
+        goto slow;
+    /* the lanes' bytes are the template's: each lane is its lane moved by
+     * the difference of the bases (mod 2^64, as dec_inst adds them);
+     * lanes a mode leaves 0 (inactive, but for A_ALL) stay 0 */
+    unsigned mode = tag & T_AMODE;
+    if (mode != A_ALL && !mask)
+        goto slow;
+    uint64_t base = s->pbase + unzz(v);
+    uint64_t tbase = mode == A_ALL ? tin->addr[0]
+                                   : tin->addr[__builtin_ctz(mask)];
+    uint64_t d = base - tbase;
+    rec_head(in, tin);
+    if (mode == A_ALL || mask == 0xffffffffu) {
+#if defined(__SSE2__)
+        __m128i dv = _mm_set1_epi64x((long long)d);
+#if defined(__GNUC__)
+#pragma GCC unroll 16
+#endif
+        for (unsigned l = 0; l < WC_WARP_SIZE; l += 2)
+            _mm_storeu_si128(
+                (__m128i *)(void *)&in->addr[l],
+                _mm_add_epi64(_mm_loadu_si128(
+                                  (const __m128i *)(const void *)&tin->addr[l]),
+                              dv));
+#else
+        for (unsigned l = 0; l < WC_WARP_SIZE; l++)
+            in->addr[l] = tin->addr[l] + d;
+#endif
+    } else {
+        memcpy(in->addr, tin->addr, sizeof in->addr);
+        for (uint32_t m = mask; m; m &= m - 1)
+            in->addr[__builtin_ctz(m)] += d;
+    }
+    s->at = ca + tail;
+    s->pid = id;
+    s->pmask = mask;
+    s->pbase = base;
+    *sid = id;
+    *flags = b->tfl[id];
+    return 0;
+slow:
+    return wc_cta_raw_inst(c, p, len, s, in, sid, flags);
+}
+
 const wc_inst *wc_cta_static(const wc_cta *c, uint32_t sid)
 {
     if (!c || c->k->kind != KIND_BIN || !c->k->bin->tab ||

@@ -234,6 +234,18 @@ void wc_rawpos_init(wc_rawpos *s);
 int wc_cta_raw_inst(const wc_cta *c, const unsigned char *p, size_t len,
                     wc_rawpos *s, wc_inst *in, uint32_t *sid,
                     unsigned *flags);
+/* wc_cta_raw_inst for an instruction expected to repeat a template
+ * instruction: tp[0 .. tlen), its encoded bytes, decoded into *tin (static
+ * record tsid) by c's kernel.  When the bytes at s have the template's
+ * head, decode (from s's record state) to record tsid and the template's
+ * mask, and after their address base have the template's lane bytes, *in
+ * is *tin with its lanes moved by the difference of the bases, without
+ * decoding them (the same result as wc_cta_raw_inst); otherwise
+ * wc_cta_raw_inst.  Any template gives wc_cta_raw_inst's result. */
+int wc_cta_raw_inst_like(const wc_cta *c, const unsigned char *p,
+                         size_t len, wc_rawpos *s, const unsigned char *tp,
+                         size_t tlen, const wc_inst *tin, uint32_t tsid,
+                         wc_inst *in, uint32_t *sid, unsigned *flags);
 /* Static record sid of c's kernel (binary traces; NULL past the table). */
 const wc_inst *wc_cta_static(const wc_cta *c, uint32_t sid);
 /* Warp w as read to its end (its next read gives the end). */

@@ -290,9 +290,13 @@ typedef struct im_wm {
      * later warp whose stream has the same bytes outside those
      * instructions has the same instructions (im_warp.c, fast_collect) */
     unsigned char *raw;
-    size_t nraw, cap_raw, raw_used, nseg, cap_seg;
+    size_t nraw, cap_raw, raw_used, nseg, cap_seg, cap_dec;
     int tmpl;
     im_wm_seg *seg;
+    wc_inst *dec;       /* [nseg]: those instructions decoded: a later
+                           warp's that repeat their bytes after the address
+                           base are these, moved to its base
+                           (wc_cta_raw_inst_like)                          */
 } im_wm;
 
 

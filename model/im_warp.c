@@ -417,6 +417,7 @@ void im_walker_free(im_walker *w)
             free(e->res);
             free(e->raw);
             free(e->seg);
+            free(e->dec);
         }
     free(w->wm);
     free(w->wbuf);
@@ -1073,8 +1074,10 @@ static void tmpl_make(im_walker *w, im_wm *e, const wc_cta *c)
             (fl & WC_RAW_UNKNOWN))
             return;
         if (fl & WC_RAW_ADDR) {
-            if (e->nseg == IM_WM_MAXU || GROW(e->seg, e->cap_seg, e->nseg))
+            if (e->nseg == IM_WM_MAXU || GROW(e->seg, e->cap_seg, e->nseg) ||
+                GROW(e->dec, e->cap_dec, e->nseg))
                 return;
+            e->dec[e->nseg] = *w->tscratch;
             e->seg[e->nseg++] =
                 (im_wm_seg){(uint32_t)i, (uint32_t)beg, (uint32_t)s.at};
         }
@@ -1108,7 +1111,10 @@ static int tmpl_match(im_walker *w, const im_wm *e, const wc_cta *c,
         wc_inst *in = &w->wcopy[j];
         uint32_t sid;
         unsigned fl;
-        if (wc_cta_raw_inst(c, p, len, &s, in, &sid, &fl) != 0 ||
+        if (wc_cta_raw_inst_like(c, p, len, &s, e->raw + g->beg,
+                                 g->end - g->beg, &e->dec[j],
+                                 (uint32_t)(e->seq[g->idx] >> 32), in, &sid,
+                                 &fl) != 0 ||
             ((uint64_t)sid << 32 | in->mask) != e->seq[g->idx] ||
             fl != WC_RAW_ADDR)
             return 0;

@@ -38,6 +38,43 @@ static void cleanup(void)
 
 /* Read every kernel; returns 0 or the error code; *n instructions read,
  * *h a hash of the records. */
+/* The last instruction with addresses decoded by its bytes in this
+ * kernel, as a template for wc_cta_raw_inst_like, which must give what
+ * wc_cta_raw_inst gave (any template of the kernel gives its result). */
+static struct {
+    int used;
+    uint32_t sid;
+    size_t len;
+    unsigned char b[512];
+    wc_inst in;
+} ft;
+
+static void like_check(const wc_cta *c, const unsigned char *p, size_t len,
+                       const wc_rawpos *s0, const wc_rawpos *s1,
+                       const wc_inst *ref, uint32_t sid, unsigned fl)
+{
+    static wc_inst got;
+    size_t ilen = s1->at - s0->at;
+    if (ft.used) {
+        wc_rawpos s = *s0;
+        uint32_t sid2;
+        unsigned fl2;
+        assert(wc_cta_raw_inst_like(c, p, len, &s, ft.b, ft.len, &ft.in,
+                                    ft.sid, &got, &sid2, &fl2) == 0);
+        assert(sid2 == sid && fl2 == fl && s.at == s1->at &&
+               s.pid == s1->pid && s.pmask == s1->pmask &&
+               s.pbase == s1->pbase);
+        assert(memcmp(&got, ref, sizeof got) == 0);
+    }
+    if (ilen <= sizeof ft.b) {
+        ft.used = 1;
+        ft.sid = sid;
+        ft.len = ilen;
+        memcpy(ft.b, p + s0->at, ilen);
+        ft.in = *ref;
+    }
+}
+
 static int read_all(const char *p, uint64_t *n, uint64_t *h, int check)
 {
     wc_diag d;
@@ -50,6 +87,7 @@ static int read_all(const char *p, uint64_t *n, uint64_t *h, int check)
         uint64_t kn = 0;
         if ((rc = wc_kreader_open(t, k, &r, &d)) != 0)
             break;
+        ft.used = 0; /* templates of this kernel only */
         for (;;) {
             wc_cta *c = NULL;
             if ((rc = wc_kreader_next(r, &c, &d)) != 0 || !c)
@@ -136,8 +174,12 @@ static int read_all(const char *p, uint64_t *n, uint64_t *h, int check)
                         for (uint64_t i = 0; i < rn; i++) {
                             uint32_t sid;
                             unsigned fl;
+                            wc_rawpos s0 = s;
                             int ok = wc_cta_raw_inst(c, rp, rl, &s, &one,
                                                      &sid, &fl) == 0;
+                            if (ok && (fl & WC_RAW_ADDR))
+                                like_check(c, rp, rl, &s0, &s, &one, sid,
+                                           fl);
                             int gn = wc_cta_next(c, w, &two, &d2);
                             if (rc == 0)
                                 assert(gn == 1 && ok);

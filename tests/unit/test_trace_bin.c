@@ -274,6 +274,67 @@ static long long cmp_refs(wc_trace *a, wc_trace *b, size_t k, size_t batch,
     return bad ? -1 : n;
 }
 
+/* Templates for wc_cta_raw_inst_like: the first instruction with
+ * addresses seen of each static record (its bytes and decoding), and the
+ * last one seen of any record (a template of another record, or of the
+ * same with other lanes: the ordinary decode must come out). */
+enum { TPL_N = 64, TPL_B = 512 };
+typedef struct tpl {
+    int used;
+    uint32_t sid;
+    size_t len;
+    unsigned char b[TPL_B];
+    wc_inst in;
+} tpl;
+static tpl tpls[TPL_N + 1];
+static long long like_fast, like_calls;
+
+/* wc_cta_raw_inst_like from s0 with each template, against the ordinary
+ * decode (*s1, *ref, sid, fl); then the instruction becomes a template.
+ * 1 on a difference. */
+static int like_check(const wc_cta *y, const unsigned char *p, size_t len,
+                      const wc_rawpos *s0, const wc_rawpos *s1,
+                      const wc_inst *ref, uint32_t sid, unsigned fl)
+{
+    static wc_inst got;
+    size_t ilen = s1->at - s0->at;
+    tpl *mine = &tpls[sid % TPL_N], *last = &tpls[TPL_N];
+    const tpl *try[2] = {mine, last};
+    int bad = 0;
+    for (int k = 0; k < 2; k++) {
+        const tpl *t = try[k];
+        if (!t->used)
+            continue;
+        wc_rawpos s = *s0;
+        uint32_t sid2;
+        unsigned fl2;
+        like_calls++;
+        if (wc_cta_raw_inst_like(y, p, len, &s, t->b, t->len, &t->in,
+                                 t->sid, &got, &sid2, &fl2) != 0) {
+            bad = 1;
+            continue;
+        }
+        bad |= sid2 != sid || fl2 != fl || s.at != s1->at ||
+               s.pid != s1->pid || s.pmask != s1->pmask ||
+               s.pbase != s1->pbase ||
+               memcmp(&got, ref, sizeof got) != 0;
+        like_fast += t->sid == sid && t->len == ilen;
+    }
+    if (ilen <= TPL_B) {
+        tpl *slots[2] = {mine, last};
+        for (int k = 0; k < 2; k++) {
+            if (k == 0 && mine->used && mine->sid == sid)
+                continue; /* keep the first of its record */
+            slots[k]->used = 1;
+            slots[k]->sid = sid;
+            slots[k]->len = ilen;
+            memcpy(slots[k]->b, p + s0->at, ilen);
+            slots[k]->in = *ref;
+        }
+    }
+    return bad;
+}
+
 /* Kernel k of a (text) and b (binary) by encoded streams (wc_cta_raw):
  * an unread inline stream's bytes decode (wc_cta_raw_inst) to the text's
  * records, with WC_RAW_ADDR where they have addresses; a stream read from
@@ -281,6 +342,7 @@ static long long cmp_refs(wc_trace *a, wc_trace *b, size_t k, size_t batch,
  * the warps given as bytes, or -1 on the first difference. */
 static long long cmp_raw(wc_trace *a, wc_trace *b, size_t k)
 {
+    memset(tpls, 0, sizeof tpls); /* templates of this kernel only */
     wc_diag d;
     wc_kreader *ra = NULL, *rb = NULL;
     CHECK_EQ_INT(wc_kreader_open(a, k, &ra, &d), 0);
@@ -311,7 +373,10 @@ static long long cmp_raw(wc_trace *a, wc_trace *b, size_t k)
             for (uint64_t i = 0; i < n && !bad; i++) {
                 uint32_t sid;
                 unsigned fl;
+                wc_rawpos s0 = s;
                 int g = wc_cta_raw_inst(y, p, len, &s, ib, &sid, &fl);
+                if (g == 0 && (fl & WC_RAW_ADDR))
+                    bad |= like_check(y, p, len, &s0, &s, ib, sid, fl);
                 bad |= g != 0 || wc_cta_next(x, w, ia, &d) != 1 ||
                        !same(ib, ia) ||
                        !(fl & WC_RAW_ADDR) !=
@@ -583,6 +648,13 @@ int main(void)
     test_big_cta();
     test_shared();
     test_bad_input();
+    /* wc_cta_raw_inst_like was tried against the ordinary decode with a
+     * template of the same record (its lanes moved, or decoded when they
+     * differ) and of another */
+    fprintf(stderr, "raw_inst_like: %lld calls, %lld with a template of "
+            "the record and length\n", like_calls, like_fast);
+    CHECK(like_fast > 1000);
+    CHECK(like_calls > like_fast);
     nftw(tmpdir, rm_cb, 16, FTW_DEPTH | FTW_PHYS);
     CHECK_DONE();
 }
