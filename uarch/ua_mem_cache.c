@@ -328,25 +328,35 @@ HOT_INLINE cset set_in(const ua_cache *c, uint64_t idx, const int kind,
     return s;
 }
 
+/* First touch of the set of c whose block is b (fill times at ready, NULL
+ * when untimed): all ways empty, in index order.  Cold and out of line:
+ * the access path keeps its registers for the common case. */
+static __attribute__((noinline, cold)) void set_clear(ua_cache *c,
+                                                      unsigned char *b,
+                                                      uint64_t *ready)
+{
+    size_t a = (size_t)c->assoc, mw = c->mask8 ? 1 : 4;
+    uint64_t *tag = (uint64_t *)(void *)b;
+    for (size_t w = 0; w < a; w++) {
+        tag[w] = UA_EMPTY_TAG;
+        if (c->ord8)
+            (b + c->off_ord)[w] = (uint8_t)w;
+        else
+            ((uint16_t *)(void *)(b + c->off_ord))[w] = (uint16_t)w;
+    }
+    memset(b + c->off_fp, 0, c->fp_bytes);
+    memset(b + c->off_valid, 0, a * mw);
+    memset(b + c->off_dirty, 0, a * mw);
+    if (ready)
+        memset(ready, 0, a * sizeof *ready);
+}
+
 HOT_INLINE cset set_of(ua_cache *c, uint64_t idx, const int kind,
                        const int tm)
 {
     cset st = set_in(c, idx, kind, tm);
     if (!set_live(c, idx)) {
-        /* first touch: all ways empty, in index order */
-        size_t a = (size_t)c->assoc, mw = c->mask8 ? 1 : 4;
-        for (size_t w = 0; w < a; w++) {
-            st.tag[w] = UA_EMPTY_TAG;
-            if (c->ord8)
-                ((uint8_t *)st.ord)[w] = (uint8_t)w;
-            else
-                ((uint16_t *)st.ord)[w] = (uint16_t)w;
-        }
-        memset(st.fp, 0, c->fp_bytes);
-        memset(st.valid, 0, a * mw);
-        memset(st.dirty, 0, a * mw);
-        if (st.ready)
-            memset(st.ready, 0, a * sizeof *st.ready);
+        set_clear(c, (unsigned char *)st.tag, st.ready);
         c->ready_set[idx] = 1;
     }
     return st;
