@@ -217,7 +217,7 @@ static unsigned strided_closed(uint64_t a0, uint64_t stride, uint64_t w,
     unsigned lg = (unsigned)(__builtin_ctzll(stride) -
                              __builtin_ctz(bank_bytes)); /* log2 gcd(k, 2^64) */
     unsigned lp = lg >= lnb ? 0 : lnb - lg;                /* log2 p */
-    return lp >= 5 ? 1 : WC_WARP_SIZE >> lp;
+    return lp >= 5 ? 1u : (unsigned)WC_WARP_SIZE >> lp;
 }
 
 /*
