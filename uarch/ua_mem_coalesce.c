@@ -183,12 +183,11 @@ static inline int pow2_sizes(unsigned line_bytes, unsigned sector_bytes,
  * only: the general path's frame and spills were about 100 host
  * instructions of its 157 a call on the memory trace).  0: the general
  * path decides (the same lines either way). */
-static inline unsigned coalesce_affine(const wc_inst *in, unsigned line_bytes,
-                                       unsigned sector_bytes, ua_line *out)
+/* The bytes [*lo, *hi] a lanes_affine full warp touches: 1, or 0 when
+ * its lanes overlap no more than they touch (stride over the width) or
+ * the range wraps (the general path decides). */
+static inline int affine_span(const wc_inst *in, uint64_t *lo, uint64_t *hi)
 {
-    unsigned ls, ss;
-    if (pow2_sizes(line_bytes, sector_bytes, &ls, &ss) != 1)
-        return 0;
     uint64_t w = in->width ? in->width : 4;
     uint64_t a0 = in->addr[0], s = in->addr[1] - a0;
     if (s > w)
@@ -196,7 +195,20 @@ static inline unsigned coalesce_affine(const wc_inst *in, unsigned line_bytes,
     uint64_t span = (WC_WARP_SIZE - 1) * s + w - 1;
     if (a0 > UINT64_MAX - span)
         return 0;
-    return range_lines(a0, a0 + span, ls, ss, out);
+    *lo = a0;
+    *hi = a0 + span;
+    return 1;
+}
+
+static inline unsigned coalesce_affine(const wc_inst *in, unsigned line_bytes,
+                                       unsigned sector_bytes, ua_line *out)
+{
+    unsigned ls, ss;
+    uint64_t lo, hi;
+    if (pow2_sizes(line_bytes, sector_bytes, &ls, &ss) != 1 ||
+        !affine_span(in, &lo, &hi))
+        return 0;
+    return range_lines(lo, hi, ls, ss, out);
 }
 
 /* ua_coalesce_run of a lanes_affine full warp with addresses, lines of
@@ -208,14 +220,9 @@ __attribute__((always_inline))
 static inline int run_of(const wc_inst *in, unsigned ls, unsigned ss,
                          ua_run *r)
 {
-    uint64_t w = in->width ? in->width : 4;
-    uint64_t a0 = in->addr[0], s = in->addr[1] - a0;
-    if (s > w)
+    uint64_t a0, hi;
+    if (!affine_span(in, &a0, &hi))
         return 0;
-    uint64_t span = (WC_WARP_SIZE - 1) * s + w - 1;
-    if (a0 > UINT64_MAX - span)
-        return 0;
-    uint64_t hi = a0 + span;
     unsigned sh = ls - ss; /* sectors per line: 2^sh <= 32 */
     uint64_t smask = ((uint64_t)1 << sh) - 1;
     uint32_t full = sh >= 5 ? 0xffffffffu : (1u << (1u << sh)) - 1u;

@@ -220,6 +220,16 @@ static unsigned strided_closed(uint64_t a0, uint64_t stride, uint64_t w,
     return lp >= 5 ? 1u : (unsigned)WC_WARP_SIZE >> lp;
 }
 
+#if defined(__SSE2__)
+/* The OR of a vector's two 64-bit halves. */
+static inline uint64_t or_halves(__m128i v)
+{
+    uint64_t t[2];
+    _mm_storeu_si128((__m128i *)(void *)t, v);
+    return t[0] | t[1];
+}
+#endif
+
 /*
  * Whether a full warp's lanes are at a0 + stride x (l mod 2^pl) + step x
  * (l / 2^pl): a tile of 2^pl lanes a row (pl 5, step 0: affine).  Lanes of
@@ -249,11 +259,8 @@ static int is_tile(const uint64_t *a, uint64_t s, uint64_t step, unsigned pl,
         vb = _mm_or_si128(vb, _mm_xor_si128(v, _mm_add_epi64(u, vst)));
         va = _mm_or_si128(va, v);
     }
-    uint64_t t[2];
-    _mm_storeu_si128((__m128i *)(void *)t, vb);
-    bad = t[0] | t[1];
-    _mm_storeu_si128((__m128i *)(void *)t, va);
-    or = t[0] | t[1];
+    bad = or_halves(vb);
+    or = or_halves(va);
 #else
     for (unsigned l = 0; l < np; l++) {
         bad |= a[l] ^ (a0 + s * l);
@@ -293,11 +300,8 @@ static int is_wrap(const uint64_t *a, uint64_t s, uint64_t m, uint64_t *any)
         va = _mm_or_si128(va, v);
         x = _mm_add_epi64(x, s2);
     }
-    uint64_t t[2];
-    _mm_storeu_si128((__m128i *)(void *)t, vb);
-    bad = t[0] | t[1];
-    _mm_storeu_si128((__m128i *)(void *)t, va);
-    or = t[0] | t[1];
+    bad = or_halves(vb);
+    or = or_halves(va);
 #else
     for (unsigned l = 0; l < WC_WARP_SIZE; l++) {
         bad |= a[l] ^ (hi | ((a0 + s * l) & (m - 1)));
