@@ -205,9 +205,9 @@ typedef struct im_static {
      * record's control bits and flags, decoded here once, not per warp
      * instruction from the record (a second line) */
     uint8_t lc, mk, fixed;
-    uint8_t rfc_dyn;            /* RF-cache lookups: reads[] per instance */
+    uint8_t rfc_dyn;            /* RF-cache lookups: reads[] per instance
+                                   (!mk: memory reads no bank here)      */
     uint8_t bmask;              /* banks read (static reads[])            */
-    uint8_t rd_banks;           /* banks in rd[] (rfc_dyn: may be read)   */
     uint8_t rd_dup;             /* rd[] names a register twice            */
     uint8_t ctrl_valid;         /* ctrl.valid                             */
     int8_t wbar, rbar;          /* ctrl.wbar, ctrl.rbar, 0-5 or -1        */

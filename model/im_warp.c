@@ -147,15 +147,13 @@ static unsigned rf_reads_dyn(im_walker *w, const im_static *s,
                              double cnt[UA_MAX_BANKS])
 {
     /* counted as doubles, as the walk reads them (small integers: exact,
-     * the same values as counting in unsigned and converting); only the
-     * banks rd[] names are cleared */
-    for (unsigned m = s->rd_banks; m; m &= m - 1)
-        cnt[__builtin_ctz(m)] = 0;
+     * the same values as counting in unsigned and converting) */
+    memset(cnt, 0, UA_MAX_BANKS * sizeof *cnt);
     unsigned bm = 0;
     if (!s->rd_dup) {
         /* no register twice (the common case): no search of the registers
-         * read so far.  mixbig kernel 1: the search was ~13 of the ~50
-         * host instructions per call */
+         * read so far.  mixbig kernel 1 (4.65 M calls): the search was ~15
+         * of the ~64 host instructions per call */
         for (unsigned i = 0; i < s->nrd; i++) {
             const im_rd *e = &s->rd[i];
             if (e->sl < UA_RFC_SLOTS) {
@@ -356,8 +354,8 @@ static int memo_fill(im_walker *w, im_static *s, const wc_inst *in, int big)
     s->dreg = dr;
     if (s->nrd > cap || s->nsreg > cap || s->ndreg > dcap)
         return 1;
-    s->rfc_dyn = (uint8_t)(p->rfc && in->ctrl.valid);
-    s->ctrl_valid = in->ctrl.valid;
+    s->rfc_dyn = (uint8_t)(p->rfc && in->ctrl.valid && !s->mk);
+    s->ctrl_valid = in->ctrl.valid != 0;
     s->wbar = in->ctrl.wbar >= 0 && in->ctrl.wbar < 6 ? in->ctrl.wbar : -1;
     s->rbar = in->ctrl.rbar >= 0 && in->ctrl.rbar < 6 ? in->ctrl.rbar : -1;
     s->depbar_wait = in->depbar_sb >= 0 && in->depbar_sb < 6 &&
@@ -367,10 +365,8 @@ static int memo_fill(im_walker *w, im_static *s, const wc_inst *in, int big)
     s->stall = in->ctrl.stall ? (double)in->ctrl.stall : 1;
     s->constop = (in->iflags & WC_IF_CONSTOP) != 0;
     s->uniform = (in->iflags & WC_IF_UADDR) != 0;
-    s->rd_banks = 0;
     s->rd_dup = s->nrd > 32; /* long lists: searched, as any with a twin */
     for (unsigned i = 0; i < s->nrd; i++) {
-        s->rd_banks = (uint8_t)(s->rd_banks | 1u << rd[i].b);
         for (unsigned j = 0; j < i && !s->rd_dup; j++)
             s->rd_dup = rd[j].r == rd[i].r;
     }
@@ -1387,8 +1383,8 @@ int im_warp_run(im_walker *w, int sub, im_next_fn next, void *ctx,
     int rc = 0;
     /* the walker's fields fixed for the warp, read once: the loop's stores
      * through w (unsigned, uint16_t) could alias them for the compiler */
-    const int use_ctrl = w->use_ctrl;
-    const int have_cl1 = w->cl1 != NULL;
+    const int use_ctrl = w->use_ctrl != 0;
+    const int have_cl1 = w->cl1 != NULL, have_ic = w->ic != NULL;
     const double nsub = w->share_sub, nsm = w->share_sm;
     for (;;) {
         if (bi == bcount) {
@@ -1418,10 +1414,9 @@ int im_warp_run(im_walker *w, int sub, im_next_fn next, void *ctx,
          * instance's mask from the record */
         in = inst_of(w, ms, ref->in, mask);
         int lc = ms->lc;
-        int ctrl = use_ctrl && ms->ctrl_valid;
+        int ctrl = use_ctrl & ms->ctrl_valid;
         const ua_mem_class *mcl = &ms->mcl;
         int mk = ms->mk;
-        unsigned c_lines = 0, c_sectors = 0, c_wf = 0;
         n++;
         /* fixed latency, or variable latency outside the memory unit
          * (MUFU, DFMA, S2R, conversions): both read the register file */
@@ -1429,7 +1424,7 @@ int im_warp_run(im_walker *w, int sub, im_next_fn next, void *ctx,
         double dreads[UA_MAX_BANKS];
         const double *reads = ms->dreads;
         unsigned bm = ms->bmask;
-        if (ms->rfc_dyn && !mk) {
+        if (ms->rfc_dyn) {
             bm = rf_reads_dyn(w, ms, dreads);
             reads = dreads;
         }
@@ -1451,7 +1446,7 @@ int im_warp_run(im_walker *w, int sub, im_next_fn next, void *ctx,
                 BIND(w->bank_next[b] + reads[b] - 1 - p->read_window,
                      IM_CPI_UNIT);
             }
-        if (w->ic && ms->iline != cur_line) {
+        if (have_ic && ms->iline != cur_line) {
             /* a new code line: wait until it is in the SM's icache (cold
              * misses are shared by every warp that asks meanwhile) */
             cur_line = ms->iline;
@@ -1538,6 +1533,7 @@ int im_warp_run(im_walker *w, int sub, im_next_fn next, void *ctx,
             else
                 dem_add(w, IM_RU(sub, lc), p->ii[lc], t, tt, nsub);
             w->unit_free[lc] = t + p->ii[lc];
+            ua_counts_inst(&acc->cnt, in, NULL, 0, 0, 0);
             if (!fixed && vread_end - t > lat)
                 lat = vread_end - t; /* result after its operands are read */
         } else {
@@ -1556,6 +1552,7 @@ int im_warp_run(im_walker *w, int sub, im_next_fn next, void *ctx,
             dem_add(w, IM_R_MEMSUB + sub, sub_ii, t, tt, nsub);
             double smb = p->shared_ii;
             lat = raw;
+            unsigned c_lines = 0, c_sectors = 0, c_wf = 0;
             if (mk == 1) {
                 im_macc a;
                 int st = mcl->is_write;
@@ -1618,6 +1615,7 @@ int im_warp_run(im_walker *w, int sub, im_next_fn next, void *ctx,
                 dem_add(w, IM_R_SMCONST, p->const_ii, t, tt, nsm);
             else
                 dem_add(w, IM_R_SMMEM, smb, t, tt, nsm);
+            ua_counts_inst(&acc->cnt, in, mcl, c_lines, c_sectors, c_wf);
         }
         /* results: dependence counters or register scoreboard */
         double done = t + lat;
@@ -1648,8 +1646,6 @@ int im_warp_run(im_walker *w, int sub, im_next_fn next, void *ctx,
                         w->reg_war[r] = t + war;
                 }
         }
-        ua_counts_inst(&acc->cnt, in, mk ? mcl : NULL, c_lines, c_sectors,
-                       c_wf);
         prev = t;
         /* ---- barriers end a phase ---- */
         if ((ms->opflags & WC_OPF_BAR) && mask != 0) {
