@@ -656,14 +656,14 @@ static int wm_check(im_walker *w, const im_wm *e, int sub)
         cr->sb_end == cs.sb_end && cr->cta_t <= t0)
         return 1;
     int waited = 0;
+    struct im_wm_known *const known = w->known;
     for (size_t i = 0; i < e->nev; i++) {
         const im_wm_ev *r = &e->ev[i];
         double now = t0 + r->rel;
         double rd;
         uint64_t key = r->line << 1 | r->konst;
         struct im_wm_known *k =
-            &w->known[(key * 0x9E3779B97F4A7C15ull >> 40) &
-                      (IM_WM_KNOWN - 1)];
+            &known[(key * 0x9E3779B97F4A7C15ull >> 40) & (IM_WM_KNOWN - 1)];
         if (!r->konst) {
             if (k->gen == gen && k->key == key && k->sb_line == ic->sb_line &&
                 k->sb_end == ic->sb_end) {
@@ -690,11 +690,12 @@ static int wm_check(im_walker *w, const im_wm *e, int sub)
                     *k = (struct im_wm_known){key, gen, 0, 0, rd, r1};
             }
         }
-        /* as ask: the wait on the grid */
+        /* as ask: the wait on the grid.  The same bits as recorded is the
+         * same wait and the same `waited`: every event keeps waited ==
+         * (wait > 0) (ask and the copy below set both) */
         double wt = rd > now ? nearbyint((rd - now) * WAIT_GRID) / WAIT_GRID
                              : 0;
-        if ((wt > 0) != r->waited ||
-            memcmp(&wt, &r->wait, sizeof wt) != 0) {
+        if (memcmp(&wt, &r->wait, sizeof wt) != 0) {
             memcpy(w->pre, e->ev, i * sizeof *w->pre);
             w->pre[i] = *r;
             w->pre[i].waited = wt > 0;
