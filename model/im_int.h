@@ -201,12 +201,20 @@ typedef struct im_rd {
 typedef struct im_static {
     uint64_t pc;
     uint32_t sid;               /* static record number (wc_iref.sid)     */
-    uint64_t key[IM_KEY_W];     /* the static bytes, masked (im_warp.c)  */
-    unsigned char key_tail[IM_KEY_LEN - IM_KEY_W * 8 + 1];
-    uint64_t iline;             /* pc / p->iline (instruction fetch)      */
+    /* the walk's per-instance reads first (one line with pc and sid): the
+     * record's control bits and flags, decoded here once, not per warp
+     * instruction from the record (a second line) */
     uint8_t lc, mk, fixed;
-    uint8_t rfc_dyn;            /* RF-cache lookups: reads[] per instance */
+    uint8_t rfc_dyn;            /* RF-cache lookups: reads[] per instance
+                                   (!mk: memory reads no bank here)      */
     uint8_t bmask;              /* banks read (static reads[])            */
+    uint8_t rd_dup;             /* rd[] names a register twice            */
+    uint8_t ctrl_valid;         /* ctrl.valid                             */
+    int8_t wbar, rbar;          /* ctrl.wbar, ctrl.rbar, 0-5 or -1        */
+    int8_t depbar_wait;         /* DEPBAR.LE SBx, 0: x, else -1           */
+    uint8_t constop, uniform;   /* WC_IF_CONSTOP, WC_IF_UADDR             */
+    double stall;               /* ctrl.stall, at least 1                 */
+    uint64_t iline;             /* pc / p->iline (instruction fetch)      */
     unsigned opflags;           /* wc_opinfo flags                        */
     double lat;                 /* ua_inst_lat (fixed / variable pipes)   */
     ua_mem_class mcl;           /* mk != 0                                */
@@ -216,6 +224,8 @@ typedef struct im_static {
     unsigned nrd, nsreg, ndreg;
     const im_rd *rd;            /* operand reads in order (rfc_dyn)       */
     const wc_reg *sreg, *dreg;  /* scoreboard registers, in loop order    */
+    uint64_t key[IM_KEY_W];     /* the static bytes, masked (im_warp.c)  */
+    unsigned char key_tail[IM_KEY_LEN - IM_KEY_W * 8 + 1];
     im_rd rd_in[IM_SREG_IN];
     wc_reg sreg_in[IM_SREG_IN], dreg_in[IM_SREG_IN];
 } im_static;

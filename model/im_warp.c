@@ -144,10 +144,31 @@ static int mem_kind(const wc_inst *in, const wc_opinfo *oi,
  * lookups and updates happen per instance here.  Adds to cnt[], returns
  * the banks read as a mask. */
 static unsigned rf_reads_dyn(im_walker *w, const im_static *s,
-                             unsigned cnt[UA_MAX_BANKS])
+                             double cnt[UA_MAX_BANKS])
 {
+    /* counted as doubles, as the walk reads them (small integers: exact,
+     * the same values as counting in unsigned and converting) */
+    memset(cnt, 0, UA_MAX_BANKS * sizeof *cnt);
+    unsigned bm = 0;
+    if (!s->rd_dup) {
+        /* no register twice (the common case): no search of the registers
+         * read so far.  mixbig kernel 1 (4.65 M calls): the search was ~15
+         * of the ~64 host instructions per call */
+        for (unsigned i = 0; i < s->nrd; i++) {
+            const im_rd *e = &s->rd[i];
+            if (e->sl < UA_RFC_SLOTS) {
+                int hit = w->rfc[e->b][e->sl] == e->r;
+                w->rfc[e->b][e->sl] = e->reuse ? e->r : WC_REG_NONE;
+                if (hit)
+                    continue;
+            }
+            cnt[e->b] += 1;
+            bm |= 1u << e->b;
+        }
+        return bm;
+    }
     wc_reg seen[WC_MAX_SRC * 4];
-    unsigned ns = 0, bm = 0;
+    unsigned ns = 0;
     for (unsigned i = 0; i < s->nrd; i++) {
         const im_rd *e = &s->rd[i];
         wc_reg rr = e->r;
@@ -165,7 +186,7 @@ static unsigned rf_reads_dyn(im_walker *w, const im_static *s,
             continue;
         if (ns < WC_MAX_SRC * 4)
             seen[ns++] = rr;
-        cnt[e->b]++;
+        cnt[e->b] += 1;
         bm |= 1u << e->b;
     }
     return bm;
@@ -333,7 +354,22 @@ static int memo_fill(im_walker *w, im_static *s, const wc_inst *in, int big)
     s->dreg = dr;
     if (s->nrd > cap || s->nsreg > cap || s->ndreg > dcap)
         return 1;
-    s->rfc_dyn = (uint8_t)(p->rfc && in->ctrl.valid);
+    s->rfc_dyn = (uint8_t)(p->rfc && in->ctrl.valid && !s->mk);
+    s->ctrl_valid = in->ctrl.valid != 0;
+    s->wbar = in->ctrl.wbar >= 0 && in->ctrl.wbar < 6 ? in->ctrl.wbar : -1;
+    s->rbar = in->ctrl.rbar >= 0 && in->ctrl.rbar < 6 ? in->ctrl.rbar : -1;
+    s->depbar_wait = in->depbar_sb >= 0 && in->depbar_sb < 6 &&
+                             in->depbar_le == 0
+                         ? in->depbar_sb
+                         : -1;
+    s->stall = in->ctrl.stall ? (double)in->ctrl.stall : 1;
+    s->constop = (in->iflags & WC_IF_CONSTOP) != 0;
+    s->uniform = (in->iflags & WC_IF_UADDR) != 0;
+    s->rd_dup = s->nrd > 32; /* long lists: searched, as any with a twin */
+    for (unsigned i = 0; i < s->nrd; i++) {
+        for (unsigned j = 0; j < i && !s->rd_dup; j++)
+            s->rd_dup = rd[j].r == rd[i].r;
+    }
     memset(s->reads, 0, sizeof s->reads);
     s->bmask = 0;
     if (!s->mk && !s->rfc_dyn)
@@ -460,14 +496,17 @@ void im_walker_free(im_walker *w)
  * prologue's latency and the cold code and constant lines that every warp
  * waits for at a kernel's start (seed 000 5.1.1, 5.2) are time r cannot
  * work.  The warp then ends its tail after its last use.
+ * tt = t - t0 (phase time) and n (the warps sharing r: share_sm for the
+ * SM's resources, r >= IM_R_SMMEM, else share_sub) come from the caller,
+ * worked out once per instruction and warp, not per call (mixbig kernel 1:
+ * ~18 M calls, ~6 host instructions each for n alone).
  */
 static inline void dem_add(im_walker *w, int r, double v, double t,
-                           double t0)
+                           double tt, double n)
 {
     if (v <= 0)
         return;
-    double n = r >= IM_R_SMMEM ? w->share_sm : w->share_sub;
-    double c = (t - t0) - n * w->own[r];
+    double c = tt - n * w->own[r];
     if (w->own[r] == 0) {
         w->used[w->nused++] = (uint16_t)r;
         w->lead[r] = c;
@@ -617,14 +656,14 @@ static int wm_check(im_walker *w, const im_wm *e, int sub)
         cr->sb_end == cs.sb_end && cr->cta_t <= t0)
         return 1;
     int waited = 0;
+    struct im_wm_known *const known = w->known;
     for (size_t i = 0; i < e->nev; i++) {
         const im_wm_ev *r = &e->ev[i];
         double now = t0 + r->rel;
         double rd;
         uint64_t key = r->line << 1 | r->konst;
         struct im_wm_known *k =
-            &w->known[(key * 0x9E3779B97F4A7C15ull >> 40) &
-                      (IM_WM_KNOWN - 1)];
+            &known[(key * 0x9E3779B97F4A7C15ull >> 40) & (IM_WM_KNOWN - 1)];
         if (!r->konst) {
             if (k->gen == gen && k->key == key && k->sb_line == ic->sb_line &&
                 k->sb_end == ic->sb_end) {
@@ -651,11 +690,12 @@ static int wm_check(im_walker *w, const im_wm *e, int sub)
                     *k = (struct im_wm_known){key, gen, 0, 0, rd, r1};
             }
         }
-        /* as ask: the wait on the grid */
+        /* as ask: the wait on the grid.  The same bits as recorded is the
+         * same wait and the same `waited`: every event keeps waited ==
+         * (wait > 0) (ask and the copy below set both) */
         double wt = rd > now ? nearbyint((rd - now) * WAIT_GRID) / WAIT_GRID
                              : 0;
-        if ((wt > 0) != r->waited ||
-            memcmp(&wt, &r->wait, sizeof wt) != 0) {
+        if (memcmp(&wt, &r->wait, sizeof wt) != 0) {
             memcpy(w->pre, e->ev, i * sizeof *w->pre);
             w->pre[i] = *r;
             w->pre[i].waited = wt > 0;
@@ -1342,6 +1382,11 @@ int im_warp_run(im_walker *w, int sub, im_next_fn next, void *ctx,
     double last_l2 = -1, last_dram = -1; /* data time of the last access */
     double last_atom = -1; /* last atomic performed at the L2 */
     int rc = 0;
+    /* the walker's fields fixed for the warp, read once: the loop's stores
+     * through w (unsigned, uint16_t) could alias them for the compiler */
+    const int use_ctrl = w->use_ctrl != 0;
+    const int have_cl1 = w->cl1 != NULL, have_ic = w->ic != NULL;
+    const double nsub = w->share_sub, nsm = w->share_sm;
     for (;;) {
         if (bi == bcount) {
             bi = bcount = 0;
@@ -1370,25 +1415,18 @@ int im_warp_run(im_walker *w, int sub, im_next_fn next, void *ctx,
          * instance's mask from the record */
         in = inst_of(w, ms, ref->in, mask);
         int lc = ms->lc;
-        int ctrl = w->use_ctrl && in->ctrl.valid;
+        int ctrl = use_ctrl & ms->ctrl_valid;
         const ua_mem_class *mcl = &ms->mcl;
         int mk = ms->mk;
-        unsigned c_lines = 0, c_sectors = 0, c_wf = 0;
         n++;
         /* fixed latency, or variable latency outside the memory unit
          * (MUFU, DFMA, S2R, conversions): both read the register file */
         int fixed = ms->fixed;
-        unsigned ureads[UA_MAX_BANKS];
         double dreads[UA_MAX_BANKS];
         const double *reads = ms->dreads;
         unsigned bm = ms->bmask;
-        if (ms->rfc_dyn && !mk) {
-            memset(ureads, 0, sizeof ureads);
-            bm = rf_reads_dyn(w, ms, ureads);
-            for (unsigned m = bm; m; m &= m - 1) {
-                int b = __builtin_ctz(m);
-                dreads[b] = (double)ureads[b];
-            }
+        if (ms->rfc_dyn) {
+            bm = rf_reads_dyn(w, ms, dreads);
             reads = dreads;
         }
         /* ---- earliest issue and its binding constraint ---- */
@@ -1409,7 +1447,7 @@ int im_warp_run(im_walker *w, int sub, im_next_fn next, void *ctx,
                 BIND(w->bank_next[b] + reads[b] - 1 - p->read_window,
                      IM_CPI_UNIT);
             }
-        if (w->ic && ms->iline != cur_line) {
+        if (have_ic && ms->iline != cur_line) {
             /* a new code line: wait until it is in the SM's icache (cold
              * misses are shared by every warp that asks meanwhile) */
             cur_line = ms->iline;
@@ -1420,7 +1458,7 @@ int im_warp_run(im_walker *w, int sub, im_next_fn next, void *ctx,
             if (q.waited)
                 BIND(prev + 1 + q.wait, IM_CPI_FETCH);
         }
-        if (w->cl1 && (in->iflags & WC_IF_CONSTOP) && !mk) {
+        if (have_cl1 && ms->constop && !mk) {
             /* constant operand of a fixed-latency instruction: looked up
              * in the sub-core's L0 FL constant cache at issue; a cold line
              * comes from the SM's L1 constant cache or, first, the L2 */
@@ -1437,8 +1475,9 @@ int im_warp_run(im_walker *w, int sub, im_next_fn next, void *ctx,
                 int sb = ms->wait_sb[i];
                 BIND(w->sb_ready[sb], w->sb_cause[sb]);
             }
-            if (in->depbar_sb >= 0 && in->depbar_sb < 6 && in->depbar_le == 0)
-                BIND(w->sb_ready[in->depbar_sb], w->sb_cause[in->depbar_sb]);
+            if (ms->depbar_wait >= 0)
+                BIND(w->sb_ready[ms->depbar_wait],
+                     w->sb_cause[ms->depbar_wait]);
         } else {
             for (unsigned i = 0; i < ms->nsreg; i++) {
                 wc_reg r = ms->sreg[i];
@@ -1467,7 +1506,8 @@ int im_warp_run(im_walker *w, int sub, im_next_fn next, void *ctx,
             comp[cause] += e - (prev + 1);
         double t = e;
         /* ---- demands and results ---- */
-        dem_add(w, IM_R_ISSUE + sub, 1, t, t0);
+        double tt = t - t0;
+        dem_add(w, IM_R_ISSUE + sub, 1, t, tt, nsub);
         /* RF reads: fixed latency in the window after issue; variable
          * latency from the queue after Control, with the slots left (its
          * own clock here), one register per bank and cycle */
@@ -1482,7 +1522,7 @@ int im_warp_run(im_walker *w, int sub, im_next_fn next, void *ctx,
                 if (*bn > vread_end)
                     vread_end = *bn;
                 dem_add(w, IM_R_BANK + sub * UA_MAX_BANKS + b, reads[b],
-                        t, t0);
+                        t, tt, nsub);
             }
         }
         /* MUFU by function (lat_mufu_*, issue 11), as the detailed model */
@@ -1490,18 +1530,18 @@ int im_warp_run(im_walker *w, int sub, im_next_fn next, void *ctx,
         int lcause = IM_CPI_DEP;
         if (!mk) {
             if (lc == WC_LAT_fp64 && p->fp64_shared)
-                dem_add(w, IM_R_FP64SM, p->ii[lc], t, t0);
+                dem_add(w, IM_R_FP64SM, p->ii[lc], t, tt, nsm);
             else
-                dem_add(w, IM_RU(sub, lc), p->ii[lc], t, t0);
+                dem_add(w, IM_RU(sub, lc), p->ii[lc], t, tt, nsub);
             w->unit_free[lc] = t + p->ii[lc];
+            ua_counts_inst(&acc->cnt, in, NULL, 0, 0, 0);
             if (!fixed && vread_end - t > lat)
                 lat = vread_end - t; /* result after its operands are read */
         } else {
             double raw;
             raw = mcl->raw >= 0 ? (double)mcl->raw : p->l1_lat;
             war = (double)mcl->war;
-            int uniform = (in->iflags & WC_IF_UADDR) != 0;
-            double sub_ii = uniform ? p->sub_ii_u : p->sub_ii_r;
+            double sub_ii = ms->uniform ? p->sub_ii_u : p->sub_ii_r;
             /* sub-core address unit and queue (seed 000 Table 1) */
             double S = t + p->dispatch;
             if (w->addr_free > S)
@@ -1510,9 +1550,10 @@ int im_warp_run(im_walker *w, int sub, im_next_fn next, void *ctx,
             w->memq[qpos] = S + (p->sub_latency - p->dispatch);
             if (++qpos == memq)
                 qpos = 0;
-            dem_add(w, IM_R_MEMSUB + sub, sub_ii, t, t0);
+            dem_add(w, IM_R_MEMSUB + sub, sub_ii, t, tt, nsub);
             double smb = p->shared_ii;
             lat = raw;
+            unsigned c_lines = 0, c_sectors = 0, c_wf = 0;
             if (mk == 1) {
                 im_macc a;
                 int st = mcl->is_write;
@@ -1572,26 +1613,26 @@ int im_warp_run(im_walker *w, int sub, im_next_fn next, void *ctx,
             if (mask == 0) /* predicated off: no access */
                 lat = war;
             if (mk == 3 && p->const_ii > 0) /* own port, as dm's mem_unit */
-                dem_add(w, IM_R_SMCONST, p->const_ii, t, t0);
+                dem_add(w, IM_R_SMCONST, p->const_ii, t, tt, nsm);
             else
-                dem_add(w, IM_R_SMMEM, smb, t, t0);
+                dem_add(w, IM_R_SMMEM, smb, t, tt, nsm);
+            ua_counts_inst(&acc->cnt, in, mcl, c_lines, c_sectors, c_wf);
         }
         /* results: dependence counters or register scoreboard */
         double done = t + lat;
         if (ctrl) {
-            int wb = in->ctrl.wbar, rb = in->ctrl.rbar;
-            if (wb >= 0 && wb < 6) {
+            int wb = ms->wbar, rb = ms->rbar;
+            if (wb >= 0) {
                 if (done > w->sb_ready[wb]) {
                     w->sb_ready[wb] = done;
                     w->sb_cause[wb] = (uint8_t)lcause;
                 }
             }
-            if (rb >= 0 && rb < 6 && t + war > w->sb_ready[rb]) {
+            if (rb >= 0 && t + war > w->sb_ready[rb]) {
                 w->sb_ready[rb] = t + war;
                 w->sb_cause[rb] = IM_CPI_MEM_L1;
             }
-            unsigned st = in->ctrl.stall ? in->ctrl.stall : 1;
-            next_ok = t + st;
+            next_ok = t + ms->stall;
         } else {
             w->reg_dirty = 1;
             for (unsigned i = 0; i < ms->ndreg; i++) {
@@ -1606,8 +1647,6 @@ int im_warp_run(im_walker *w, int sub, im_next_fn next, void *ctx,
                         w->reg_war[r] = t + war;
                 }
         }
-        ua_counts_inst(&acc->cnt, in, mk ? mcl : NULL, c_lines, c_sectors,
-                       c_wf);
         prev = t;
         /* ---- barriers end a phase ---- */
         if ((ms->opflags & WC_OPF_BAR) && mask != 0) {
