@@ -84,6 +84,21 @@ static inline void to_l2(const im_par *p, im_cache *l2, uint64_t line,
                 ua_popcount32(part[i].sectors), is_write, a);
 }
 
+/* An access's outcome from its walk through the caches (ua_cache_walk,
+ * ua_cache_walk_run): sectors, hits, bytes and the level it waits for
+ * (stores: none past the L1). */
+static inline void macc_walk(im_macc *a, const ua_walk *wk, double sb,
+                             int store)
+{
+    a->sectors = wk->sectors;
+    a->l1_hit_sectors = wk->l1_hit;
+    a->l2_hit_sectors = wk->l2_hit;
+    a->dram_sectors = wk->dram_rd;
+    a->l2_bytes = (double)wk->l2 * sb;
+    a->dram_bytes = (double)(wk->dram_wr + wk->dram_rd) * sb;
+    a->level = store ? 1 : wk->level;
+}
+
 /* The n lines ls[] of a global access through the caches (has_addr,
  * l2_only, store: of the instruction and its class). */
 static void mem_access(const im_par *p, im_cache *l1, im_cache *l2,
@@ -105,14 +120,7 @@ static void mem_access(const im_par *p, im_cache *l1, im_cache *l2,
     ua_walk wk;
     if (l2_same &&
         ua_cache_walk(via_l1 ? l1->c : NULL, l2->c, ls, n, store, &wk)) {
-        /* as the loop below, in one call */
-        a->sectors = wk.sectors;
-        a->l1_hit_sectors = wk.l1_hit;
-        a->l2_hit_sectors = wk.l2_hit;
-        a->dram_sectors = wk.dram_rd;
-        a->l2_bytes = (double)wk.l2 * sb;
-        a->dram_bytes = (double)(wk.dram_wr + wk.dram_rd) * sb;
-        a->level = store ? 1 : wk.level;
+        macc_walk(a, &wk, sb, store); /* as the loop below, in one call */
         return;
     }
     macc_sum m = {0, 0, 0, 0, 1};
@@ -178,16 +186,9 @@ void im_mem_global(const im_par *p, im_cache *l1, im_cache *l2,
         ua_coalesce_run(in, p->line_bytes, p->sector_bytes, &rn) &&
         ua_cache_walk_run(!cl->l2_only && l1 && l1->c ? l1->c : NULL, l2->c,
                           &rn, cl->is_write, &wk)) {
-        double sb = p->sector_bytes;
         memset(a, 0, sizeof *a);
         a->lines = rn.n;
-        a->sectors = wk.sectors;
-        a->l1_hit_sectors = wk.l1_hit;
-        a->l2_hit_sectors = wk.l2_hit;
-        a->dram_sectors = wk.dram_rd;
-        a->l2_bytes = (double)wk.l2 * sb;
-        a->dram_bytes = (double)(wk.dram_wr + wk.dram_rd) * sb;
-        a->level = cl->is_write ? 1 : wk.level;
+        macc_walk(a, &wk, p->sector_bytes, cl->is_write);
         return;
     }
     mem_lines(p, l1, l2, in, cl, a);

@@ -970,6 +970,25 @@ static uint64_t wm_hash(const im_walker *w, int sub, size_t nb, size_t na)
     return h;
 }
 
+
+/* The outcome of memory instruction in (ms->mk 1: global or local,
+ * through the caches, atomics counted; 2: shared, its wavefronts) into
+ * *a, as the collection pass asks for it (collect, fast_collect). */
+static inline void mem_outcome(im_walker *w, im_cta_acc *acc,
+                               const im_static *ms, const wc_inst *in,
+                               im_macc *a)
+{
+    const im_par *p = w->p;
+    if (ms->mk == 1) {
+        im_mem_global(p, w->l1, w->l2, in, &ms->mcl, a);
+        if (ms->mcl.atomic && in->mask)
+            atom_count(p, acc, in);
+    } else {
+        memset(a, 0, sizeof *a);
+        a->wavefronts = im_mem_wavefronts(p, in);
+    }
+}
+
 /* The memo's collection pass: pull the warp's instructions into w->wbuf
  * (copies of records with addresses into w->wcopy), ask the caches for the
  * memory instructions in order (outcomes into w->waux), and hash it all.
@@ -984,7 +1003,6 @@ static int collect(im_walker *w, int sub, im_next_fn next, void *ctx,
                    uint64_t *hash, int *ended, const wc_iref **pend,
                    size_t *pend_n, im_wm_sum *sum, wc_diag *d)
 {
-    const im_par *p = w->p;
     const wc_iref *batch = NULL;
     size_t bi = 0, bcount = 0, nb = 0, na = 0, nc = 0;
     *ended = 0;
@@ -1048,15 +1066,7 @@ static int collect(im_walker *w, int sub, im_next_fn next, void *ctx,
         if (ms->mk == 1 || ms->mk == 2) {
             const wc_inst *mi = inst_of(w, ms, in, ref->mask);
             w->wat[na] = (uint32_t)(nb - 1);
-            if (ms->mk == 1) {
-                im_mem_global(p, w->l1, w->l2, mi, &ms->mcl, &w->waux[na]);
-                if (ms->mcl.atomic && ref->mask)
-                    atom_count(p, acc, mi);
-            } else {
-                im_macc *a = &w->waux[na];
-                memset(a, 0, sizeof *a);
-                a->wavefronts = im_mem_wavefronts(p, mi);
-            }
+            mem_outcome(w, acc, ms, mi, &w->waux[na]);
             na++;
         }
         if (unstable) {
@@ -1217,7 +1227,6 @@ static int fast_collect(im_walker *w, int sub, im_cta_acc *acc,
                         size_t *nbuf, size_t *naux, uint64_t *hash,
                         const im_wm **hit, im_wm_sum *sum, wc_diag *d)
 {
-    const im_par *p = w->p;
     const unsigned char *rp;
     size_t rl;
     uint64_t n;
@@ -1247,15 +1256,7 @@ static int fast_collect(im_walker *w, int sub, im_cta_acc *acc,
         if (ms->mk != 1 && ms->mk != 2)
             continue;
         w->wat[na] = t->seg[j].idx;
-        if (ms->mk == 1) {
-            im_mem_global(p, w->l1, w->l2, in, &ms->mcl, &w->waux[na]);
-            if (ms->mcl.atomic && in->mask)
-                atom_count(p, acc, in);
-        } else {
-            im_macc *a = &w->waux[na];
-            memset(a, 0, sizeof *a);
-            a->wavefronts = im_mem_wavefronts(p, in);
-        }
+        mem_outcome(w, acc, ms, in, &w->waux[na]);
         na++;
     }
     outcomes_sum(w, na, sum);

@@ -100,13 +100,14 @@ static int lane_range(const wc_inst *in, uint64_t w, uint64_t *lo,
 }
 
 /* The lines and sectors of the bytes [lo, hi] (lines of 2^ls bytes,
- * sectors of 2^ss): returns the number written to out, or 0 when they
- * would not fit (the caller takes the lane walk). */
+ * sectors of 2^ss: a line of 1 to 32 sectors) as a run: its first line's
+ * address, its line count and the sector masks of its first and last lines
+ * (the others are whole); 0 when it is over UA_MAX_LINES lines. */
 #if defined(__GNUC__)
 __attribute__((always_inline))
 #endif
-static inline unsigned range_lines(uint64_t lo, uint64_t hi, unsigned ls,
-                                   unsigned ss, ua_line *out)
+static inline int range_run(uint64_t lo, uint64_t hi, unsigned ls,
+                            unsigned ss, ua_run *r)
 {
     unsigned sh = ls - ss; /* sectors per line: 2^sh <= 32 */
     uint64_t smask = ((uint64_t)1 << sh) - 1;
@@ -115,15 +116,41 @@ static inline unsigned range_lines(uint64_t lo, uint64_t hi, unsigned ls,
     uint64_t fl = fs >> sh, ll = lsn >> sh;
     if (ll - fl >= UA_MAX_LINES)
         return 0;
-    unsigned n = (unsigned)(ll - fl + 1);
+    r->n = (unsigned)(ll - fl + 1);
+    r->addr = fl << ls;
+    r->line_shift = ls;
+    uint32_t first = full & full << (unsigned)(fs & smask);
+    uint32_t last = full >> (unsigned)(smask - (lsn & smask));
+    if (r->n == 1)
+        first = last = first & last;
+    r->first = first;
+    r->last = last;
+    return 1;
+}
+
+/* The lines and sectors of the bytes [lo, hi] (range_run's lines, written
+ * out): returns the number written to out, or 0 when they would not fit
+ * (the caller takes the lane walk). */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline unsigned range_lines(uint64_t lo, uint64_t hi, unsigned ls,
+                                   unsigned ss, ua_line *out)
+{
+    ua_run r;
+    if (!range_run(lo, hi, ls, ss, &r))
+        return 0;
+    unsigned sh = ls - ss;
+    uint32_t full = sh >= 5 ? 0xffffffffu : (1u << (1u << sh)) - 1u;
+    unsigned n = r.n;
     /* the line addresses by increment (no shift per line) */
-    uint64_t a = fl << ls, step = (uint64_t)1 << ls;
+    uint64_t a = r.addr, step = (uint64_t)1 << ls;
     for (ua_line *o = out, *e = out + n; o < e; o++, a += step) {
         o->addr = a;
         o->sectors = full;
     }
-    out[0].sectors &= full << (unsigned)(fs & smask);
-    out[n - 1].sectors &= full >> (unsigned)(smask - (lsn & smask));
+    out[0].sectors = r.first;
+    out[n - 1].sectors = r.last;
     return n;
 }
 
@@ -221,25 +248,7 @@ static inline int run_of(const wc_inst *in, unsigned ls, unsigned ss,
                          ua_run *r)
 {
     uint64_t a0, hi;
-    if (!affine_span(in, &a0, &hi))
-        return 0;
-    unsigned sh = ls - ss; /* sectors per line: 2^sh <= 32 */
-    uint64_t smask = ((uint64_t)1 << sh) - 1;
-    uint32_t full = sh >= 5 ? 0xffffffffu : (1u << (1u << sh)) - 1u;
-    uint64_t fs = a0 >> ss, lsn = hi >> ss;
-    uint64_t fl = fs >> sh, ll = lsn >> sh;
-    if (ll - fl >= UA_MAX_LINES)
-        return 0;
-    r->n = (unsigned)(ll - fl + 1);
-    r->addr = fl << ls;
-    r->line_shift = ls;
-    uint32_t first = full & full << (unsigned)(fs & smask);
-    uint32_t last = full >> (unsigned)(smask - (lsn & smask));
-    if (r->n == 1)
-        first = last = first & last;
-    r->first = first;
-    r->last = last;
-    return 1;
+    return affine_span(in, &a0, &hi) && range_run(a0, hi, ls, ss, r);
 }
 
 int ua_coalesce_run(const wc_inst *in, unsigned line_bytes,

@@ -484,6 +484,20 @@ static void test_untimed(void)
     ua_cache_free(b);
 }
 
+/* Two L1 + L2 pairs for the walk tests (c[0], c[1] and c[2], c[3]): an
+ * L1 of 4 ways and 64 sets under the given write policy, an L2 of 16 ways
+ * and 96 sets (not a power of two); 1 when all four were made (c[] set
+ * either way, NULL where not). */
+static int walk_caches(int l1_wb, ua_cache *c[4])
+{
+    ua_cache_geom g1 = {64L * 4 * 128, 4, 128, 32, l1_wb, l1_wb, UA_SET_MOD};
+    ua_cache_geom g2 = {96L * 16 * 128, 16, 128, 32, 1, 1, UA_SET_MOD};
+    for (int i = 0; i < 4; i++)
+        c[i] = ua_cache_create_untimed(i % 2 ? &g2 : &g1);
+    CHECK(c[0] && c[1] && c[2] && c[3]);
+    return c[0] && c[1] && c[2] && c[3];
+}
+
 /* ua_cache_walk against the ua_cache_access calls it stands for: an L1
  * (4 ways) and an L2 (16 ways, a set count not a power of two) walked with
  * random runs of lines (across the last set, and across the top of the
@@ -492,15 +506,10 @@ static void test_untimed(void)
  * written back to the L2): the same results and the same statistics. */
 static void walk_same(int l1_wb)
 {
-    ua_cache_geom g1 = {64L * 4 * 128, 4, 128, 32, l1_wb, l1_wb, UA_SET_MOD};
-    ua_cache_geom g2 = {96L * 16 * 128, 16, 128, 32, 1, 1, UA_SET_MOD};
-    ua_cache *a1 = ua_cache_create_untimed(&g1);
-    ua_cache *a2 = ua_cache_create_untimed(&g2);
-    ua_cache *b1 = ua_cache_create_untimed(&g1);
-    ua_cache *b2 = ua_cache_create_untimed(&g2);
-    CHECK(a1 && a2 && b1 && b2);
-    if (!a1 || !a2 || !b1 || !b2)
+    ua_cache *c[4];
+    if (!walk_caches(l1_wb, c))
         goto out;
+    ua_cache *a1 = c[0], *a2 = c[1], *b1 = c[2], *b2 = c[3];
     uint64_t x = 12345;
     int bad = 0;
     for (int it = 0; it < 20000; it++) {
@@ -577,10 +586,8 @@ static void walk_same(int l1_wb)
         CHECK(sa.accesses > 0 && sa.evictions > 0);
     }
 out:
-    ua_cache_free(a1);
-    ua_cache_free(a2);
-    ua_cache_free(b1);
-    ua_cache_free(b2);
+    for (int i = 0; i < 4; i++)
+        ua_cache_free(c[i]);
 }
 
 /* ua_cache_walk_run against ua_cache_walk of the same lines in an array:
@@ -590,15 +597,10 @@ out:
  * decline (another line size, sectors past the line). */
 static void walk_run_same(int l1_wb)
 {
-    ua_cache_geom g1 = {64L * 4 * 128, 4, 128, 32, l1_wb, l1_wb, UA_SET_MOD};
-    ua_cache_geom g2 = {96L * 16 * 128, 16, 128, 32, 1, 1, UA_SET_MOD};
-    ua_cache *a1 = ua_cache_create_untimed(&g1);
-    ua_cache *a2 = ua_cache_create_untimed(&g2);
-    ua_cache *b1 = ua_cache_create_untimed(&g1);
-    ua_cache *b2 = ua_cache_create_untimed(&g2);
-    CHECK(a1 && a2 && b1 && b2);
-    if (!a1 || !a2 || !b1 || !b2)
+    ua_cache *c[4];
+    if (!walk_caches(l1_wb, c))
         goto out;
+    ua_cache *a1 = c[0], *a2 = c[1], *b1 = c[2], *b2 = c[3];
     uint64_t x = 777;
     int bad = 0;
     for (int it = 0; it < 20000; it++) {
@@ -647,10 +649,8 @@ static void walk_run_same(int l1_wb)
     r.n = 1; /* the last line of the address space alone */
     CHECK(ua_cache_walk_run(a1, a2, &r, 0, &w) == 1);
 out:
-    ua_cache_free(a1);
-    ua_cache_free(a2);
-    ua_cache_free(b1);
-    ua_cache_free(b2);
+    for (int i = 0; i < 4; i++)
+        ua_cache_free(c[i]);
 }
 
 static void test_walk(void)
