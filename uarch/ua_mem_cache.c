@@ -859,25 +859,34 @@ HOT_INLINE void walk_body(ua_cache *l1, ua_cache *l2, const ua_line *ls,
         uint64_t la;
         uint32_t s, sf; /* sf: what the caches see */
         unsigned ns;
-        /* aff: lines that follow each other, none past the top of the
-         * address space (ua_coalesce_run), sectors within the line */
-        la = aff ? ra : ls[i].addr & lmask;
-        if (run && (aff ? i != 0 : la == next)) {
-            set1 = set1 == last1 ? 0 : set1 + 1;
-            set2 = set2 == last2 ? 0 : set2 + 1;
-        } else {
-            uint64_t ln = la >> sh;
-            set1 = l1 ? set_of_ln(l1, ln) : 0;
-            set2 = set_of_ln(l2, ln);
-        }
         if (aff) {
+            /* lines that follow each other, none past the top of the
+             * address space (ua_coalesce_run), sectors within the line */
+            la = ra;
             ra += lb;
+            if (run && i) {
+                set1 = set1 == last1 ? 0 : set1 + 1;
+                set2 = set2 == last2 ? 0 : set2 + 1;
+            } else {
+                uint64_t ln = la >> sh;
+                set1 = l1 ? set_of_ln(l1, ln) : 0;
+                set2 = set_of_ln(l2, ln);
+            }
             s = i == 0 ? rn->first : i == n - 1 ? rn->last : full;
             sf = s;
             ns = ua_popcount8[s & 0xffu];
             tot += ns;
         } else {
             const ua_line *p = ls + i;
+            la = p->addr & lmask;
+            if (run && la == next) {
+                set1 = set1 == last1 ? 0 : set1 + 1;
+                set2 = set2 == last2 ? 0 : set2 + 1;
+            } else {
+                uint64_t ln = la >> sh;
+                set1 = l1 ? set_of_ln(l1, ln) : 0;
+                set2 = set_of_ln(l2, ln);
+            }
             next = la + lb ? la + lb : 1;
             s = p->sectors;
             sf = s & full;
