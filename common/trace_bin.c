@@ -1400,8 +1400,11 @@ int wc_cta_raw_inst_like(const wc_cta *c, const unsigned char *p,
     if (tlen == 0 || a >= len)
         goto slow;
     unsigned tag = tp[ta++];
+    /* a strided record decodes from two varints (lanes_strided): the
+     * comparisons below cost more than that (memory trace, callgrind:
+     * 405 M host instructions decoding against 615 M through here) */
     if ((tag & ~(unsigned)(T_ID | T_MASK | T_AMODE)) ||
-        (tag & T_AMODE) == T_AMODE)
+        (tag & T_AMODE) == T_AMODE || (tag & T_AMODE) == A_STRIDE)
         goto slow;
     uint32_t id = s->pid + 1, mask = s->pmask;
     if (tag & T_ID) {

@@ -1161,10 +1161,15 @@ static int tmpl_match(im_walker *w, const im_wm *e, const wc_cta *c,
         wc_inst *in = &w->wcopy[j];
         uint32_t sid;
         unsigned fl;
-        if (wc_cta_raw_inst_like(c, p, len, &s, e->raw + g->beg,
-                                 g->end - g->beg, &e->dec[j],
-                                 (uint32_t)(e->seq[g->idx] >> 32), in, &sid,
-                                 &fl) != 0 ||
+        /* a strided full warp's record decodes from two varints: its
+         * template would cost more (wc_cta_raw_inst_like) */
+        int rc = e->dec[j].lanes_affine
+                     ? wc_cta_raw_inst(c, p, len, &s, in, &sid, &fl)
+                     : wc_cta_raw_inst_like(
+                           c, p, len, &s, e->raw + g->beg, g->end - g->beg,
+                           &e->dec[j], (uint32_t)(e->seq[g->idx] >> 32), in,
+                           &sid, &fl);
+        if (rc != 0 ||
             ((uint64_t)sid << 32 | in->mask) != e->seq[g->idx] ||
             fl != WC_RAW_ADDR)
             return 0;
