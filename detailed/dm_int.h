@@ -650,6 +650,13 @@ struct dm_gpu {
      * (one host-cache-hot record for the GPU) and copied to the warp's
      * decode buffer only when a ring slot must hold it (fetch.c) */
     wc_inst *dec;
+    /* dm_quantum (docs/model-detailed.md, "Quantum"): gpu_cycle runs each
+     * SM through cycles [c, c + quantum) before the next SM, so that an
+     * SM's state is loaded into the host caches once a quantum instead of
+     * once a cycle; 1 (kernels with dm_quantum 0, and microbenchmarks):
+     * every SM every cycle, exact.  idle_at: the latest cycle + 1 at which
+     * an SM's tick left it idle (the kernel's end, quantum > 1). */
+    uint64_t quantum, idle_at;
     int shortcuts;           /* dm_shortcuts: 0 = every stage of every busy
                                 SM ticks every cycle (no skipping, sleeping,
                                 jumps, awake sets or hints)                  */

@@ -68,6 +68,11 @@ typedef struct dm_l2_stats {
  * out of memory. */
 dm_l2 *dm_l2_create(const wc_gpu *g);
 void dm_l2_free(dm_l2 *l2); /* accepts NULL */
+/* The SMs run cycles [c, c + quantum) one after the other (dm_quantum):
+ * the L2 and DRAM servers let a request take back idle time from
+ * max(c, its cycle - quantum + 1) on (mem_l2.c).  Never called: cycle
+ * order, the plain FIFO servers. */
+void dm_l2_quantum(dm_l2 *l2, uint64_t c, uint64_t quantum);
 /* Read or write sectors of one line, requested at cycle now by an SM.
  * Returns the extra cycles over an L1 hit seen by the requester: for a read
  * the L2 hit latency (l2_latency - l1_latency) or DRAM latency

@@ -17,11 +17,27 @@
 
 #define DM_L2_ATOM_TAB 4096
 
+typedef struct dm_srv {
+    double free_at, tmax, gap_lo, gap_hi;
+} dm_srv;
+
 struct dm_l2 {
     ua_cache *cache;
     double sector_bytes, l2_bw, dram_bw;
     long l2_extra, dram_extra; /* over an L1 hit */
-    double l2_free, dram_free; /* cycle each server is free again */
+    /* the two bandwidth servers: the cycle each is free again (free_at);
+     * with dm_quantum (dm_l2_quantum: quantum 1), requests arrive up to a
+     * quantum out of cycle order (an SM's late cycles before the next
+     * SM's early ones): tmax is the latest arrival so far and [gap_lo,
+     * gap_hi) the idle time the last in-order arrival left before it
+     * (within the quantum).  A request arriving before tmax is served in
+     * that gap when it fits (in cycle order it would have come first and
+     * used it), so that out-of-order arrivals cost no bandwidth; else
+     * behind the cursor.  In cycle order no request is early and this is
+     * the plain FIFO server. */
+    dm_srv l2s, drams;
+    int ooo;     /* dm_l2_quantum was called with a quantum > 1 */
+    double qstart;
     dm_l2_stats st;
     /* same-address atomics (issue 11): cycles one op holds its address,
      * and the cycle each recently used address is free again (direct
@@ -58,6 +74,12 @@ dm_l2 *dm_l2_create(const wc_gpu *g)
     return l2;
 }
 
+void dm_l2_quantum(dm_l2 *l2, uint64_t c, uint64_t quantum)
+{
+    l2->qstart = (double)c;
+    l2->ooo = quantum > 1;
+}
+
 const ua_mem_rows *dm_l2_rows(const dm_l2 *l2)
 {
     return &l2->rows;
@@ -71,15 +93,34 @@ void dm_l2_free(dm_l2 *l2)
     free(l2);
 }
 
-/* Occupy a server for n sectors from cycle t on; returns the wait. */
-static double serve(double *free_at, double t, unsigned n, double sbytes,
-                    double bw)
+/* Occupy server v for n sectors from cycle t on; returns the wait.  ooo:
+ * requests may come out of cycle order (see struct dm_l2). */
+static double serve(dm_srv *v, double t, unsigned n, double sbytes,
+                    double bw, int ooo, double qstart)
 {
-    double start = *free_at > t ? *free_at : t;
-    *free_at = start + (double)n * sbytes / bw;
+    double svc = (double)n * sbytes / bw;
+    if (!ooo) {
+        double start = v->free_at > t ? v->free_at : t;
+        v->free_at = start + svc;
+        return start - t;
+    }
+    if (t < v->tmax) { /* early: into the gap it would have used */
+        double start = v->gap_lo > t ? v->gap_lo : t;
+        if (start + svc <= v->gap_hi) {
+            v->gap_lo = start + svc;
+            return start - t;
+        }
+    } else {
+        v->tmax = t;
+        if (t > v->free_at) { /* the server idles until t */
+            v->gap_lo = v->free_at > qstart ? v->free_at : qstart;
+            v->gap_hi = t;
+        }
+    }
+    double start = v->free_at > t ? v->free_at : t;
+    v->free_at = start + svc;
     return start - t;
 }
-
 static uint64_t ceil_cycles(double x)
 {
     if (x <= 0)
@@ -95,7 +136,8 @@ uint64_t dm_l2_access(dm_l2 *l2, uint64_t line_addr, uint32_t sectors,
     if (n == 0)
         return 0;
     double t = (double)now;
-    double wait = serve(&l2->l2_free, t, n, l2->sector_bytes, l2->l2_bw);
+    double wait = serve(&l2->l2s, t, n, l2->sector_bytes, l2->l2_bw, l2->ooo,
+                        l2->qstart);
     ua_cache_res r;
     ua_cache_access(l2->cache, line_addr, sectors, is_write, &r);
     unsigned nmiss = (unsigned)dm_popcount32(r.miss);
@@ -105,7 +147,8 @@ uint64_t dm_l2_access(dm_l2 *l2, uint64_t line_addr, uint32_t sectors,
         l2->st.read_sector_hits += n - nmiss;
     if (r.evicted && r.evict_dirty) {
         unsigned nd = (unsigned)dm_popcount32(r.evict_dirty);
-        serve(&l2->dram_free, t + wait, nd, l2->sector_bytes, l2->dram_bw);
+        serve(&l2->drams, t + wait, nd, l2->sector_bytes, l2->dram_bw,
+              l2->ooo, l2->qstart);
         l2->st.dram_write_sectors += nd;
     }
     uint64_t extra;
@@ -113,7 +156,8 @@ uint64_t dm_l2_access(dm_l2 *l2, uint64_t line_addr, uint32_t sectors,
         l2->st.writes++;
         unsigned nf = (unsigned)dm_popcount32(r.fwd);
         if (nf) { /* write-through, or a miss without allocation */
-            serve(&l2->dram_free, t + wait, nf, l2->sector_bytes, l2->dram_bw);
+            serve(&l2->drams, t + wait, nf, l2->sector_bytes,
+                  l2->dram_bw, l2->ooo, l2->qstart);
             l2->st.dram_write_sectors += nf;
         }
         extra = ceil_cycles(wait);
@@ -123,8 +167,9 @@ uint64_t dm_l2_access(dm_l2 *l2, uint64_t line_addr, uint32_t sectors,
         if (r.ready > now + extra) /* merged with a fill in flight */
             extra = r.ready - now;
         if (nmiss) {
-            double dw = serve(&l2->dram_free, t + wait, nmiss,
-                              l2->sector_bytes, l2->dram_bw);
+            double dw = serve(&l2->drams, t + wait, nmiss,
+                              l2->sector_bytes, l2->dram_bw, l2->ooo,
+                              l2->qstart);
             uint64_t dx = (uint64_t)l2->dram_extra + ceil_cycles(wait + dw);
             l2->st.dram_read_sectors += nmiss;
             ua_cache_set_ready(l2->cache, line_addr, r.miss, now + dx);
@@ -132,8 +177,8 @@ uint64_t dm_l2_access(dm_l2 *l2, uint64_t line_addr, uint32_t sectors,
                 extra = dx;
         }
     }
-    l2->st.l2_busy_until = l2->l2_free;
-    l2->st.dram_busy_until = l2->dram_free;
+    l2->st.l2_busy_until = l2->l2s.free_at;
+    l2->st.dram_busy_until = l2->drams.free_at;
     return extra;
 }
 

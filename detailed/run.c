@@ -170,6 +170,7 @@ static int gpu_init(dm_gpu *gpu, const wc_gpu *g, const dm_options *o,
     if (rc)
         return rc;
     gpu->shortcuts = g->dm_shortcuts != 0;
+    gpu->quantum = g->dm_quantum > 1 ? (uint64_t)g->dm_quantum : 1;
     gpu->pf_on = 1;
     wc_rng_seed(&gpu->rng, gpu->o.seed);
     gpu->l2 = dm_l2_create(g);
@@ -464,7 +465,10 @@ static int gpu_cycle(dm_gpu *gpu, uint64_t c, uint64_t *last_prog,
     uint64_t *due = gpu->sm_aw + nw;
     gpu->now = c;
     memcpy(due, gpu->sm_aw, nw * sizeof *due);
-    sleepers_due(gpu, c, due);
+    if (gpu->quantum > 1)
+        dm_l2_quantum(gpu->l2, c, gpu->quantum);
+    for (uint64_t q = 0; q < gpu->quantum; q++) /* quantum <= DM_WHEEL / 4 */
+        sleepers_due(gpu, c + q, due);
     if (gpu->sm_nhp || gpu->sm_nwheel) { /* sleepers are busy */
         busy = 1;
         if (gpu->sm_nsleep_pend)
@@ -495,10 +499,39 @@ static int gpu_cycle(dm_gpu *gpu, uint64_t c, uint64_t *last_prog,
             continue;
         }
         busy = 1;
-        dm_sm_tick(sm, c);
+        uint64_t t;
+        if (gpu->quantum == 1) {
+            dm_sm_tick(sm, c);
+            t = dm_sm_next(sm, c);
+        } else {
+            /* the SM through [c, c + quantum): from the cycle it is due
+             * (a sleeper taken from the wheel for a later cycle of the
+             * quantum), each cycle it may act in */
+            uint64_t end = c + gpu->quantum;
+            uint64_t cc = a->at > c && a->at < end ? a->at : c;
+            for (;;) {
+                gpu->now = cc;
+                dm_sm_tick(sm, cc);
+                t = dm_sm_next(sm, cc);
+                if (!dm_sm_busy(sm)) {
+                    if (cc + 1 > gpu->idle_at)
+                        gpu->idle_at = cc + 1;
+                    break;
+                }
+                uint64_t nt = gpu->shortcuts && sm->wake && t > cc ? t
+                                                                   : cc + 1;
+                if (nt >= end)
+                    break;
+                cc = nt;
+            }
+            gpu->now = c;
+            if (t <= cc)
+                t = cc + 1;
+            if (!dm_sm_busy(sm) || t < end)
+                t = end; /* idle: looked at (and let go) next quantum */
+        }
         if (sm->last_progress > *last_prog)
             *last_prog = sm->last_progress;
-        uint64_t t = dm_sm_next(sm, c);
         if (t < nx)
             nx = t;
         a->busy = 1;
@@ -528,6 +561,8 @@ static uint64_t next_cycle(const dm_gpu *gpu, uint64_t c, uint64_t next,
     if (gpu->o.max_cycles && gpu->o.max_cycles > c &&
         gpu->o.max_cycles < next)
         next = gpu->o.max_cycles;
+    if (next < c + gpu->quantum) /* the SMs ran through the quantum */
+        next = c + gpu->quantum;
     return next > c ? next : c + 1;
 }
 
@@ -615,6 +650,13 @@ int dm_run_kernel(wc_trace *t, size_t k, const wc_gpu *g, const dm_options *o,
             /* ready since this cycle: dispatched at next_t; else it
              * waited for a slot, which freed in this cycle */
             double td = next_t > (double)c - 1 ? next_t : (double)c;
+            if (gpu.quantum > 1) {
+                /* the slot may have freed anywhere in the last quantum,
+                 * which the dispatcher did not see cycle by cycle: it
+                 * catches up from there (start is not before c) */
+                double lo = (double)c - (double)gpu.quantum + 1;
+                td = next_t > lo - 1 ? next_t : lo > 0 ? lo : 0;
+            }
             uint64_t start = (uint64_t)ceil(
                 td + gpu.p.cta_ovh +
                 gpu.p.cta_warp_ovh * (double)wc_cta_nwarps(cta));
@@ -647,7 +689,7 @@ int dm_run_kernel(wc_trace *t, size_t k, const wc_gpu *g, const dm_options *o,
             if (dc < next)
                 next = dc;
         }
-        if (c - last_prog > gpu.p.watchdog) {
+        if (c > last_prog && c - last_prog > gpu.p.watchdog) {
             rc = watchdog(&gpu, c);
             goto out;
         }
@@ -664,6 +706,10 @@ int dm_run_kernel(wc_trace *t, size_t k, const wc_gpu *g, const dm_options *o,
         rc = gpu.err;
         goto out;
     }
+    /* quantum > 1: the loop stops at the first quantum with nothing busy;
+     * the kernel ended when its last SM went idle */
+    if (gpu.quantum > 1 && gpu.idle_at && gpu.idle_at < c)
+        c = gpu.idle_at;
     r->sim_cycles = c;
     r->cycles = c;
     if (first == 0 && launched == ki->ctas)
@@ -710,6 +756,7 @@ int dm_run_ubench(const wc_ubench *u, const wc_gpu *g, const dm_options *o,
     int has_ctrl = 0;
     if (rc)
         goto out;
+    gpu.quantum = 1; /* one SM: cycle by cycle, exact */
     gpu.ubench = 1;
     r->nwarps = u->nwarps;
     r->warp = calloc(u->nwarps ? u->nwarps : 1, sizeof *r->warp);

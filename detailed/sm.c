@@ -558,7 +558,8 @@ void dm_warp_check_done(dm_sm *sm, unsigned wi)
         return;
     w->done = 1;
     dm_want_update(&sm->sub[w->sub], w);
-    sm->gpu->last_done = sm->gpu->now;
+    if (sm->gpu->now > sm->gpu->last_done) /* SMs a quantum apart */
+        sm->gpu->last_done = sm->gpu->now;
     dm_cta_slot *ct = &sm->ctas[w->cta];
     ct->done++;
     if (ct->done == ct->nwarps)
