@@ -5,6 +5,9 @@
  * RTX A6000 config with 16 SMs.  Without arguments: the memory, mixed and
  * compute kinds; `bench_detailed KIND [TRACE]` runs one kind (or an existing
  * trace).  Target: >= 1M warp instructions per second for each.
+ * Then the same memory-bound and mixed kernels on all 132 SMs of the H100
+ * SXM config, exact and with `dm_quantum` 16 (docs/model-detailed.md,
+ * "Quantum") in one run: the CPU-time ratio and the cycle difference.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,6 +69,56 @@ static int bench(const char *kind, const char *trace)
     return 0;
 }
 
+/* kind on h100-sxm, every SM, exact against dm_quantum = q. */
+static int quantum_pair(const char *kind, long q)
+{
+    char dir[] = "/tmp/wc-bench-dmqXXXXXX";
+    wc_synth_params sp;
+    wc_diag d;
+    wc_gpu g;
+    wc_trace *t = NULL;
+    if (!mkdtemp(dir))
+        return 1;
+    memset(&d, 0, sizeof d);
+    wc_synth_defaults(&sp, kind);
+    sp.with_sass = 1;
+    sp.ctas = 4096;
+    if (wc_synth_write(&sp, dir, &d) != 0 ||
+        wc_gpu_load("h100-sxm", &g, &d) || wc_trace_open(dir, &t, &d) != 0) {
+        fprintf(stderr, "bench_detailed: %s\n", d.msg);
+        return 1;
+    }
+    double cpu[2] = {0, 0};
+    unsigned long long cyc[2] = {0, 0}, insts = 0;
+    for (int i = 0; i < 2; i++) {
+        dm_options o;
+        dm_result r;
+        dm_options_default(&o);
+        g.dm_quantum = i ? q : 0;
+        double c0 = cpu_now();
+        if (dm_run_kernel(t, 0, &g, &o, &r, &d) != 0) {
+            fprintf(stderr, "bench_detailed: %s\n", d.msg);
+            return 1;
+        }
+        cpu[i] = cpu_now() - c0;
+        cyc[i] = (unsigned long long)r.cycles;
+        insts = (unsigned long long)r.warp_insts;
+        dm_result_free(&r);
+    }
+    printf("bench_detailed: %s kernel, 4096 CTAs on h100-sxm (132 SMs), %llu "
+           "warp instructions: exact %.3f s cpu (%.2f M/s), dm_quantum %ld "
+           "%.3f s (%.2f M/s): %.2fx; cycles %llu exact, %llu (%+.2f%%)\n",
+           kind, insts, cpu[0], (double)insts / cpu[0] / 1e6, q, cpu[1],
+           (double)insts / cpu[1] / 1e6, cpu[0] / cpu[1], cyc[0], cyc[1],
+           100.0 * ((double)cyc[1] - (double)cyc[0]) / (double)cyc[0]);
+    wc_trace_close(t);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    if (system(cmd) != 0)
+        return 0;
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     static const char *const kinds[] = {"memory", "mixed", "compute"};
@@ -74,5 +127,7 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
         if (bench(kinds[i], NULL) != 0)
             return 1;
+    if (quantum_pair("memory", 16) != 0 || quantum_pair("mixed", 16) != 0)
+        return 1;
     return 0;
 }
