@@ -275,6 +275,28 @@ static int field_num(const src *s, const row *r, int c, const char *what,
     return 0;
 }
 
+/* A kernel launch ID: a whole number in the range trace headers accept
+ * (kernel id 0..INT32_MAX, common/trace.c), so it can be matched against
+ * them.  Checked here because the value arrives as a double: converting an
+ * out-of-range double to long is undefined, and a fraction or a negative
+ * number (-1 means "not given" in cal_meas) would silently match another
+ * launch or none. */
+static int field_id(const src *s, const row *r, int c, const char *what,
+                    long *id, wc_diag *d)
+{
+    double v;
+    int rc = field_num(s, r, c, what, &v, d);
+    if (rc)
+        return rc;
+    if (!(v >= 0 && v <= INT32_MAX && v == floor(v)))
+        return wc_diag_set(d, WC_EINPUT, s->name, s->line, r->col[c],
+                           "%s '%s' is not a kernel launch ID (a whole "
+                           "number from 0 to %ld)", what, r->f[c],
+                           (long)INT32_MAX);
+    *id = (long)v;
+    return 0;
+}
+
 static int parse_simple(cal_mset *set, src *s, const row *h, const char *dir,
                         wc_diag *d)
 {
@@ -356,10 +378,8 @@ static int parse_simple(cal_mset *set, src *s, const row *h, const char *dir,
         if (cker >= 0 && (size_t)cker < r->n)
             snprintf(m.kernel, sizeof m.kernel, "%s", r->f[cker]);
         if (cid >= 0 && (size_t)cid < r->n && r->f[cid][0]) {
-            double v;
-            if ((rc = field_num(s, r, cid, "id", &v, d)))
+            if ((rc = field_id(s, r, cid, "id", &m.kernel_id, d)))
                 break;
-            m.kernel_id = (long)v;
         }
         if (cw >= 0 && (size_t)cw < r->n && r->f[cw][0]) {
             if ((rc = field_num(s, r, cw, "weight", &m.weight, d)))
@@ -540,15 +560,15 @@ static int parse_ncu_raw(cal_mset *set, src *s, const row *h0, const char *dir,
         }
         cal_meas m;
         cal_meas_init(&m);
-        double id;
-        if ((rc = field_num(s, r, c.id, "ID", &id, d)))
+        long id;
+        if ((rc = field_id(s, r, c.id, "ID", &id, d)))
             break;
         if ((size_t)c.name >= r->n) {
             rc = wc_diag_set(d, WC_EINPUT, s->name, s->line, 1,
                              "missing Kernel Name field");
             break;
         }
-        ncu_fill(&m, s, r->f[c.name], (long)id, o, dir);
+        ncu_fill(&m, s, r->f[c.name], id, o, dir);
         /* empty kernels (name holds "empty") with no trace given: the
          * launch model from the grid and block columns */
         if (!(o && o->ncu_trace) && name_has_empty(r->f[c.name]) &&
@@ -570,7 +590,7 @@ static int parse_ncu_raw(cal_mset *set, src *s, const row *h0, const char *dir,
                      (unsigned long long)g, m.threads);
             snprintf(m.match, sizeof m.match,
                      "empty kernel '%.200s' launch %ld, launch model",
-                     r->f[c.name], (long)id);
+                     r->f[c.name], id);
         }
         if ((rc = field_num(s, r, c.metric, h->f[c.metric], &m.measured, d)))
             break;
@@ -633,8 +653,9 @@ static int parse_ncu_details(cal_mset *set, src *s, const row *h,
         }
         if (k < 0)
             continue;
-        double id, v, sc = 1;
-        if ((rc = field_num(s, r, cid, "ID", &id, d)) ||
+        long id;
+        double v, sc = 1;
+        if ((rc = field_id(s, r, cid, "ID", &id, d)) ||
             (rc = field_num(s, r, cmv, "Metric Value", &v, d)))
             break;
         if (cmu >= 0 && (size_t)cmu < r->n &&
@@ -650,12 +671,12 @@ static int parse_ncu_details(cal_mset *set, src *s, const row *h,
         }
         size_t j = start;
         for (; j < set->n; j++)
-            if (set->m[j].kernel_id == (long)id)
+            if (set->m[j].kernel_id == id)
                 break;
         if (j == set->n) {
             cal_meas m;
             cal_meas_init(&m);
-            ncu_fill(&m, s, r->f[cname], (long)id, o, dir);
+            ncu_fill(&m, s, r->f[cname], id, o, dir);
             m.measured = v * sc;
             if ((rc = cal_mset_add(set, &m, d)))
                 break;

@@ -95,6 +95,32 @@ static void test_readers(void)
     cal_mset_free(&s);
     CHECK_EQ_INT(parse("trace,cycles\na,-5\n", &s, &d), WC_EINPUT);
     cal_mset_free(&s);
+
+    /* launch IDs: whole numbers 0..INT32_MAX in every reader (a huge one
+     * was converted to long unchecked; -1 would mean "not given") */
+    static const char *const bad_ids[] = {"1e300", "-1", "2.5", "2147483648"};
+    for (int i = 0; i < 4; i++) {
+        char t[256];
+        snprintf(t, sizeof t, "trace,cycles,id\na,5,%s\n", bad_ids[i]);
+        CHECK_EQ_INT(parse(t, &s, &d), WC_EINPUT);
+        CHECK_EQ_INT(d.line, 2);
+        CHECK_EQ_INT(d.col, 5);
+        cal_mset_free(&s);
+        snprintf(t, sizeof t, "\"ID\",\"Kernel Name\",\"sm__cycles_elapsed.avg\"\n"
+                 "\"%s\",\"k\",\"100\"\n", bad_ids[i]);
+        CHECK_EQ_INT(parse(t, &s, &d), WC_EINPUT);
+        CHECK_EQ_INT(d.line, 2);
+        cal_mset_free(&s);
+        snprintf(t, sizeof t, "\"ID\",\"Kernel Name\",\"Metric Name\","
+                 "\"Metric Value\"\n\"%s\",\"k\",\"Elapsed Cycles\",\"9\"\n",
+                 bad_ids[i]);
+        CHECK_EQ_INT(parse(t, &s, &d), WC_EINPUT);
+        CHECK_EQ_INT(d.line, 2);
+        cal_mset_free(&s);
+    }
+    CHECK_EQ_INT(parse("trace,cycles,id\na,5,2147483647\n", &s, &d), 0);
+    CHECK_EQ_INT(s.m[0].kernel_id, 2147483647);
+    cal_mset_free(&s);
 }
 
 static void test_h100(void)
