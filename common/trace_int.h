@@ -126,20 +126,24 @@ typedef struct lbuf { /* line reader over [off, limit) of an fd */
 } lbuf;
 
 typedef struct wstream {
-    unsigned id;
+    /* speed only: the fields the binary reader's every call reads
+     * (wc_cta_next_refs_bufs) first, in one host line; they were spread
+     * over three behind the text reader's line buffer */
     uint64_t n, done;
-    uint64_t off0, end; /* byte range of the instruction lines */
-    long line0, line;   /* line number of off0 / of the next line */
-    lbuf b;
+    unsigned char *dec;
+    size_t dlen, dpos;
+    uint64_t cleft;     /* instructions left in the current chunk */
+    uint32_t pid, pmask;
+    int inl;            /* stream held in the CTA frame (dec not owned) */
+    unsigned id;
+    uint64_t pbase;
     /* KIND_BIN: off0/end are the byte range of the warp's chunks, pos the
      * next chunk; dec[dpos..dlen) the decoded rest of the current chunk */
     uint64_t pos;
-    unsigned char *dec;
-    size_t dcap, dlen, dpos;
-    uint64_t cleft;     /* instructions left in the current chunk */
-    int inl;            /* stream held in the CTA frame (dec not owned) */
-    uint32_t pid, pmask;
-    uint64_t pbase;
+    size_t dcap;
+    uint64_t off0, end; /* byte range of the instruction lines */
+    long line0, line;   /* line number of off0 / of the next line */
+    lbuf b;
 } wstream;
 
 struct wc_cta {
