@@ -731,6 +731,13 @@ int cmd_predict(int argc, char **argv)
                              : mode == MODE_DETAILED ? WC_MODE_DETAILED
                                                      : WC_MODE_HYBRID,
                          mode_names[mode]);
+    if (g->dm_quantum > 1 && mode != MODE_INTERVAL && !c.quiet)
+        fprintf(stderr,
+                "warpcast: note: dm_quantum %ld: the detailed model runs "
+                "the SMs %ld cycles apart (faster, cycles close to the "
+                "exact model's, not equal: docs/model-detailed.md, "
+                "\"Quantum\")\n",
+                g->dm_quantum, g->dm_quantum);
 
     progress_ctx pc = {cli_progress_ok(&c), t0, 0, nk};
     prun P;
