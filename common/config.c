@@ -88,9 +88,10 @@ static const char *const detailed_only_[] = {
     "icache_l0_assoc",  "const_miss_switch",  "stall_quirk_above",
     "stall_quirk_cycles", "exit_yield_stall", "rf_write_ports",
     "vlat_queue",       "sb_max_consumers",   "watchdog_cycles",
-    "dm_shortcuts",     "dm_quantum",         "cc_l0fl_size",       "cc_l0fl_assoc",
-    "cc_l0vl_size",     "cc_l0vl_assoc",      "cc_l1_size",
-    "cc_l1_assoc",      "mem_coalesce_cycles", "mem_prt_entries",
+    "dm_shortcuts",     "dm_quantum",         "cc_l0fl_size",
+    "cc_l0fl_assoc",    "cc_l0vl_size",       "cc_l0vl_assoc",
+    "cc_l1_size",       "cc_l1_assoc",        "mem_coalesce_cycles",
+    "mem_prt_entries",
 };
 
 unsigned wc_key_modes(const wc_key_desc *k)

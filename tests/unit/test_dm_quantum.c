@@ -31,8 +31,8 @@ static int run_q(wc_trace *t, size_t k, const wc_gpu *g0, long q,
 
 /* Kind `kind` (ctas, iters) on gpu: quantum q against 0.  Returns the
  * relative cycle difference (q - exact) / exact, or 1 on an error. */
-static double one(const char *kind, unsigned ctas, unsigned iters, const char *gpu,
-                  long q, int want_exact)
+static double one(const char *kind, unsigned ctas, unsigned iters,
+                  const char *gpu, long q, int want_exact)
 {
     wc_synth_params sp;
     wc_synth_defaults(&sp, kind);
