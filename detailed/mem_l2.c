@@ -26,7 +26,7 @@ struct dm_l2 {
     double sector_bytes, l2_bw, dram_bw;
     long l2_extra, dram_extra; /* over an L1 hit */
     /* the two bandwidth servers: the cycle each is free again (free_at);
-     * with dm_quantum (dm_l2_quantum: quantum 1), requests arrive up to a
+     * with dm_quantum (dm_l2_quantum: a quantum > 1), requests arrive up to a
      * quantum out of cycle order (an SM's late cycles before the next
      * SM's early ones): tmax is the latest arrival so far and [gap_lo,
      * gap_hi) the idle time the last in-order arrival left before it
@@ -93,27 +93,23 @@ void dm_l2_free(dm_l2 *l2)
     free(l2);
 }
 
-/* Occupy server v for n sectors from cycle t on; returns the wait.  ooo:
- * requests may come out of cycle order (see struct dm_l2). */
-static double serve(dm_srv *v, double t, unsigned n, double sbytes,
-                    double bw, int ooo, double qstart)
+/* Occupy server v of l2 (bandwidth bw) for n sectors from cycle t on;
+ * returns the wait.  Out of cycle order (l2->ooo), an early request takes
+ * the idle gap before the latest one when it fits (see struct dm_l2). */
+static double serve(const dm_l2 *l2, dm_srv *v, double t, unsigned n,
+                    double bw)
 {
-    double svc = (double)n * sbytes / bw;
-    if (!ooo) {
-        double start = v->free_at > t ? v->free_at : t;
-        v->free_at = start + svc;
-        return start - t;
-    }
-    if (t < v->tmax) { /* early: into the gap it would have used */
+    double svc = (double)n * l2->sector_bytes / bw;
+    if (l2->ooo && t < v->tmax) { /* early: the gap it would have used */
         double start = v->gap_lo > t ? v->gap_lo : t;
         if (start + svc <= v->gap_hi) {
             v->gap_lo = start + svc;
             return start - t;
         }
-    } else {
+    } else if (l2->ooo) {
         v->tmax = t;
         if (t > v->free_at) { /* the server idles until t */
-            v->gap_lo = v->free_at > qstart ? v->free_at : qstart;
+            v->gap_lo = v->free_at > l2->qstart ? v->free_at : l2->qstart;
             v->gap_hi = t;
         }
     }
@@ -121,6 +117,7 @@ static double serve(dm_srv *v, double t, unsigned n, double sbytes,
     v->free_at = start + svc;
     return start - t;
 }
+
 static uint64_t ceil_cycles(double x)
 {
     if (x <= 0)
@@ -136,8 +133,7 @@ uint64_t dm_l2_access(dm_l2 *l2, uint64_t line_addr, uint32_t sectors,
     if (n == 0)
         return 0;
     double t = (double)now;
-    double wait = serve(&l2->l2s, t, n, l2->sector_bytes, l2->l2_bw, l2->ooo,
-                        l2->qstart);
+    double wait = serve(l2, &l2->l2s, t, n, l2->l2_bw);
     ua_cache_res r;
     ua_cache_access(l2->cache, line_addr, sectors, is_write, &r);
     unsigned nmiss = (unsigned)dm_popcount32(r.miss);
@@ -147,8 +143,7 @@ uint64_t dm_l2_access(dm_l2 *l2, uint64_t line_addr, uint32_t sectors,
         l2->st.read_sector_hits += n - nmiss;
     if (r.evicted && r.evict_dirty) {
         unsigned nd = (unsigned)dm_popcount32(r.evict_dirty);
-        serve(&l2->drams, t + wait, nd, l2->sector_bytes, l2->dram_bw,
-              l2->ooo, l2->qstart);
+        serve(l2, &l2->drams, t + wait, nd, l2->dram_bw);
         l2->st.dram_write_sectors += nd;
     }
     uint64_t extra;
@@ -156,8 +151,7 @@ uint64_t dm_l2_access(dm_l2 *l2, uint64_t line_addr, uint32_t sectors,
         l2->st.writes++;
         unsigned nf = (unsigned)dm_popcount32(r.fwd);
         if (nf) { /* write-through, or a miss without allocation */
-            serve(&l2->drams, t + wait, nf, l2->sector_bytes,
-                  l2->dram_bw, l2->ooo, l2->qstart);
+            serve(l2, &l2->drams, t + wait, nf, l2->dram_bw);
             l2->st.dram_write_sectors += nf;
         }
         extra = ceil_cycles(wait);
@@ -167,9 +161,7 @@ uint64_t dm_l2_access(dm_l2 *l2, uint64_t line_addr, uint32_t sectors,
         if (r.ready > now + extra) /* merged with a fill in flight */
             extra = r.ready - now;
         if (nmiss) {
-            double dw = serve(&l2->drams, t + wait, nmiss,
-                              l2->sector_bytes, l2->dram_bw, l2->ooo,
-                              l2->qstart);
+            double dw = serve(l2, &l2->drams, t + wait, nmiss, l2->dram_bw);
             uint64_t dx = (uint64_t)l2->dram_extra + ceil_cycles(wait + dw);
             l2->st.dram_read_sectors += nmiss;
             ua_cache_set_ready(l2->cache, line_addr, r.miss, now + dx);

@@ -512,23 +512,21 @@ static int gpu_cycle(dm_gpu *gpu, uint64_t c, uint64_t *last_prog,
             for (;;) {
                 gpu->now = cc;
                 dm_sm_tick(sm, cc);
-                t = dm_sm_next(sm, cc);
+                t = dm_sm_next(sm, cc); /* cc + 1 when it cannot sleep */
                 if (!dm_sm_busy(sm)) {
                     if (cc + 1 > gpu->idle_at)
                         gpu->idle_at = cc + 1;
+                    t = end; /* looked at (and let go) next quantum */
                     break;
                 }
-                uint64_t nt = gpu->shortcuts && sm->wake && t > cc ? t
-                                                                   : cc + 1;
+                uint64_t nt = gpu->shortcuts && t > cc ? t : cc + 1;
                 if (nt >= end)
                     break;
                 cc = nt;
             }
             gpu->now = c;
-            if (t <= cc)
-                t = cc + 1;
-            if (!dm_sm_busy(sm) || t < end)
-                t = end; /* idle: looked at (and let go) next quantum */
+            if (t < end) /* it ran through the quantum */
+                t = end;
         }
         if (sm->last_progress > *last_prog)
             *last_prog = sm->last_progress;

@@ -99,6 +99,12 @@ static int lane_range(const wc_inst *in, uint64_t w, uint64_t *lo,
     return 1;
 }
 
+/* The sector mask of a whole line of 2^sh sectors (2^sh <= 32). */
+static inline uint32_t line_full(unsigned sh)
+{
+    return sh >= 5 ? 0xffffffffu : (1u << (1u << sh)) - 1u;
+}
+
 /* The lines and sectors of the bytes [lo, hi] (lines of 2^ls bytes,
  * sectors of 2^ss: a line of 1 to 32 sectors) as a run: its first line's
  * address, its line count and the sector masks of its first and last lines
@@ -111,7 +117,7 @@ static inline int range_run(uint64_t lo, uint64_t hi, unsigned ls,
 {
     unsigned sh = ls - ss; /* sectors per line: 2^sh <= 32 */
     uint64_t smask = ((uint64_t)1 << sh) - 1;
-    uint32_t full = sh >= 5 ? 0xffffffffu : (1u << (1u << sh)) - 1u;
+    uint32_t full = line_full(sh);
     uint64_t fs = lo >> ss, lsn = hi >> ss;
     uint64_t fl = fs >> sh, ll = lsn >> sh;
     if (ll - fl >= UA_MAX_LINES)
@@ -140,8 +146,7 @@ static inline unsigned range_lines(uint64_t lo, uint64_t hi, unsigned ls,
     ua_run r;
     if (!range_run(lo, hi, ls, ss, &r))
         return 0;
-    unsigned sh = ls - ss;
-    uint32_t full = sh >= 5 ? 0xffffffffu : (1u << (1u << sh)) - 1u;
+    uint32_t full = line_full(ls - ss);
     unsigned n = r.n;
     /* the line addresses by increment (no shift per line) */
     uint64_t a = r.addr, step = (uint64_t)1 << ls;

@@ -25,98 +25,112 @@ static double cpu_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static int bench(const char *kind, const char *trace)
+/* Remove the synthetic trace folder dir (made by open_kind). */
+static void remove_dir(const char *dir)
 {
-    char dir[] = "/tmp/wc-bench-dmXXXXXX";
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "bench_detailed: could not remove %s\n", dir);
+}
+
+/* The synthetic kernel of `kind` (control bits from the SASS, ctas CTAs,
+ * iters_x times its trip count) written into the new folder dir, or trace
+ * when given, opened; gpu loaded into g.  0, or 1 after a message. */
+static int open_kind(const char *kind, const char *trace, unsigned ctas,
+                     unsigned iters_x, const char *gpu, char *dir,
+                     wc_gpu *g, wc_trace **t)
+{
     wc_synth_params sp;
     wc_diag d;
-    wc_gpu g;
-    wc_trace *t = NULL;
-    dm_options o;
-    dm_result r;
+    memset(&d, 0, sizeof d);
+    *t = NULL;
     if (!mkdtemp(dir))
         return 1;
     wc_synth_defaults(&sp, kind);
     sp.with_sass = 1;
-    sp.ctas = 1024;
-    sp.iters = sp.iters * 4;
-    const char *path = trace ? trace : dir;
+    sp.ctas = ctas;
+    sp.iters = sp.iters * iters_x;
     if ((!trace && wc_synth_write(&sp, dir, &d) != 0) ||
-        wc_gpu_load("rtx-a6000", &g, &d) || wc_trace_open(path, &t, &d) != 0) {
+        wc_gpu_load(gpu, g, &d) || wc_trace_open(trace ? trace : dir, t, &d)) {
         fprintf(stderr, "bench_detailed: %s\n", d.msg);
+        remove_dir(dir);
         return 1;
     }
+    return 0;
+}
+
+static int bench(const char *kind, const char *trace)
+{
+    char dir[] = "/tmp/wc-bench-dmXXXXXX";
+    wc_diag d;
+    wc_gpu g;
+    wc_trace *t;
+    dm_options o;
+    dm_result r;
+    memset(&d, 0, sizeof d);
+    if (open_kind(kind, trace, 1024, 4, "rtx-a6000", dir, &g, &t))
+        return 1;
     dm_options_default(&o);
     o.sms = 16; /* fewer SMs: more CTAs per SM, the same per-instruction work */
     double t0 = wc_now(), c0 = cpu_now();
-    if (dm_run_kernel(t, 0, &g, &o, &r, &d) != 0) {
-        fprintf(stderr, "bench_detailed: %s\n", d.msg);
-        return 1;
-    }
+    int rc = dm_run_kernel(t, 0, &g, &o, &r, &d);
     double s = wc_now() - t0, cpu = cpu_now() - c0;
-    printf("bench_detailed: %s kernel, %llu CTAs on %ld SMs: %llu warp "
-           "instructions, %llu cycles, %.3f s wall, %.3f s cpu, %.2f M warp "
-           "inst/s (cpu; trace decoding included)\n",
-           kind, (unsigned long long)r.ctas, o.sms,
-           (unsigned long long)r.warp_insts, (unsigned long long)r.cycles, s,
-           cpu, (double)r.warp_insts / cpu / 1e6);
-    dm_result_free(&r);
+    if (rc)
+        fprintf(stderr, "bench_detailed: %s\n", d.msg);
+    else
+        printf("bench_detailed: %s kernel, %llu CTAs on %ld SMs: %llu warp "
+               "instructions, %llu cycles, %.3f s wall, %.3f s cpu, %.2f M "
+               "warp inst/s (cpu; trace decoding included)\n",
+               kind, (unsigned long long)r.ctas, o.sms,
+               (unsigned long long)r.warp_insts, (unsigned long long)r.cycles,
+               s, cpu, (double)r.warp_insts / cpu / 1e6);
+    if (!rc)
+        dm_result_free(&r);
     wc_trace_close(t);
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    if (system(cmd) != 0)
-        return 0;
-    return 0;
+    remove_dir(dir);
+    return rc != 0;
 }
 
 /* kind on h100-sxm, every SM, exact against dm_quantum = q. */
 static int quantum_pair(const char *kind, long q)
 {
     char dir[] = "/tmp/wc-bench-dmqXXXXXX";
-    wc_synth_params sp;
     wc_diag d;
     wc_gpu g;
-    wc_trace *t = NULL;
-    if (!mkdtemp(dir))
-        return 1;
+    wc_trace *t;
     memset(&d, 0, sizeof d);
-    wc_synth_defaults(&sp, kind);
-    sp.with_sass = 1;
-    sp.ctas = 4096;
-    if (wc_synth_write(&sp, dir, &d) != 0 ||
-        wc_gpu_load("h100-sxm", &g, &d) || wc_trace_open(dir, &t, &d) != 0) {
-        fprintf(stderr, "bench_detailed: %s\n", d.msg);
+    if (open_kind(kind, NULL, 4096, 1, "h100-sxm", dir, &g, &t))
         return 1;
-    }
     double cpu[2] = {0, 0};
     unsigned long long cyc[2] = {0, 0}, insts = 0;
-    for (int i = 0; i < 2; i++) {
+    int rc = 0;
+    for (int i = 0; i < 2 && !rc; i++) {
         dm_options o;
         dm_result r;
         dm_options_default(&o);
         g.dm_quantum = i ? q : 0;
         double c0 = cpu_now();
-        if (dm_run_kernel(t, 0, &g, &o, &r, &d) != 0) {
+        if ((rc = dm_run_kernel(t, 0, &g, &o, &r, &d)) != 0) {
             fprintf(stderr, "bench_detailed: %s\n", d.msg);
-            return 1;
+            break;
         }
         cpu[i] = cpu_now() - c0;
         cyc[i] = (unsigned long long)r.cycles;
         insts = (unsigned long long)r.warp_insts;
         dm_result_free(&r);
     }
-    printf("bench_detailed: %s kernel, 4096 CTAs on h100-sxm (132 SMs), %llu "
-           "warp instructions: exact %.3f s cpu (%.2f M/s), dm_quantum %ld "
-           "%.3f s (%.2f M/s): %.2fx; cycles %llu exact, %llu (%+.2f%%)\n",
-           kind, insts, cpu[0], (double)insts / cpu[0] / 1e6, q, cpu[1],
-           (double)insts / cpu[1] / 1e6, cpu[0] / cpu[1], cyc[0], cyc[1],
-           100.0 * ((double)cyc[1] - (double)cyc[0]) / (double)cyc[0]);
+    if (!rc)
+        printf("bench_detailed: %s kernel, 4096 CTAs on h100-sxm (132 SMs), "
+               "%llu warp instructions: exact %.3f s cpu (%.2f M/s), "
+               "dm_quantum %ld %.3f s (%.2f M/s): %.2fx; cycles %llu exact, "
+               "%llu (%+.2f%%)\n",
+               kind, insts, cpu[0], (double)insts / cpu[0] / 1e6, q, cpu[1],
+               (double)insts / cpu[1] / 1e6, cpu[0] / cpu[1], cyc[0], cyc[1],
+               100.0 * ((double)cyc[1] - (double)cyc[0]) / (double)cyc[0]);
     wc_trace_close(t);
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    if (system(cmd) != 0)
-        return 0;
-    return 0;
+    remove_dir(dir);
+    return rc != 0;
 }
 
 int main(int argc, char **argv)

@@ -502,8 +502,9 @@ static int walk_caches(int l1_wb, ua_cache *c[4])
  * (4 ways) and an L2 (16 ways, a set count not a power of two) walked with
  * random runs of lines (across the last set, and across the top of the
  * address space, where the walk's next-set shortcut must not apply; some
- * sector masks with bits past a line's sectors), reads and writes, under both L1 write policies (write-back: dirty victims
- * written back to the L2): the same results and the same statistics. */
+ * sector masks with bits past a line's sectors), reads and writes, under
+ * both L1 write policies (write-back: dirty victims written back to the
+ * L2): the same results and the same statistics. */
 static void walk_same(int l1_wb)
 {
     ua_cache *c[4];
