@@ -54,7 +54,7 @@ enum { TF_ADDR = 1, TF_UNKNOWN = 2 };
 _Static_assert(TF_ADDR == WC_RAW_ADDR && TF_UNKNOWN == WC_RAW_UNKNOWN,
                "wc_cta_raw_inst hands out the table flags");
 
-#define ZPOOL 4 /* idle decoders and frame buffers kept per kernel */
+#define ZPOOL 4 /* idle decoders kept per kernel */
 
 struct wctb_kern {
     uint64_t tab_off, tab_csize, ix_off, ix_csize;
@@ -64,12 +64,11 @@ struct wctb_kern {
      * full decode) | TF_UNKNOWN (opcode counted as unknown); 0 for the
      * records wc_cta_next_refs hands out by reference at once */
     uint8_t *tfl;
-    /* decoders and FRAME_MAX frame buffers of freed CTAs, reused by the
-     * next ones (a ZSTD_DCtx costs more to make than a small CTA to
-     * decode); guarded by the trace's mutex */
+    /* decoders of freed CTAs, reused by the next ones (a ZSTD_DCtx costs
+     * more to make than a small CTA to decode); guarded by the trace's
+     * mutex */
     void *zpool[ZPOOL];
-    unsigned char *fpool[ZPOOL];
-    unsigned nz, nf;
+    unsigned nz;
 };
 
 /* ---- little-endian bytes and varints --------------------------------- */
@@ -994,22 +993,16 @@ static const unsigned char *cta_bytes(wc_kreader *r, uint64_t off,
     return (const unsigned char *)b->buf;
 }
 
-/* c's decoder (and frame, when `frame`) back to the kernel's pool b
- * while it has room (mu: the trace's lock); what does not fit stays
- * with c. */
-static void to_pool(pthread_mutex_t *mu, struct wctb_kern *b, wc_cta *c,
-                    int frame)
+/* c's decoder back to the kernel's pool b while it has room (mu: the
+ * trace's lock); when it does not fit it stays with c. */
+static void to_pool(pthread_mutex_t *mu, struct wctb_kern *b, wc_cta *c)
 {
-    if (!c->zdc && !(frame && c->frame))
+    if (!c->zdc)
         return;
     pthread_mutex_lock(mu);
-    if (c->zdc && b->nz < ZPOOL) {
+    if (b->nz < ZPOOL) {
         b->zpool[b->nz++] = c->zdc;
         c->zdc = NULL;
-    }
-    if (frame && c->frame && b->nf < ZPOOL) {
-        b->fpool[b->nf++] = c->frame;
-        c->frame = NULL;
     }
     pthread_mutex_unlock(mu);
 }
@@ -1033,17 +1026,22 @@ int wctb_cta(wc_kreader *r, wc_cta *c, wc_diag *d)
     uint32_t cs = get32(h), ds = get32(h + 4);
     if (cs > end - off - 8 || ds < 20 || ds > FRAME_MAX)
         return -berr(d, ki->path, off, "bad thread block header", NULL);
-    if (!c->zdc || !c->frame) { /* an idle decoder and frame, if any */
+    if (!c->zdc) { /* an idle decoder, if any */
         struct wctb_kern *b = k->bin;
         pthread_mutex_lock(&r->t->mu);
-        if (!c->zdc && b->nz)
+        if (b->nz)
             c->zdc = b->zpool[--b->nz];
-        if (!c->frame && b->nf)
-            c->frame = b->fpool[--b->nf];
         pthread_mutex_unlock(&r->t->mu);
     }
+    /* The frame is made ds bytes, not FRAME_MAX: the detailed model holds
+     * a GPU's worth of resident CTAs (1056 on an H100), and FRAME_MAX
+     * buffers put each one's few hundred bytes on a page of its own (71 MB
+     * of frames for strided2 1024 x 256, where the bytes are 0.1 MB: host
+     * page faults and TLB misses on every refill of a warp's stream). */
+    free(c->frame);
+    c->frame = NULL;
     int rc = unzip_at(c, blk ? blk + 8 : NULL, off + 8, cs, ds, &c->frame,
-                      FRAME_MAX, d);
+                      ds, d);
     if (rc)
         return -rc;
     const unsigned char *f = c->frame;
@@ -1105,7 +1103,7 @@ int wctb_cta(wc_kreader *r, wc_cta *c, wc_diag *d)
      * on an H100), which made and freed a decoder per CTA beyond the
      * pool's ZPOOL (ZSTD_createDCtx in its profile). */
     if (!chunked)
-        to_pool(&r->t->mu, k->bin, c, 0);
+        to_pool(&r->t->mu, k->bin, c);
     return 1;
 fail:
     free(c->w);
@@ -1176,6 +1174,16 @@ int wc_cta_next_refs(wc_cta *c, unsigned w, wc_inst *buf, wc_iref *r,
                      size_t max, size_t *n, wc_diag *d)
 {
     return wc_cta_next_refs_bufs(c, w, buf, 1, r, max, n, d);
+}
+
+void wc_cta_next_addrs(const wc_cta *c, unsigned w, const void *out[2])
+{
+    const wstream *s = w < c->nwarps ? &c->w[w] : NULL;
+    out[0] = s;
+    out[1] = NULL;
+    if (s && c->k->kind == KIND_BIN && s->done < s->n && s->cleft > 0 &&
+        s->dpos < s->dlen)
+        out[1] = (s->inl ? c->frame : s->dec) + s->dpos;
 }
 
 int wc_cta_next_refs_bufs(wc_cta *c, unsigned w, wc_inst *buf, size_t nbuf,
@@ -1528,7 +1536,7 @@ void wctb_cta_free(wc_cta *c)
         c->w[w].dec = NULL;
     }
     if (c->t && c->k && c->k->kind == KIND_BIN && c->k->bin)
-        to_pool(&c->t->mu, c->k->bin, c, 1);
+        to_pool(&c->t->mu, c->k->bin, c);
     free(c->frame);
     c->frame = NULL;
     ZSTD_freeDCtx(c->zdc);
@@ -1545,8 +1553,6 @@ void wctb_kern_free(kent *k)
     free(k->bin->tfl);
     for (unsigned i = 0; i < k->bin->nz; i++)
         ZSTD_freeDCtx(k->bin->zpool[i]);
-    for (unsigned i = 0; i < k->bin->nf; i++)
-        free(k->bin->fpool[i]);
     free(k->bin);
     k->bin = NULL;
 }

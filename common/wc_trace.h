@@ -201,6 +201,14 @@ int wc_cta_next_refs(wc_cta *c, unsigned w, wc_inst *buf, wc_iref *r,
  * wc_cta_next_refs. */
 int wc_cta_next_refs_bufs(wc_cta *c, unsigned w, wc_inst *buf, size_t nbuf,
                           wc_iref *r, size_t max, size_t *n, wc_diag *d);
+/* Speed only: the host addresses the next wc_cta_next_refs* call on
+ * stream w reads first, after the CTA itself: out[0] the stream's state,
+ * out[1] its next encoded byte (NULL when not known: a text trace, the
+ * end, a chunk still to decode).  Read while the stream is in the host
+ * caches (just after a call), prefetched shortly before the next one: the
+ * detailed model refills a warp's few look-ahead instructions long after
+ * its stream's lines left the caches (three dependent misses a refill). */
+void wc_cta_next_addrs(const wc_cta *c, unsigned w, const void *out[2]);
 
 /*
  * A binary trace's encoded warp streams, for a consumer that recognises a

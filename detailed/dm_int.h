@@ -266,10 +266,12 @@ typedef struct dm_warp {
      * (then on la_pre, or in x->buf[bufk]).  Record and mask side by side,
      * in one host line.  (16 at a time: callgrind -1.4 %, but the larger
      * warp gave more host cache misses than the reads it saved.) */
-    _Alignas(64) struct dm_laq {
-        const wc_inst *in;
-        uint32_t mask;
-    } laq[DM_LAQ];
+    _Alignas(64) const wc_inst *laq_in[DM_LAQ];
+    uint32_t laq_mask[DM_LAQ];
+    /* speed only: where the next refill reads first (its stream's state
+     * and next byte, wc_cta_next_addrs), prefetched with the CTA when the
+     * last queued instruction is taken; in the queue's line */
+    const void *laq_pf[2];
     uint64_t age;            /* launch sequence: larger = younger            */
     unsigned id;             /* warp id in its CTA (ubench: .warp N)         */
     unsigned uidx;           /* ubench warp index                            */
@@ -280,7 +282,7 @@ typedef struct dm_warp {
 } dm_warp;
 _Static_assert(offsetof(dm_warp, sh) == 64, "dm_warp: hot fields in line 0");
 _Static_assert(offsetof(dm_warp, cta) < offsetof(dm_warp, la) + 64 &&
-                   sizeof(struct dm_laq) * DM_LAQ <= 64,
+                   offsetof(dm_warp, age) - offsetof(dm_warp, laq_in) <= 64,
                "dm_warp: Fetch's fields in two lines");
 _Static_assert(DM_RING_BUF <= 16, "dm_warp.bufuse: a bit per decode buffer");
 

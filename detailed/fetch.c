@@ -80,8 +80,8 @@ int dm_warp_next(dm_sm *sm, dm_warp *w)
         }
         w->laq_pre = 0;
         for (size_t i = 0; i < n; i++) {
-            w->laq[i].in = r[i].in;
-            w->laq[i].mask = r[i].mask;
+            w->laq_in[i] = r[i].in;
+            w->laq_mask[i] = r[i].mask;
         }
         if (r[n - 1].in == d) { /* decoded: the last one only */
             const wc_inst *hd;
@@ -89,22 +89,32 @@ int dm_warp_next(dm_sm *sm, dm_warp *w)
             if (lc == WC_LAT_mem &&
                 (hd = hdr_get(sm->gpu, r[n - 1].sid, d)) != NULL &&
                 dm_mem_pre_make(sm->mem, d, &w->la_pre)) {
-                w->laq[n - 1].in = hd;
+                w->laq_in[n - 1] = hd;
                 w->laq_pre = 1;
             } else {
                 /* the ones before it are static records: bufk is still
                  * the look-ahead's buffer when it becomes the look-ahead */
                 memcpy(&x->buf[w->bufk], d, sizeof *d);
-                w->laq[n - 1].in = &x->buf[w->bufk];
+                w->laq_in[n - 1] = &x->buf[w->bufk];
             }
         }
         w->laq_n = (uint8_t)n;
         w->laq_i = 0;
+        wc_cta_next_addrs(w->tcta, w->stream, w->laq_pf);
     }
     unsigned i = w->laq_i++;
-    w->la = w->laq[i].in;
-    w->la_mask = w->laq[i].mask;
+    w->la = w->laq_in[i];
+    w->la_mask = w->laq_mask[i];
     w->la_pre_ok = w->laq_pre && w->laq_i == w->laq_n;
+    if (w->laq_i == w->laq_n) {
+        /* the next call refills: its first reads, in parallel now rather
+         * than as three dependent misses then */
+        __builtin_prefetch(w->tcta);
+        if (w->laq_pf[0])
+            __builtin_prefetch(w->laq_pf[0]);
+        if (w->laq_pf[1])
+            __builtin_prefetch(w->laq_pf[1]);
+    }
     w->la_valid = 1;
     w->la_line = (w->pcbase + w->la->pc) / sm->p->icache_line;
     return 0;
