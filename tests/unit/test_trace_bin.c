@@ -210,6 +210,7 @@ static long long cmp_refs(wc_trace *a, wc_trace *b, size_t k, size_t batch,
         }
         for (unsigned w = 0; w < wc_cta_nwarps(x) && !bad; w++) {
             size_t got = 0, at = 0, nd = 0; /* nd: buffers taken */
+            const void *pf[2] = {NULL, NULL}; /* wc_cta_next_addrs */
             for (;;) {
                 if (at == got) {
                     int g = nbuf == 1
@@ -221,10 +222,20 @@ static long long cmp_refs(wc_trace *a, wc_trace *b, size_t k, size_t batch,
                     if (g != 1) {
                         CHECK_EQ_INT(g, 0);
                         CHECK_EQ_INT(ga, 0);
+                        /* the stream's end: no next byte was named */
+                        CHECK(pf[1] == NULL);
                         bad |= g != 0 || ga != 0;
                         break;
                     }
                     CHECK(got >= 1 && got <= batch);
+                    /* the next refill's first reads: the stream's state,
+                     * and a byte of its decoded bytes while any are left
+                     * (none from a text trace) */
+                    wc_cta_next_addrs(y, w, pf);
+                    CHECK(pf[0] != NULL);
+                    const void *tx[2];
+                    wc_cta_next_addrs(x, w, tx);
+                    CHECK(tx[1] == NULL);
                     at = 0;
                     nd = 0;
                     if (ga != 1) {
