@@ -1035,9 +1035,10 @@ int wctb_cta(wc_kreader *r, wc_cta *c, wc_diag *d)
     }
     /* The frame is made ds bytes, not FRAME_MAX: the detailed model holds
      * a GPU's worth of resident CTAs (1056 on an H100), and FRAME_MAX
-     * buffers put each one's few hundred bytes on a page of its own (71 MB
-     * of frames for strided2 1024 x 256, where the bytes are 0.1 MB: host
-     * page faults and TLB misses on every refill of a warp's stream). */
+     * (68 KB) buffers put each one's few hundred bytes on pages of their
+     * own (strided2 1024 x 256: 71 MB of frames holding 0.41 MB, 404 bytes
+     * a CTA): host page faults and TLB misses on every refill of a warp's
+     * stream. */
     free(c->frame);
     c->frame = NULL;
     int rc = unzip_at(c, blk ? blk + 8 : NULL, off + 8, cs, ds, &c->frame,
