@@ -67,6 +67,14 @@ int dm_warp_next(dm_sm *sm, dm_warp *w)
         wc_iref r[DM_LAQ];
         size_t n = 0;
         wc_inst *d = sm->gpu->dec;
+        /* again, now: lines prefetched when the last queued instruction
+         * was taken may have left the nearer host caches since; the three
+         * load in parallel rather than one after the other */
+        __builtin_prefetch(w->tcta);
+        if (w->laq_pf[0])
+            __builtin_prefetch(w->laq_pf[0]);
+        if (w->laq_pf[1])
+            __builtin_prefetch(w->laq_pf[1]);
         int rc = wc_cta_next_refs(w->tcta, w->stream, d, r, DM_LAQ, &n,
                                   sm->gpu->d);
         if (rc <= 0 || n == 0) {
