@@ -807,6 +807,7 @@ void dm_sm_prefetch(const dm_sm *sm, unsigned nsub, int stage)
             __builtin_prefetch(b + 128);
             __builtin_prefetch(b + 192);
             __builtin_prefetch((const char *)&sm->sub[i].stall);
+            __builtin_prefetch((const char *)&sm->sub[i].rfc);
         }
         __builtin_prefetch(&sm->mem);
         __builtin_prefetch(&sm->capfl);
