@@ -156,6 +156,9 @@ int ua_core_decode(const wc_gpu *g, ua_core *c, wc_diag *d)
     c->exit_yield_stall = (unsigned)g->exit_yield_stall;
     /* register file */
     c->banks = (unsigned)g->rf_banks;
+    c->bank_mask = c->banks > 1 && (c->banks & (c->banks - 1)) == 0
+                       ? c->banks - 1
+                       : 0;
     c->read_ports = (unsigned)g->rf_read_ports;
     c->write_ports = (unsigned)g->rf_write_ports;
     c->read_window = (unsigned)g->rf_read_window;
