@@ -131,6 +131,7 @@ typedef struct dm_params {
     int policy, assign, dep;
     unsigned icache_line, inst_bytes, l0i_lines, l0i_assoc, l1i_lines,
         l1i_assoc, sb_lines, l1i_lat, l1i_miss_lat;
+    unsigned icache_shift;   /* log2 icache_line when a power of two, else 0 */
     int icache_perfect;
     unsigned const_switch;
     unsigned quirk_above, quirk_cycles, exit_yield_stall;
@@ -144,6 +145,13 @@ typedef struct dm_params {
      * per-CTA and per-warp slot time (0: none) */
     double cta_dispatch, cta_ovh, cta_warp_ovh;
 } dm_params;
+
+/* The icache line of code address a (speed only: a shift for the usual
+ * power-of-two line, not a division per fetched instruction). */
+static inline uint64_t dm_code_line(const dm_params *p, uint64_t a)
+{
+    return p->icache_shift ? a >> p->icache_shift : a / p->icache_line;
+}
 
 /* One fetched instruction in a warp's ring, kept in the warp's hot lines
  * (dm_warp.sh, by ring index % DM_RING).  Its record is the trace's static

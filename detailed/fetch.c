@@ -57,7 +57,7 @@ int dm_warp_next(dm_sm *sm, dm_warp *w)
             w->la = &w->code[w->pos++];
             w->la_mask = w->la->mask;
             w->la_valid = 1;
-            w->la_line = (w->pcbase + w->la->pc) / sm->p->icache_line;
+            w->la_line = dm_code_line(sm->p, w->pcbase + w->la->pc);
         } else {
             w->src_end = 1;
         }
@@ -124,7 +124,7 @@ int dm_warp_next(dm_sm *sm, dm_warp *w)
             __builtin_prefetch(w->laq_pf[1]);
     }
     w->la_valid = 1;
-    w->la_line = (w->pcbase + w->la->pc) / sm->p->icache_line;
+    w->la_line = dm_code_line(sm->p, w->pcbase + w->la->pc);
     return 0;
 }
 
