@@ -430,6 +430,6 @@ void dm_issue_tick(dm_sm *sm, dm_sub *s, uint64_t c)
     } else if (s->const_warp == wi) {
         s->const_warp = DM_NO_WARP;
     }
-    s->lrr_next = (pick + 1) % n;
+    s->lrr_next = pick + 1 < n ? pick + 1 : 0; /* (pick + 1) % n: pick < n */
     do_issue(sm, s, wi, c);
 }
