@@ -39,6 +39,17 @@ static const wc_inst *hdr_get(dm_gpu *gpu, uint32_t sid, const wc_inst *b)
     return NULL;
 }
 
+/* Speed only: the lines the next refill of w's look-ahead queue reads
+ * first (the CTA, the stream's state and its next byte: laq_pf). */
+static inline void refill_prefetch(const dm_warp *w)
+{
+    __builtin_prefetch(w->tcta);
+    if (w->laq_pf[0])
+        __builtin_prefetch(w->laq_pf[0]);
+    if (w->laq_pf[1])
+        __builtin_prefetch(w->laq_pf[1]);
+}
+
 /* Read the next instruction of w's stream into its look-ahead: the
  * trace's static record when it has no lane addresses; a memory
  * instruction with lane addresses as the kept copy of its static header
@@ -70,11 +81,7 @@ int dm_warp_next(dm_sm *sm, dm_warp *w)
         /* again, now: lines prefetched when the last queued instruction
          * was taken may have left the nearer host caches since; the three
          * load in parallel rather than one after the other */
-        __builtin_prefetch(w->tcta);
-        if (w->laq_pf[0])
-            __builtin_prefetch(w->laq_pf[0]);
-        if (w->laq_pf[1])
-            __builtin_prefetch(w->laq_pf[1]);
+        refill_prefetch(w);
         int rc = wc_cta_next_refs(w->tcta, w->stream, d, r, DM_LAQ, &n,
                                   sm->gpu->d);
         if (rc <= 0 || n == 0) {
@@ -114,15 +121,10 @@ int dm_warp_next(dm_sm *sm, dm_warp *w)
     w->la = w->laq_in[i];
     w->la_mask = w->laq_mask[i];
     w->la_pre_ok = w->laq_pre && w->laq_i == w->laq_n;
-    if (w->laq_i == w->laq_n) {
-        /* the next call refills: its first reads, in parallel now rather
-         * than as three dependent misses then */
-        __builtin_prefetch(w->tcta);
-        if (w->laq_pf[0])
-            __builtin_prefetch(w->laq_pf[0]);
-        if (w->laq_pf[1])
-            __builtin_prefetch(w->laq_pf[1]);
-    }
+    if (w->laq_i == w->laq_n) /* the next call refills: its first reads,
+                                 in parallel now rather than as three
+                                 dependent misses then */
+        refill_prefetch(w);
     w->la_valid = 1;
     w->la_line = dm_code_line(sm->p, w->pcbase + w->la->pc);
     return 0;

@@ -171,8 +171,7 @@ unsigned ua_subcore(ua_assign a, unsigned nsub, uint64_t W, uint64_t seed,
 static inline unsigned ua_bank(const ua_core *c, unsigned reg)
 {
     /* speed only: a mask for the usual 2 or 4 banks instead of a division
-     * on every operand (detailed model: compute kernel 1.11x, tensor
-     * 1.04-1.06x; docs/model-detailed.md) */
+     * on every operand */
     return c->bank_mask ? reg & c->bank_mask : reg % c->banks;
 }
 
