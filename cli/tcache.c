@@ -34,66 +34,42 @@ static void print_warn(const cli_common *c, const char *w)
     }
 }
 
-/* A cache hit, found before the text trace is opened (the entry's key is
- * made from the files' paths, sizes and times, not from what they hold):
- * 0 and *out the converted trace, else -1 and nothing done.  Opening the
- * text only to close it again cost a zstd-compressed header's decoder and
- * the SASS listing's parse on every run (strided2 1024 x 256 on the H100
- * SXM: 18 M of 634 M host instructions in detailed mode; callgrind). */
-static int open_hit(const cli_common *c, const char *path, wc_trace **out)
-{
-    char dir[WC_TCACHE_PATH_MAX - 64];
-    wc_tcache_entry e;
-    if (wc_tcache_dir(dir, sizeof dir) != 0 ||
-        wc_tcache_lookup(path, dir, &e) != 0)
-        return -1;
-    wc_trace *b = NULL;
-    wc_diag bd;
-    memset(&bd, 0, sizeof bd);
-    int rc = -1;
-    if (e.hit && e.bytes >= TCACHE_MIN_BYTES) {
-        if (wc_trace_open(e.path, &b, &bd) == 0 && wc_trace_is_binary(b)) {
-            *out = b;
-            b = NULL;
-            print_warn(c, e.warn);
-            rc = 0;
-        }
-        wc_trace_close(b); /* else the slow path below drops the entry */
-    }
-    wc_tcache_entry_free(&e);
-    return rc;
-}
-
 int cli_open_trace(const cli_common *c, const char *path, int flags,
                    wc_trace **out, wc_diag *d)
 {
-    if ((flags & CLI_TCACHE) && open_hit(c, path, out) == 0)
-        return 0;
-    int rc = wc_trace_open(path, out, d);
-    if (rc || !(flags & CLI_TCACHE) || wc_trace_is_binary(*out))
-        return rc;
     char dir[WC_TCACHE_PATH_MAX - 64];
     wc_tcache_entry e;
-    if (wc_tcache_dir(dir, sizeof dir) != 0 ||
-        wc_tcache_lookup(path, dir, &e) != 0)
-        return 0;
-    if (e.bytes < TCACHE_MIN_BYTES) {
+    int have = (flags & CLI_TCACHE) && wc_tcache_dir(dir, sizeof dir) == 0 &&
+               wc_tcache_lookup(path, dir, &e) == 0;
+    if (have && e.bytes < TCACHE_MIN_BYTES) {
         wc_tcache_entry_free(&e);
-        return 0;
+        have = 0;
     }
     wc_trace *b = NULL;
     wc_diag bd;
     memset(&bd, 0, sizeof bd);
-    if (e.hit) {
+    /* A hit is found before the text is opened (the entry's key is made
+     * from the files' paths, sizes and times, not from what they hold):
+     * opening the text only to close it again cost a zstd-compressed
+     * header's decoder and the SASS listing's parse on every run
+     * (strided2 1024 x 256 on the H100 SXM: 18 M of 634 M host
+     * instructions in detailed mode; callgrind). */
+    if (have && e.hit) {
         if (wc_trace_open(e.path, &b, &bd) == 0 && wc_trace_is_binary(b)) {
-            wc_trace_close(*out);
             *out = b;
             print_warn(c, e.warn);
             wc_tcache_entry_free(&e);
             return 0;
         }
         wc_trace_close(b);
+        b = NULL;
         wc_tcache_drop(&e); /* will not open (older format?): made again */
+    }
+    int rc = wc_trace_open(path, out, d);
+    if (rc || !have || wc_trace_is_binary(*out)) {
+        if (have)
+            wc_tcache_entry_free(&e);
+        return rc;
     }
     wc_convert_stats st;
     double t0 = wc_now();

@@ -187,17 +187,8 @@ static int real_kernels(void)
         wc_trace *t = NULL;
         memset(&d, 0, sizeof d);
         snprintf(path, sizeof path, "%s/%s", root, names[i]);
-        if (!mkdtemp(dir))
+        if (open_kind("memory", path, 0, 1, "h100-sxm", dir, &g, &t))
             return 1;
-        if (wc_gpu_load("h100-sxm", &g, &d) != 0) {
-            fprintf(stderr, "bench_detailed: %s\n", d.msg);
-            remove_dir(dir);
-            return 1;
-        }
-        if (open_binary(path, dir, &t)) {
-            remove_dir(dir);
-            return 1;
-        }
         dm_options o;
         dm_result r;
         dm_options_default(&o);
