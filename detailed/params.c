@@ -93,10 +93,9 @@ int dm_params_load(const wc_gpu *g, dm_params *p, wc_diag *d)
     p->read_window = c.read_window;
     p->rfc = c.rfc;
     p->icache_line = c.icache_line;
-    p->icache_shift = 0;
-    if ((c.icache_line & (c.icache_line - 1)) == 0)
-        while ((1u << p->icache_shift) < c.icache_line)
-            p->icache_shift++;
+    p->icache_shift = (c.icache_line & (c.icache_line - 1)) == 0
+                          ? (unsigned)__builtin_ctz(c.icache_line)
+                          : 0; /* as ua_mem_cache.c's line_shift */
     p->inst_bytes = c.inst_bytes;
     p->l0i_lines = c.l0i_lines;
     p->l0i_assoc = c.l0i_assoc;
