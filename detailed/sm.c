@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "dm_int.h"
 
@@ -71,6 +72,36 @@ static uint32_t sm_capfl0(const dm_gpu *gpu)
     return cap;
 }
 
+/* n bytes of pages of their own, zeroed (mmap), whatever malloc's history:
+ * glibc serves a block of this size from the heap once a larger one was
+ * freed (its mmap threshold rises), and the cold warp state of 132 SMs in
+ * the heap, between their hot arrays, made the detailed model 4-10%
+ * slower (speed only; measured in docs/model-detailed.md).  NULL when out
+ * of memory. */
+static void *dm_pages_alloc(size_t n)
+{
+#ifdef MAP_ANONYMOUS
+    void *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                   -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+#else
+    void *p = NULL;
+    return posix_memalign(&p, 4096, n) == 0 ? p : NULL;
+#endif
+}
+
+static void dm_pages_free(void *p, size_t n)
+{
+    if (!p)
+        return;
+#ifdef MAP_ANONYMOUS
+    munmap(p, n);
+#else
+    (void)n;
+    free(p);
+#endif
+}
+
 int dm_sm_init(dm_gpu *gpu, dm_sm *sm, unsigned id)
 {
     const dm_params *p = &gpu->p;
@@ -92,9 +123,7 @@ int dm_sm_init(dm_gpu *gpu, dm_sm *sm, unsigned id)
                     : NULL;
     /* written before any read (cta_start): not cleared, so that the
      * pages of slots no warp uses are never touched (300 KB an SM) */
-    if (posix_memalign((void **)&sm->wcold, 64,
-                       sm->nslots * sizeof *sm->wcold) != 0)
-        sm->wcold = NULL;
+    sm->wcold = dm_pages_alloc(sm->nslots * sizeof *sm->wcold);
     sm->ctas = calloc(sm->nctas, sizeof *sm->ctas);
     sm->capfl = sm_capfl0(gpu);
     sm->fl = calloc(sm->capfl, sizeof *sm->fl);
@@ -242,7 +271,7 @@ void dm_sm_fini(dm_sm *sm)
         dm_icache_free(sm->sub[i].l0i);
     }
     free(sm->warps_mem);
-    free(sm->wcold);
+    dm_pages_free(sm->wcold, sm->nslots * sizeof *sm->wcold);
     free(sm->ctas);
     dm_l1i_free(sm->l1i);
     dm_mem_free(sm->mem);

@@ -432,11 +432,15 @@ int main(void)
              * its time is not in the steady state: its L2 fills with
              * dirty lines and write-backs start late) and it runs in
              * detail.  Forced onto slices it gave -5.1%: the rejection
-             * holds. */
+             * holds.  Since stop 28 the pre-pass check also runs the
+             * busiest SM's load on the slice (busiest_load: its ramp, tail
+             * and an L2 that fills part-way, L2 0.535 against the whole
+             * pass's 0.538) and finds it before the pass: no interval run
+             * (hybrid 1.01x detailed in bench_hybrid --app, was 0.93x). */
             CHECK(r2.warp_insts < (uint64_t)gs.smp_small_kernel_insts);
             CHECK_EQ_INT(r2.how, SMP_HOW_FULL);
             CHECK_EQ_INT(r2.detailed_warp_insts, r2.warp_insts);
-            CHECK(r2.host[SMP_INTERVAL].runs <= 1);
+            CHECK_EQ_INT(r2.host[SMP_INTERVAL].runs, 0);
             CHECK(r2.slice_invalid != 0);
         }
         wc_trace_close(t1);
