@@ -58,6 +58,7 @@ typedef struct kout {
     int has_ci;
     double ci[2];
     const char *how;
+    const char *why;         /* hybrid, fully in detail: smp_full_why_name */
     size_t regions, sampled;
     uint64_t warm;
     double host_s;
@@ -168,6 +169,8 @@ static void out_json(outw *w, const kout *k)
         }
         if (k->how) {
             json_str(j, "estimate", k->how);
+            if (k->why)
+                json_str(j, "detail_reason", k->why);
             json_uint(j, "regions", k->regions);
             json_uint(j, "sampled_regions", k->sampled);
             if (k->warm)
@@ -469,6 +472,7 @@ static void from_smp(kout *o, const smp_kernel_result *r)
     o->ci[0] = r->ci95[0];
     o->ci[1] = r->ci95[1];
     o->how = smp_how_name(r->how);
+    o->why = r->how == SMP_HOW_FULL ? smp_full_why_name(r->full_why) : NULL;
     o->regions = r->regions;
     o->sampled = r->sampled;
     o->warm = r->warm_ctas;

@@ -1820,6 +1820,16 @@ int smp_ctx_run_one(const smp_ctx *c, wc_trace *t, size_t k, const wc_gpu *g,
     r->dram_whole = b.dram_whole;
     r->dram_slice = b.dram_slice;
     r->slice_invalid = b.slice_bad;
+    /* why in detail: under the (effective) small-kernel threshold, or a
+     * one-wave kernel under the instruction threshold whose slice is busy
+     * (pre_pass_slice); a slice found unlike the full GPU with too few
+     * all-SM regions; else the sample's cost (sample_worth, the engine's
+     * half-the-kernel and four-region rules) */
+    r->full_why = r->how != SMP_HOW_FULL ? SMP_FULL_NONE
+                  : r->warp_insts < b.small || b.one_wave_small
+                      ? SMP_FULL_SMALL
+                  : b.slice_bad ? SMP_FULL_UNLIKE
+                                : SMP_FULL_COST;
     memcpy(r->util_slice, b.util_slice, sizeof r->util_slice);
     memcpy(r->util_full, b.util_full, sizeof r->util_full);
     r->reused_from = -1;

@@ -104,6 +104,21 @@ enum {
 };
 const char *smp_how_name(int how);
 
+/* Why hybrid mode ran a kernel fully in detail (SMP_HOW_FULL;
+ * smp_kernel_result.full_why), for the user: */
+enum {
+    SMP_FULL_NONE = 0,   /* not run fully in detail                         */
+    SMP_FULL_SMALL = 1,  /* small: under smp_small_kernel_insts, in warp
+                            instructions or in its predicted detailed cost  */
+    SMP_FULL_UNLIKE = 2, /* regions on a slice of SMs would not stand for
+                            the full GPU (slice_invalid), and regions on
+                            all SMs are too few to sample                   */
+    SMP_FULL_COST = 3,   /* the sample would cost about as much as the
+                            kernel in detail                                */
+};
+/* "small", "slice-unlike", "sample-cost"; NULL for SMP_FULL_NONE */
+const char *smp_full_why_name(int why);
+
 /* Why slicing a kernel is not valid (smp_kernel_result.slice_invalid). */
 enum {
     SMP_SLICE_REUSE = 1,   /* more DRAM sectors per instruction on the slice:
@@ -146,6 +161,7 @@ typedef struct smp_kernel_result {
     double dram_whole, dram_slice; /* DRAM sectors per warp instruction of
                                  the interval model: whole kernel, one
                                  region on its slice (0 when not measured)  */
+    int full_why;             /* SMP_FULL_*: why SMP_HOW_FULL                */
     int slice_invalid;        /* why regions on a slice of SMs were judged
                                  unlike the full GPU (SMP_SLICE_* bits), 0:
                                  valid or not tested                         */

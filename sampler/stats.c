@@ -28,6 +28,16 @@ const char *smp_how_name(int how)
     }
 }
 
+const char *smp_full_why_name(int why)
+{
+    switch (why) {
+    case SMP_FULL_SMALL: return "small";
+    case SMP_FULL_UNLIKE: return "slice-unlike";
+    case SMP_FULL_COST: return "sample-cost";
+    default: return NULL;
+    }
+}
+
 int smp_stats_ratio(size_t n, const double *x, const double *y,
                     const int *stratum, int nstrata, const double *Nh,
                     const double *Wh, double fixed, double scale, double bias,

@@ -240,6 +240,8 @@ int main(void)
         smp_options_default(&o);
         CHECK_EQ_INT(smp_run_kernel(t, 0, &g, &o, &r1, &d), 0);
         CHECK_EQ_INT(r1.how, SMP_HOW_FULL);
+        CHECK_EQ_INT(r1.full_why, SMP_FULL_SMALL);
+        CHECK_STR(smp_full_why_name(r1.full_why), "small");
         CHECK_EQ_INT(r1.host[SMP_INTERVAL].runs, 0);
         CHECK_NEAR(r1.estimate, cfull, 0.5);
         o.small_kernel_insts = 1;
@@ -252,6 +254,7 @@ int main(void)
                     r1.ci95[1], cfull, 100 * (r1.estimate - cfull) / cfull,
                     r1.grain);
             CHECK_EQ_INT(r1.how, SMP_HOW_SAMPLED);
+            CHECK_EQ_INT(r1.full_why, SMP_FULL_NONE);
             CHECK_EQ_INT(r1.region_sms, 1);
             CHECK_EQ_INT(r1.warm_ctas, 0); /* DRAM idle: no L2 warm-up */
             /* one CTA of 16 per region: about 1/16 of a region's time,
@@ -260,6 +263,16 @@ int main(void)
             CHECK(r1.ci95[0] <= cfull && cfull <= r1.ci95[1]);
             CHECK(fabs(r1.estimate - cfull) / cfull < 0.03);
         }
+        /* every region: the sample would be the kernel, so it runs in
+         * detail, and says why */
+        o.seed = 1;
+        o.period = 1;
+        CHECK_EQ_INT(smp_run_kernel(t, 0, &g, &o, &r1, &d), 0);
+        CHECK_EQ_INT(r1.how, SMP_HOW_FULL);
+        CHECK_EQ_INT(r1.full_why, SMP_FULL_COST);
+        CHECK_STR(smp_full_why_name(r1.full_why), "sample-cost");
+        CHECK_NEAR(r1.estimate, cfull, 0.5);
+        CHECK(smp_full_why_name(SMP_FULL_NONE) == NULL);
     }
     wc_trace_close(t);
 
@@ -279,6 +292,8 @@ int main(void)
     CHECK_EQ_INT(r1.shared_data, 1);
     CHECK_EQ_INT(r1.region_sms, g.num_sms);
     CHECK_EQ_INT(r1.how, SMP_HOW_FULL);
+    CHECK_EQ_INT(r1.full_why, SMP_FULL_UNLIKE);
+    CHECK_STR(smp_full_why_name(r1.full_why), "slice-unlike");
     CHECK_NEAR(r1.estimate, full_detailed(t, 0, &g), 0.5);
     wc_trace_close(t);
 
@@ -310,6 +325,7 @@ int main(void)
                     r1.host[SMP_INTERVAL].runs);
             CHECK(r1.slice_invalid & fw[i].why);
             CHECK_EQ_INT(r1.how, SMP_HOW_FULL);
+            CHECK_EQ_INT(r1.full_why, SMP_FULL_UNLIKE);
             CHECK_EQ_INT(r1.host[SMP_INTERVAL].runs, 0);
             CHECK_NEAR(r1.estimate, full_detailed(t, 0, &g), 0.5);
             wc_trace_close(t);
@@ -439,6 +455,7 @@ int main(void)
              * (hybrid 1.01x detailed in bench_hybrid --app, was 0.93x). */
             CHECK(r2.warp_insts < (uint64_t)gs.smp_small_kernel_insts);
             CHECK_EQ_INT(r2.how, SMP_HOW_FULL);
+            CHECK_EQ_INT(r2.full_why, SMP_FULL_UNLIKE);
             CHECK_EQ_INT(r2.detailed_warp_insts, r2.warp_insts);
             CHECK_EQ_INT(r2.host[SMP_INTERVAL].runs, 0);
             CHECK(r2.slice_invalid != 0);
