@@ -95,13 +95,16 @@ static unsigned rba_score(const dm_sm *sm, dm_sub *s, const dm_warp *w,
     return sc;
 }
 
-static int const_wait(dm_sm *sm, dm_sub *s, unsigned wi, uint64_t c)
+/* 0 when wi's next instruction does not wait for its constant operand,
+ * else the cycle its constant line arrives (after c). */
+static uint64_t const_wait(dm_sm *sm, dm_sub *s, unsigned wi, uint64_t c)
 {
     const dm_warp *w = &sm->warps[wi];
     const dm_shot *sl = &w->sh[w->iss % DM_RING];
     if (!sl->constop)
         return 0;
-    return dm_mem_const_probe(sm->mem, s->idx, sl->in->const_addr, c) > c;
+    uint64_t r = dm_mem_const_probe(sm->mem, s->idx, sl->in->const_addr, c);
+    return r > c ? r : 0;
 }
 
 static void do_issue(dm_sm *sm, dm_sub *s, unsigned wi, uint64_t c)
@@ -293,7 +296,9 @@ static inline int elig(dm_sm *sm, dm_sub *s, unsigned wi, uint64_t c,
 /* Youngest eligible warp other than skip (s->warps is in launch order,
  * oldest first), optionally without a pending constant miss.  Only awake
  * warps can be eligible.  After a scan that found none, every warp's hint
- * is past c and hwhy holds the reason eligible() would give. */
+ * is past c and hwhy holds the reason eligible() would give; *minhint (if
+ * asked) is the least of those hints and, with no_const, of the arrival
+ * cycles of the constant lines the eligible ones wait for. */
 static unsigned youngest(dm_sm *sm, dm_sub *s, uint64_t c, unsigned skip,
                          int no_const, uint64_t *minhint)
 {
@@ -314,8 +319,12 @@ static unsigned youngest(dm_sm *sm, dm_sub *s, uint64_t c, unsigned skip,
             }
         }
         if (elig(sm, s, wi, c, &why)) {
-            if (no_const && const_wait(sm, s, wi, c))
+            uint64_t r;
+            if (no_const && (r = const_wait(sm, s, wi, c)) != 0) {
+                if (r < mh)
+                    mh = r;
                 continue;
+            }
             return (unsigned)i;
         }
         if (sm->hint[wi] < mh)
@@ -411,7 +420,8 @@ void dm_issue_tick(dm_sm *sm, dm_sub *s, uint64_t c)
         return;
     }
     wi = s->warps[pick];
-    if (const_wait(sm, s, wi, c)) {
+    uint64_t cw = const_wait(sm, s, wi, c);
+    if (cw) {
         if (s->const_warp != wi) {
             s->const_warp = wi;
             s->const_cycles = 0;
@@ -421,9 +431,24 @@ void dm_issue_tick(dm_sm *sm, dm_sub *s, uint64_t c)
             return;
         }
         /* switch to the youngest other eligible warp without a miss */
-        pick = youngest(sm, s, c, wi, 1, NULL);
+        uint64_t until = UINT64_MAX;
+        pick = youngest(sm, s, c, wi, 1, &until);
         if (pick == DM_NO_WARP) {
+            if (cw < until)
+                until = cw;
             s->stall[DM_STALL_CONST_MISS]++;
+            /* Speed only: the same scan finds the same nothing until a
+             * warp's hint passes, a constant line these warps wait for
+             * arrives (the picked one's included), or an event wakes a
+             * warp (which clears issue_idle_until); on the way it probed
+             * only lines in flight, which changes nothing.  So the
+             * stall stands until then, as in the no-eligible-warp case
+             * (the rescans were 10-14% of the host instructions on the
+             * synthetic shared-memory and tensor kernels, callgrind). */
+            if (sm->gpu->shortcuts && until > c + 1) {
+                s->issue_idle_until = until;
+                s->issue_idle_why = DM_STALL_CONST_MISS;
+            }
             return;
         }
         wi = s->warps[pick];
