@@ -97,7 +97,7 @@ void smp_options_default(smp_options *o);
 /* Why a result has no confidence interval, or how it was obtained. */
 enum {
     SMP_HOW_SAMPLED = 0,   /* hybrid estimate with a CI                     */
-    SMP_HOW_FULL = 1,      /* small kernel: whole kernel in detailed mode   */
+    SMP_HOW_FULL = 1,      /* whole kernel in detailed mode (full_why)      */
     SMP_HOW_CENSUS = 2,    /* every region sampled: no sampling error       */
     SMP_HOW_SMALL_N = 3,   /* a stratum with n < 2 (and n < N): no CI       */
     SMP_HOW_REUSED = 4,    /* copied from an identical earlier launch       */
