@@ -245,6 +245,8 @@ static void out_text(outw *w, const kout *k)
         fprintf(f, "  [%.0f, %.0f]", k->ci[0], k->ci[1]);
     else if (k->how)
         fprintf(f, "  (%s)", k->how);
+    if (k->why)
+        fprintf(f, "  in detail: %s", k->why);
     fprintf(f, "\n");
     if (k->nstall) {
         double sum = 0;
