@@ -77,6 +77,20 @@ static double cpu_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* Kernel k in the detailed model, default options: its result in *dr
+ * (the caller frees it) and its CPU seconds in *sec. */
+static int run_detailed(wc_trace *t, size_t k, const wc_gpu *g,
+                        dm_result *dr, double *sec, wc_diag *d)
+{
+    dm_options o;
+    dm_options_default(&o);
+    memset(dr, 0, sizeof *dr);
+    double t0 = cpu_now();
+    int rc = dm_run_kernel(t, k, g, &o, dr, d);
+    *sec = cpu_now() - t0;
+    return rc;
+}
+
 /* Both models read the binary form (as predict does through the trace
  * cache after a trace's first run); --text: the text as given. */
 static int text_form;
@@ -131,17 +145,13 @@ static int bench_trace(const char *label, const char *path, int seeds,
     }
     for (size_t k = 0; k < wc_trace_nkernels(t); k++) {
         const wc_kernel_info *ki = wc_trace_kernel(t, k);
-        dm_options dopt;
-        dm_options_default(&dopt);
         dm_result dr;
-        memset(&dr, 0, sizeof dr);
-        double t0 = cpu_now();
-        if (dm_run_kernel(t, k, &g, &dopt, &dr, &d)) {
+        double dm_s = 0;
+        if (run_detailed(t, k, &g, &dr, &dm_s, &d)) {
             diag_print(&d);
             wc_trace_close(t);
             return 1;
         }
-        double dm_s = cpu_now() - t0;
         double truth = (double)dr.cycles;
         uint64_t insts = dr.warp_insts;
         dm_result_free(&dr);
@@ -153,7 +163,7 @@ static int bench_trace(const char *label, const char *path, int seeds,
         double hy_s = 0, hy_min = 0;
         for (int s = 1; s <= seeds; s++) {
             o.seed = (uint64_t)s;
-            t0 = cpu_now();
+            double t0 = cpu_now();
             if (smp_run_kernel(t, k, &g, &o, &r, &d)) {
                 diag_print(&d);
                 wc_trace_close(t);
@@ -174,10 +184,8 @@ static int bench_trace(const char *label, const char *path, int seeds,
         if (r1.how == SMP_HOW_FULL) {
             /* the same work on both sides: least of `seeds` runs each */
             for (int s = 2; s <= seeds; s++) {
-                memset(&dr, 0, sizeof dr);
-                t0 = cpu_now();
-                int drc = dm_run_kernel(t, k, &g, &dopt, &dr, &d);
-                double el = cpu_now() - t0;
+                double el = 0;
+                int drc = run_detailed(t, k, &g, &dr, &el, &d);
                 dm_result_free(&dr);
                 if (drc) {
                     diag_print(&d);
@@ -285,18 +293,14 @@ static void bench_app(void)
                 continue;
             }
             for (size_t k = 0; k < wc_trace_nkernels(t); k++) {
-                dm_options dopt;
-                dm_options_default(&dopt);
                 dm_result dr;
-                memset(&dr, 0, sizeof dr);
-                double t0 = cpu_now();
-                int rc = dm_run_kernel(t, k, &g, &dopt, &dr, &d);
-                double kd = cpu_now() - t0;
+                double kd = 0;
+                int rc = run_detailed(t, k, &g, &dr, &kd, &d);
                 dm_s += kd;
                 double truth = (double)dr.cycles;
                 dm_result_free(&dr);
                 smp_kernel_result hr;
-                t0 = cpu_now();
+                double t0 = cpu_now();
                 if (rc == 0)
                     rc = smp_ctx_run(c, t, k, &g, &hr, &d);
                 double kh = cpu_now() - t0;
