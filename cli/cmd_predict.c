@@ -59,6 +59,7 @@ typedef struct kout {
     double ci[2];
     const char *how;
     const char *why;         /* hybrid, fully in detail: smp_full_why_name */
+    int standin;             /* hybrid: stand-in regions (smp.h)           */
     size_t regions, sampled;
     uint64_t warm;
     double host_s;
@@ -175,6 +176,8 @@ static void out_json(outw *w, const kout *k)
             json_uint(j, "sampled_regions", k->sampled);
             if (k->warm)
                 json_uint(j, "warmup_ctas", k->warm);
+            if (k->standin)
+                json_bool(j, "stand_in_regions", 1);
         }
         if (k->nstall) {
             json_obj(j, k->stall_key);
@@ -247,6 +250,8 @@ static void out_text(outw *w, const kout *k)
         fprintf(f, "  (%s)", k->how);
     if (k->why)
         fprintf(f, "  in detail: %s", k->why);
+    if (k->standin)
+        fprintf(f, "  stand-in regions");
     fprintf(f, "\n");
     if (k->nstall) {
         double sum = 0;
@@ -475,6 +480,7 @@ static void from_smp(kout *o, const smp_kernel_result *r)
     o->ci[1] = r->ci95[1];
     o->how = smp_how_name(r->how);
     o->why = r->how == SMP_HOW_FULL ? smp_full_why_name(r->full_why) : NULL;
+    o->standin = r->standin;
     o->regions = r->regions;
     o->sampled = r->sampled;
     o->warm = r->warm_ctas;

@@ -170,6 +170,8 @@ typedef struct kbind {
     long waves;          /* waves per region                                  */
     long warm_opt;       /* warm-up CTAs asked for (< 0: one wave)            */
     int shared;          /* 1: regions span all SMs (cross-CTA data reuse)    */
+    int standin;         /* 1: regions are stand-ins for the whole run, the
+                            busiest SM's load on the slice (go_standin)     */
     double dram_whole;   /* DRAM sectors per warp inst, whole-kernel interval */
     double dram_slice;   /* same, one region on its slice                     */
     double last_dram;    /* same, the last interval run                       */
@@ -357,10 +359,10 @@ static int model_run(kbind *b, int m, int whole, int facts, uint64_t first,
  * instruction `dram`, utilisation `util`, and cycles per instruction
  * (launch cost excluded) `cpi`, with `gap` the composition allowance and
  * `ugap` the utilisation one. */
-static int slice_verdict(kbind *b, double dram, const double util[2],
-                         double cpi, double gap, double ugap)
+/* The reuse and bandwidth parts of the verdict (slice_verdict). */
+static int unlike_bits(kbind *b, double dram, const double util[2],
+                       double ugap)
 {
-    const wc_gpu *g = b->g;
     int bad = 0;
     b->dram_slice = b->mid_dram;
     if (b->mid_dram > SMP_SHARE_RATIO * dram &&
@@ -368,18 +370,26 @@ static int slice_verdict(kbind *b, double dram, const double util[2],
         bad |= SMP_SLICE_REUSE;
     b->util_full[0] = util[0];
     b->util_full[1] = util[1];
-    double mine = b->mid.warp_insts
-                      ? (double)b->sms / (double)g->num_sms *
-                            (b->mid.cycles - b->mid.fixed) /
-                            (double)b->mid.warp_insts
-                      : cpi;
-    b->compose_gap = cpi > 0 ? mine / cpi - 1 : 0;
     /* Below half utilisation on both, the queueing wait is under half a
      * service time either way (M/D/1: rho / (2 (1 - rho))). */
     for (int i = 0; i < 2; i++)
         if (fabs(b->util_slice[i] - util[i]) > ugap &&
             fmax(b->util_slice[i], util[i]) > SMP_UTIL_BUSY)
             bad |= SMP_SLICE_BW;
+    return bad;
+}
+
+static int slice_verdict(kbind *b, double dram, const double util[2],
+                         double cpi, double gap, double ugap)
+{
+    const wc_gpu *g = b->g;
+    int bad = unlike_bits(b, dram, util, ugap);
+    double mine = b->mid.warp_insts
+                      ? (double)b->sms / (double)g->num_sms *
+                            (b->mid.cycles - b->mid.fixed) /
+                            (double)b->mid.warp_insts
+                      : cpi;
+    b->compose_gap = cpi > 0 ? mine / cpi - 1 : 0;
     if (fabs(b->compose_gap) > gap)
         bad |= SMP_SLICE_COMPOSE;
     b->slice_bad |= bad;
@@ -502,7 +512,49 @@ static int may_slice(const kbind *b)
 static void go_all_sms(kbind *b)
 {
     b->shared = 1;
+    b->standin = 0;
     set_sms(b, b->g->num_sms, -1);
+}
+
+/*
+ * Stand-in regions: each region is the busiest SM's load on a slice of
+ * `sms` SMs, ceil(ctas / num_sms) CTAs per SM of it (busiest_load), a
+ * miniature of the whole run: its ramp, its tail, and the slice's share of
+ * the footprint in the slice's share of the L2, so that an L2 that fills
+ * part-way through the kernel fills at the same point of each region.
+ * For a kernel whose regions on a slice are unlike the full GPU because
+ * its whole run is unlike its steady state (bandwidth, composition), with
+ * too few waves for regions on all SMs.  A region starts cold, as the
+ * kernel does: no warm-up.  Measured (docs/sampler.md, "Stand-in
+ * regions"): copy2 16384 x 256 on h100-sxm and mixed 8192 x 128 kernel 1
+ * on h100-pcie, both in detail before, within 0.6% of detailed.
+ */
+static void go_standin(kbind *b, long sms)
+{
+    const wc_gpu *g = b->g;
+    b->shared = 0;
+    set_sms(b, sms, 0);
+    uint64_t per_sm = (b->ctas + (uint64_t)g->num_sms - 1) /
+                      (uint64_t)g->num_sms;
+    b->rctas = per_sm * (uint64_t)b->sms;
+    if (b->rctas < 1)
+        b->rctas = 1;
+    uint64_t n = b->ctas / b->rctas, rem = b->ctas % b->rctas;
+    if (n == 0 || rem * 2 >= b->rctas)
+        n++;
+    b->nregions = (size_t)n;
+    b->warm = 0;
+    b->standin = 1;
+}
+
+/* Kernel cycles per cycle of the regions' sum: s / num_sms for regions
+ * that split the kernel among the SMs; a stand-in region is the whole run
+ * (each of the ctas / rctas regions lasts as long as the kernel). */
+static double compose_of(const kbind *b)
+{
+    if (b->standin)
+        return b->ctas ? (double)b->rctas / (double)b->ctas : 0;
+    return (double)b->sms / (double)b->g->num_sms;
 }
 
 /*
@@ -556,6 +608,53 @@ static void collapse(kbind *b)
     b->nregions = 1;
     b->rctas = b->ctas;
     b->collapsed = 1;
+}
+
+/*
+ * A slice found unlike the full GPU: regions on all SMs; where those are
+ * too few to sample (sample_ok, with `pass` still to pay), stand-in
+ * regions on the slice (go_standin), unless the verdict is cross-CTA
+ * reuse: a slice's share of the L2 cannot hold what the full L2 shares
+ * among all SMs, so no run on a slice stands for it (divergent 2048 x 256:
+ * a 1-SM stand-in composes to +162% of the whole run).  Stand-ins are
+ * judged against the whole run after the pass (check_sharing).
+ */
+static void slice_unlike(kbind *b, double pass)
+{
+    long s0 = b->sms;
+    go_all_sms(b);
+    if (sample_ok(b, pass) || (b->slice_bad & SMP_SLICE_REUSE))
+        return;
+    go_standin(b, s0);
+}
+
+/*
+ * Stand-in regions after the whole pass: the middle one in the interval
+ * model against the whole run (cycles, launch cost excluded; DRAM sectors
+ * per instruction; DRAM and L2 utilisation).  Unlike it, or too costly to
+ * sample now, the kernel runs in detail.  A stand-in is the whole run in
+ * miniature, so its cycles are the kernel's, within SMP_WINDOW_GAP (the
+ * allowance of a steady window against the full GPU's): measured within
+ * 2.9% on the kernels of docs/sampler.md's table, +162% and +187% where
+ * CTAs share data across the kernel.
+ */
+static int judge_standin(kbind *b, double whole, double fixed,
+                         const double util[2], wc_diag *d)
+{
+    int rc = run_mid(b, d);
+    if (rc)
+        return rc;
+    int bad = unlike_bits(b, b->dram_whole, util, SMP_UTIL_GAP);
+    double mine = b->mid.cycles - b->mid.fixed;
+    b->compose_gap = whole - fixed > 0 ? mine / (whole - fixed) - 1 : 0;
+    if (fabs(b->compose_gap) > SMP_WINDOW_GAP)
+        bad |= SMP_SLICE_COMPOSE;
+    if (bad || !sample_ok(b, 0)) {
+        b->slice_bad |= bad;
+        b->standin = 0;
+        collapse(b);
+    }
+    return 0;
 }
 
 /*
@@ -760,7 +859,7 @@ static int check_slice(kbind *b, int force, int steady, uint64_t total,
                           SMP_COMPOSE_GAP + SMP_STANDIN_COMPOSE,
                           SMP_UTIL_GAP + SMP_STANDIN_UTIL)) {
             b->sliced = 1;
-            go_all_sms(b);
+            slice_unlike(b, SMP_PASS_COST);
             return 0;
         }
     }
@@ -799,6 +898,8 @@ static int check_sharing(kbind *b, double whole, double fixed,
     uint64_t small = b->small;
     if (!may_slice(b) || insts < (double)small)
         return 0; /* regions given, or the kernel runs fully in detail */
+    if (b->standin) /* chosen before the pass */
+        return judge_standin(b, whole, fixed, util, d);
     if (!b->sliced) {
         int rc = run_mid(b, d);
         if (rc)
@@ -809,8 +910,10 @@ static int check_sharing(kbind *b, double whole, double fixed,
     double cpi = insts > 0 ? (whole - fixed) / insts : 0;
     if (slice_verdict(b, b->dram_whole, util, cpi, SMP_COMPOSE_GAP,
                       SMP_UTIL_GAP)) {
-        go_all_sms(b);
         /* The pass is paid; what is left to pay is the sample. */
+        slice_unlike(b, 0);
+        if (b->standin)
+            return judge_standin(b, whole, fixed, util, d);
         if (!sample_ok(b, 0))
             collapse(b);
     }
@@ -847,7 +950,7 @@ static void warm_l2(kbind *b, double dram_util, uint64_t sectors,
 {
     const wc_gpu *g = b->g;
     double l2 = 0;
-    if (g->smp_warm_l2 <= 0 || b->warm_opt != 0 || b->shared ||
+    if (g->smp_warm_l2 <= 0 || b->warm_opt != 0 || b->shared || b->standin ||
         b->sms >= g->num_sms || dram_util <= SMP_UTIL_BUSY || ctas == 0 ||
         sectors == 0 || wc_gpu_get_num(&b->slice, "l2_size", &l2) != 0 ||
         l2 <= 0)
@@ -1269,7 +1372,7 @@ static int pre_pass_slice(kbind *b, uint64_t total, wc_diag *d)
     if ((rc = busiest_load(b, total, util, &cpi, d)))
         return rc;
     if (slice_verdict(b, dram, util, cpi, SMP_COMPOSE_GAP, SMP_UTIL_GAP))
-        go_all_sms(b);
+        slice_unlike(b, SMP_PASS_COST);
     return 0;
 }
 
@@ -1403,7 +1506,7 @@ static int eng_aux(void *ctx, size_t *nregions, const uint64_t **ins,
     *nregions = b->nregions;
     *ins = b->ins;
     *fixed = g->launch_overhead;
-    *compose = (double)b->sms / (double)g->num_sms;
+    *compose = compose_of(b);
     return 0;
 }
 
@@ -1413,7 +1516,7 @@ static int eng_whole(void *ctx, int m, smp_eval *out, wc_diag *d)
     int rc = model_run(b, m, 1, 1, 0, 0, out, NULL, d);
     if (rc == 0 && m == SMP_INTERVAL) {
         out->nregions = b->nregions;
-        out->compose = (double)b->sms / (double)b->g->num_sms;
+        out->compose = compose_of(b);
     }
     return rc;
 }
@@ -1817,6 +1920,7 @@ int smp_ctx_run_one(const smp_ctx *c, wc_trace *t, size_t k, const wc_gpu *g,
     r->region_sms = b.sms;
     r->warm_ctas = r->how == SMP_HOW_FULL ? 0 : b.warm;
     r->shared_data = b.shared;
+    r->standin = r->how != SMP_HOW_FULL && b.standin;
     r->dram_whole = b.dram_whole;
     r->dram_slice = b.dram_slice;
     r->slice_invalid = b.slice_bad;

@@ -158,6 +158,9 @@ typedef struct smp_kernel_result {
     long region_sms;          /* SMs per region                              */
     int shared_data;          /* 1: cross-CTA data reuse seen, regions span
                                  all SMs (docs/sampler.md)                   */
+    int standin;              /* 1: each region is a stand-in for the whole
+                                 run, the busiest SM's load on a slice
+                                 (docs/sampler.md, "Stand-in regions")       */
     double dram_whole, dram_slice; /* DRAM sectors per warp instruction of
                                  the interval model: whole kernel, one
                                  region on its slice (0 when not measured)  */
