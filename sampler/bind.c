@@ -153,6 +153,16 @@ static void slice_config(const wc_gpu *g, long sms, wc_gpu *s)
     scale_key(s, "cta_dispatch", 1 / f, 0); /* one dispatcher, shared */
 }
 
+/* What the interval model measured of the middle region on its slice
+ * (run_mid), kept across a change of layout. */
+typedef struct mid_meas {
+    smp_eval mid;
+    ua_counts counts;
+    uint64_t ctas;
+    double dram, util[2];
+    int sliced;
+} mid_meas;
+
 typedef struct kbind {
     wc_trace *t;
     size_t k;
@@ -172,6 +182,10 @@ typedef struct kbind {
     int shared;          /* 1: regions span all SMs (cross-CTA data reuse)    */
     int standin;         /* 1: regions are stand-ins for the whole run, the
                             busiest SM's load on the slice (go_standin)     */
+    int standin_first;   /* 1: stand-ins as the first choice (smp_standin),
+                            not because the slice's regions were unlike     */
+    long slice_sms;      /* SMs of the slice layout before go_standin       */
+    mid_meas reg;        /* its middle region's measures (standin_first)    */
     double dram_whole;   /* DRAM sectors per warp inst, whole-kernel interval */
     double dram_slice;   /* same, one region on its slice                     */
     double last_dram;    /* same, the last interval run                       */
@@ -533,6 +547,7 @@ static void go_standin(kbind *b, long sms)
 {
     const wc_gpu *g = b->g;
     b->shared = 0;
+    b->slice_sms = sms;
     set_sms(b, sms, 0);
     uint64_t per_sm = (b->ctas + (uint64_t)g->num_sms - 1) /
                       (uint64_t)g->num_sms;
@@ -639,21 +654,16 @@ static void slice_unlike(kbind *b, double pass)
  * CTAs share data across the kernel.
  */
 static int judge_standin(kbind *b, double whole, double fixed,
-                         const double util[2], wc_diag *d)
+                         const double util[2], int *bad, wc_diag *d)
 {
     int rc = run_mid(b, d);
     if (rc)
         return rc;
-    int bad = unlike_bits(b, b->dram_whole, util, SMP_UTIL_GAP);
+    *bad = unlike_bits(b, b->dram_whole, util, SMP_UTIL_GAP);
     double mine = b->mid.cycles - b->mid.fixed;
     b->compose_gap = whole - fixed > 0 ? mine / (whole - fixed) - 1 : 0;
     if (fabs(b->compose_gap) > SMP_WINDOW_GAP)
-        bad |= SMP_SLICE_COMPOSE;
-    if (bad || !sample_ok(b, 0)) {
-        b->slice_bad |= bad;
-        b->standin = 0;
-        collapse(b);
-    }
+        *bad |= SMP_SLICE_COMPOSE;
     return 0;
 }
 
@@ -898,11 +908,36 @@ static int check_sharing(kbind *b, double whole, double fixed,
     uint64_t small = b->small;
     if (!may_slice(b) || insts < (double)small)
         return 0; /* regions given, or the kernel runs fully in detail */
-    if (b->standin) /* chosen before the pass */
-        return judge_standin(b, whole, fixed, util, d);
+    int rc, bad = 0;
+    if (b->standin) { /* chosen before the pass */
+        if ((rc = judge_standin(b, whole, fixed, util, &bad, d)))
+            return rc;
+        if (!bad && sample_ok(b, 0))
+            return 0;
+        if (!b->standin_first) {
+            /* the slice's regions were found unlike before the pass */
+            b->slice_bad |= bad;
+            go_all_sms(b);
+            if (!sample_ok(b, 0))
+                collapse(b);
+            return 0;
+        }
+        /* Stand-ins unlike the whole run (chase 4096 x 128 i8, h100-pcie:
+         * +14.5%, a table shared across the kernel): the regions of
+         * smp_region_waves waves, judged as before stand-ins were the
+         * first choice. */
+        b->standin = b->standin_first = 0;
+        set_sms(b, b->slice_sms, b->warm_opt);
+        b->mid = b->reg.mid;
+        b->mid_counts = b->reg.counts;
+        b->mid_ctas = b->reg.ctas;
+        b->mid_dram = b->reg.dram;
+        b->util_slice[0] = b->reg.util[0];
+        b->util_slice[1] = b->reg.util[1];
+        b->sliced = b->reg.sliced;
+    }
     if (!b->sliced) {
-        int rc = run_mid(b, d);
-        if (rc)
+        if ((rc = run_mid(b, d)))
             return rc;
     }
     /* Against the whole run: the composition gap includes the kernel's
@@ -912,8 +947,16 @@ static int check_sharing(kbind *b, double whole, double fixed,
                       SMP_UTIL_GAP)) {
         /* The pass is paid; what is left to pay is the sample. */
         slice_unlike(b, 0);
-        if (b->standin)
-            return judge_standin(b, whole, fixed, util, d);
+        if (b->standin) {
+            if ((rc = judge_standin(b, whole, fixed, util, &bad, d)))
+                return rc;
+            if (!bad && sample_ok(b, 0))
+                return 0;
+            b->slice_bad |= bad;
+            b->standin = 0;
+            collapse(b); /* regions on all SMs were too few */
+            return 0;
+        }
         if (!sample_ok(b, 0))
             collapse(b);
     }
@@ -1490,6 +1533,20 @@ static int eng_aux(void *ctx, size_t *nregions, const uint64_t **ins,
             rc = check_slice(b, 0, steady, total, d);
         if (rc)
             return rc;
+        /* Regions on a slice, as judged so far: stand-ins for the whole
+         * run (smp_standin), judged against it after the pass
+         * (check_sharing). */
+        if (g->smp_standin && !b->shared && !b->standin && may_slice(b)) {
+            b->reg.mid = b->mid;
+            b->reg.counts = b->mid_counts;
+            b->reg.ctas = b->mid_ctas;
+            b->reg.dram = b->mid_dram;
+            b->reg.util[0] = b->util_slice[0];
+            b->reg.util[1] = b->util_slice[1];
+            b->reg.sliced = b->sliced;
+            go_standin(b, b->sms);
+            b->standin_first = 1;
+        }
         if (!sample_ok(b, SMP_PASS_COST))
             collapse(b);
     }

@@ -516,8 +516,24 @@ int main(void)
             double cfull = full_detailed(tw, 0, &gw);
             smp_options_default(&o);
             o.small_kernel_insts = 1;
+            /* Stand-in regions (the default since stop 29) start cold as
+             * the kernel does and fill the L2 as it does: no warm-up. */
+            CHECK_EQ_INT(smp_run_kernel(tw, 0, &gw, &o, &r1, &d), 0);
+            fprintf(stderr, "memory 4.5 waves, 2 MB L2: stand-ins %.0f "
+                    "[%.0f, %.0f] (%+.2f%%), %zu of %zu regions\n",
+                    r1.estimate, r1.ci95[0], r1.ci95[1],
+                    100 * (r1.estimate - cfull) / cfull, r1.sampled,
+                    r1.regions);
+            CHECK_EQ_INT(r1.how, SMP_HOW_SAMPLED);
+            CHECK_EQ_INT(r1.standin, 1);
+            CHECK_EQ_INT(r1.warm_ctas, 0);
+            CHECK(r1.ci95[0] <= cfull && cfull <= r1.ci95[1]);
+            CHECK(fabs(r1.estimate - cfull) / cfull < 0.03);
+            /* The regions of smp_region_waves waves, with the warm-up. */
+            CHECK_EQ_INT(wc_gpu_set_num(&gw, "smp_standin", 0, &d), 0);
             CHECK_EQ_INT(smp_run_kernel(tw, 0, &gw, &o, &r1, &d), 0);
             CHECK_EQ_INT(r1.how, SMP_HOW_SAMPLED);
+            CHECK_EQ_INT(r1.standin, 0);
             CHECK_EQ_INT(r1.region_sms, 1);
             CHECK_EQ_INT(r1.warm_ctas, 2);
             CHECK(r1.ci95[0] <= cfull && cfull <= r1.ci95[1]);
