@@ -244,6 +244,17 @@ static void counts_scaled(const kbind *b, uint64_t insts, ua_counts *c)
     c->dram_bytes = scale_u64(c->dram_bytes, f);
 }
 
+/* Regions of rctas CTAs: the last takes the remainder; a remainder under
+ * half a region joins the region before it. */
+static void set_rctas(kbind *b, uint64_t rctas)
+{
+    b->rctas = rctas < 1 ? 1 : rctas;
+    uint64_t n = b->ctas / b->rctas, rem = b->ctas % b->rctas;
+    if (n == 0 || rem * 2 >= b->rctas)
+        n++;
+    b->nregions = (size_t)n;
+}
+
 /* Regions of s SMs (b->occ, b->waves, b->ctas set) with w warm-up CTAs
  * (< 0: one wave of the region's SMs). */
 static void set_sms(kbind *b, long sms, long w)
@@ -254,15 +265,7 @@ static void set_sms(kbind *b, long sms, long w)
     if (sms < 1)
         sms = 1;
     b->sms = sms;
-    b->rctas = (uint64_t)(sms * b->occ * b->waves);
-    if (b->rctas < 1)
-        b->rctas = 1;
-    /* The last region takes the remainder; a remainder under half a region
-     * joins the region before it. */
-    uint64_t n = b->ctas / b->rctas, rem = b->ctas % b->rctas;
-    if (n == 0 || rem * 2 >= b->rctas)
-        n++;
-    b->nregions = (size_t)n;
+    set_rctas(b, (uint64_t)(sms * b->occ * b->waves));
     b->warm = w < 0 ? (uint64_t)(sms * b->occ) : (uint64_t)w;
     slice_config(g, sms, &b->slice);
     if (b->slice.max_ctas_per_sm > b->occ)
@@ -560,13 +563,7 @@ static void go_standin(kbind *b, long sms)
     set_sms(b, sms, 0);
     uint64_t per_sm = (b->ctas + (uint64_t)g->num_sms - 1) /
                       (uint64_t)g->num_sms;
-    b->rctas = per_sm * (uint64_t)b->sms;
-    if (b->rctas < 1)
-        b->rctas = 1;
-    uint64_t n = b->ctas / b->rctas, rem = b->ctas % b->rctas;
-    if (n == 0 || rem * 2 >= b->rctas)
-        n++;
-    b->nregions = (size_t)n;
+    set_rctas(b, per_sm * (uint64_t)b->sms);
     b->warm = 0;
     b->standin = 1;
 }
