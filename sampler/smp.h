@@ -25,7 +25,9 @@
  * two-phase sampling, the interval model on a sample of regions and the
  * detailed model on a subsample of those, carried to the kernel by the
  * per-region warp-instruction counts of the trace index.  Kernels whose
- * CTAs reuse each other's data run on regions spanning all SMs.
+ * CTAs reuse each other's data run on regions spanning all SMs.  One-phase
+ * regions on a slice are stand-ins for the whole run by default (each the
+ * busiest SM's load on the slice; smp_kernel_result.standin).
  *
  * Layering: the statistics and selection (smp_stats_*, smp_select) and the
  * sampling loop (smp_estimate) work on an abstract engine (smp_engine: "run
