@@ -631,6 +631,21 @@ static void collapse(kbind *b)
     b->collapsed = 1;
 }
 
+/* Stand-in regions worth sampling: more than four, sample_ok with `pass`
+ * still to pay, and a sample under half the kernel (else the engine runs
+ * the kernel in detail, SMP_FULL_FRACTION in engine.c).  A kernel of many
+ * waves on a wide slice has few stand-ins (about num_sms / s): 31008 and
+ * 22800 CTAs of 1024 threads on h100-pcie (136 and 100 waves, 3 and 4
+ * stand-ins) would have run in detail. */
+static int standin_worth(const kbind *b, double pass)
+{
+    if (b->nregions <= 4 || !sample_ok(b, pass))
+        return 0; /* the engine runs 4 regions or fewer in detail */
+    /* the last region, the largest, may be in the sample */
+    uint64_t last = b->ctas - (uint64_t)(b->nregions - 1) * b->rctas;
+    return 2.0 * (double)sample_n(b) * (double)last < (double)b->ctas;
+}
+
 /*
  * A slice found unlike the full GPU: regions on all SMs; where those are
  * too few to sample (sample_ok, with `pass` still to pay), stand-in
@@ -640,20 +655,25 @@ static void collapse(kbind *b)
  * a 1-SM stand-in composes to +162% of the whole run).  Stand-ins are
  * judged against the whole run after the pass (check_sharing).
  */
-static void slice_unlike(kbind *b, double pass)
+static void slice_unlike(kbind *b, double pass, int try_standin)
 {
     long s0 = b->sms;
     go_all_sms(b);
-    if (sample_ok(b, pass) || (b->slice_bad & SMP_SLICE_REUSE))
+    if (!try_standin || sample_ok(b, pass) ||
+        (b->slice_bad & SMP_SLICE_REUSE))
         return;
     go_standin(b, s0);
+    if (!standin_worth(b, pass))
+        go_all_sms(b); /* as before: too few regions on all SMs */
 }
 
 /*
  * Stand-in regions after the whole pass: the middle one in the interval
  * model against the whole run (cycles, launch cost excluded; DRAM sectors
- * per instruction; DRAM and L2 utilisation).  Unlike it, or too costly to
- * sample now, the kernel runs in detail.  A stand-in is the whole run in
+ * per instruction; DRAM and L2 utilisation); *bad gets the SMP_SLICE_*
+ * bits of what is unlike.  Unlike it, the kernel gets the regions of w
+ * waves when stand-ins were the first choice, else regions on all SMs or
+ * the detailed model (check_sharing).  A stand-in is the whole run in
  * miniature, so its cycles are the kernel's, within SMP_WINDOW_GAP (the
  * allowance of a steady window against the full GPU's): measured within
  * 2.9% on the kernels of docs/sampler.md's table, +162% and +187% where
@@ -875,7 +895,7 @@ static int check_slice(kbind *b, int force, int steady, uint64_t total,
                           SMP_COMPOSE_GAP + SMP_STANDIN_COMPOSE,
                           SMP_UTIL_GAP + SMP_STANDIN_UTIL)) {
             b->sliced = 1;
-            slice_unlike(b, SMP_PASS_COST);
+            slice_unlike(b, SMP_PASS_COST, 1);
             return 0;
         }
     }
@@ -914,11 +934,11 @@ static int check_sharing(kbind *b, double whole, double fixed,
     uint64_t small = b->small;
     if (!may_slice(b) || insts < (double)small)
         return 0; /* regions given, or the kernel runs fully in detail */
-    int rc, bad = 0;
+    int rc, bad = 0, tried = 0;
     if (b->standin) { /* chosen before the pass */
         if ((rc = judge_standin(b, whole, fixed, util, &bad, d)))
             return rc;
-        if (!bad && sample_ok(b, 0))
+        if (!bad && standin_worth(b, 0))
             return 0;
         if (!b->standin_first) {
             /* the slice's regions were found unlike before the pass */
@@ -941,6 +961,7 @@ static int check_sharing(kbind *b, double whole, double fixed,
         b->util_slice[0] = b->reg.util[0];
         b->util_slice[1] = b->reg.util[1];
         b->sliced = b->reg.sliced;
+        tried = 1;
     }
     if (!b->sliced) {
         if ((rc = run_mid(b, d)))
@@ -951,12 +972,13 @@ static int check_sharing(kbind *b, double whole, double fixed,
     double cpi = insts > 0 ? (whole - fixed) / insts : 0;
     if (slice_verdict(b, b->dram_whole, util, cpi, SMP_COMPOSE_GAP,
                       SMP_UTIL_GAP)) {
-        /* The pass is paid; what is left to pay is the sample. */
-        slice_unlike(b, 0);
+        /* The pass is paid; what is left to pay is the sample.  Stand-ins
+         * judged unlike above are not judged again. */
+        slice_unlike(b, 0, !tried);
         if (b->standin) {
             if ((rc = judge_standin(b, whole, fixed, util, &bad, d)))
                 return rc;
-            if (!bad && sample_ok(b, 0))
+            if (!bad && standin_worth(b, 0))
                 return 0;
             b->slice_bad |= bad;
             b->standin = 0;
@@ -965,6 +987,8 @@ static int check_sharing(kbind *b, double whole, double fixed,
         }
         if (!sample_ok(b, 0))
             collapse(b);
+    } else if (tried && !sample_ok(b, 0)) {
+        collapse(b); /* judged worth sampling on the stand-ins only */
     }
     return 0;
 }
@@ -1421,7 +1445,7 @@ static int pre_pass_slice(kbind *b, uint64_t total, wc_diag *d)
     if ((rc = busiest_load(b, total, util, &cpi, d)))
         return rc;
     if (slice_verdict(b, dram, util, cpi, SMP_COMPOSE_GAP, SMP_UTIL_GAP))
-        slice_unlike(b, SMP_PASS_COST);
+        slice_unlike(b, SMP_PASS_COST, 1);
     return 0;
 }
 
@@ -1543,15 +1567,21 @@ static int eng_aux(void *ctx, size_t *nregions, const uint64_t **ins,
          * run (smp_standin), judged against it after the pass
          * (check_sharing). */
         if (g->smp_standin && !b->shared && !b->standin && may_slice(b)) {
-            b->reg.mid = b->mid;
-            b->reg.counts = b->mid_counts;
-            b->reg.ctas = b->mid_ctas;
-            b->reg.dram = b->mid_dram;
-            b->reg.util[0] = b->util_slice[0];
-            b->reg.util[1] = b->util_slice[1];
-            b->reg.sliced = b->sliced;
-            go_standin(b, b->sms);
-            b->standin_first = 1;
+            long s0 = b->sms;
+            go_standin(b, s0);
+            if (standin_worth(b, SMP_PASS_COST)) {
+                b->reg.mid = b->mid;
+                b->reg.counts = b->mid_counts;
+                b->reg.ctas = b->mid_ctas;
+                b->reg.dram = b->mid_dram;
+                b->reg.util[0] = b->util_slice[0];
+                b->reg.util[1] = b->util_slice[1];
+                b->reg.sliced = b->sliced;
+                b->standin_first = 1;
+            } else { /* too few stand-ins: the regions of w waves */
+                b->standin = 0;
+                set_sms(b, s0, b->warm_opt);
+            }
         }
         if (!sample_ok(b, SMP_PASS_COST))
             collapse(b);
