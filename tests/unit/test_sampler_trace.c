@@ -375,6 +375,34 @@ int main(void)
         wc_trace_close(t);
     }
 
+    /* Too few stand-ins to sample (about num_sms / s of them: wide slices
+     * on a GPU of 8 SMs give 2): the regions of w waves, as with
+     * smp_standin = 0, not the detailed model (review of stop 29: 100-136
+     * wave kernels on h100-pcie with 3-4 stand-ins ran in detail). */
+    {
+        CHECK_EQ_INT(write_trace_t("memory", 1024, 128, 2), 0);
+        CHECK_EQ_INT(wc_trace_open(dir, &t, &d), 0);
+        if (!t)
+            CHECK_DONE();
+        wc_gpu g8 = g;
+        CHECK_EQ_INT(wc_gpu_set_num(&g8, "num_sms", 8, &d), 0);
+        CHECK_EQ_INT(wc_gpu_set_num(&g8, "smp_target_regions", 8, &d), 0);
+        smp_options_default(&o);
+        o.small_kernel_insts = 1;
+        CHECK_EQ_INT(smp_run_kernel(t, 0, &g8, &o, &r1, &d), 0);
+        CHECK_EQ_INT(wc_gpu_set_num(&g8, "smp_standin", 0, &d), 0);
+        CHECK_EQ_INT(smp_run_kernel(t, 0, &g8, &o, &r2, &d), 0);
+        fprintf(stderr, "memory 1024x128 on 8 SMs, 8 target regions: %s, "
+                "%zu regions on %ld SMs, %.0f (smp_standin=0: %.0f)\n",
+                smp_how_name(r1.how), r1.regions, r1.region_sms,
+                r1.estimate, r2.estimate);
+        CHECK_EQ_INT(r1.how, SMP_HOW_SAMPLED);
+        CHECK_EQ_INT(r1.standin, 0);
+        CHECK(r1.region_sms > 1);
+        CHECK_NEAR(r1.estimate, r2.estimate, 0.5);
+        wc_trace_close(t);
+    }
+
     /* A region's slice in the interval model: s/num_sms of the DRAM
      * bandwidth, with the M/D/1 service time of one channel of the full
      * GPU.  On this streaming kernel (bandwidth-bound on the whole GPU and
