@@ -190,6 +190,7 @@ typedef struct kbind {
                             busiest SM's load on the slice (go_standin)     */
     int standin_first;   /* 1: stand-ins as the first choice (smp_standin),
                             not because the slice's regions were unlike     */
+    int aux_done;        /* 1: eng_aux laid the kernel out (not budget mode) */
     long slice_sms;      /* SMs of the slice layout before go_standin       */
     mid_meas reg;        /* its middle region's measures (standin_first)    */
     double dram_whole;   /* DRAM sectors per warp inst, whole-kernel interval */
@@ -646,6 +647,31 @@ static int standin_worth(const kbind *b, double pass)
     return 2.0 * (double)sample_n(b) * (double)last < (double)b->ctas;
 }
 
+/* Stand-ins as the first choice of one-phase sampling on a slice
+ * (smp_standin), where worth sampling with `pass` still to pay; the
+ * slice's measurements of its regions of w waves are kept for
+ * check_sharing's fallback. */
+static void choose_standins(kbind *b, double pass)
+{
+    if (!b->g->smp_standin || b->shared || b->standin || !may_slice(b))
+        return;
+    long s0 = b->sms;
+    go_standin(b, s0);
+    if (!standin_worth(b, pass)) { /* too few: the regions of w waves */
+        b->standin = 0;
+        set_sms(b, s0, b->warm_opt);
+        return;
+    }
+    b->reg.mid = b->mid;
+    b->reg.counts = b->mid_counts;
+    b->reg.ctas = b->mid_ctas;
+    b->reg.dram = b->mid_dram;
+    b->reg.util[0] = b->util_slice[0];
+    b->reg.util[1] = b->util_slice[1];
+    b->reg.sliced = b->sliced;
+    b->standin_first = 1;
+}
+
 /*
  * A slice found unlike the full GPU: regions on all SMs; where those are
  * too few to sample (sample_ok, with `pass` still to pay), stand-in
@@ -935,7 +961,9 @@ static int check_sharing(kbind *b, double whole, double fixed,
     if (!may_slice(b) || insts < (double)small)
         return 0; /* regions given, or the kernel runs fully in detail */
     int rc, bad = 0, tried = 0;
-    if (b->standin) { /* chosen before the pass */
+    if (!b->aux_done) /* budget mode: nothing was chosen before the pass */
+        choose_standins(b, 0);
+    if (b->standin) { /* chosen before the pass, or just now */
         if ((rc = judge_standin(b, whole, fixed, util, &bad, d)))
             return rc;
         if (!bad && standin_worth(b, 0))
@@ -1492,6 +1520,7 @@ static int eng_aux(void *ctx, size_t *nregions, const uint64_t **ins,
                    double *fixed, double *compose, int *two, wc_diag *d)
 {
     kbind *b = ctx;
+    b->aux_done = 1;
     const uint64_t *ci = NULL;
     uint64_t nc = 0;
     int rc = wc_trace_cta_insts(b->t, b->k, &ci, &nc, d);
@@ -1566,23 +1595,7 @@ static int eng_aux(void *ctx, size_t *nregions, const uint64_t **ins,
         /* Regions on a slice, as judged so far: stand-ins for the whole
          * run (smp_standin), judged against it after the pass
          * (check_sharing). */
-        if (g->smp_standin && !b->shared && !b->standin && may_slice(b)) {
-            long s0 = b->sms;
-            go_standin(b, s0);
-            if (standin_worth(b, SMP_PASS_COST)) {
-                b->reg.mid = b->mid;
-                b->reg.counts = b->mid_counts;
-                b->reg.ctas = b->mid_ctas;
-                b->reg.dram = b->mid_dram;
-                b->reg.util[0] = b->util_slice[0];
-                b->reg.util[1] = b->util_slice[1];
-                b->reg.sliced = b->sliced;
-                b->standin_first = 1;
-            } else { /* too few stand-ins: the regions of w waves */
-                b->standin = 0;
-                set_sms(b, s0, b->warm_opt);
-            }
-        }
+        choose_standins(b, SMP_PASS_COST);
         if (!sample_ok(b, SMP_PASS_COST))
             collapse(b);
     }

@@ -541,6 +541,19 @@ int main(void)
                         100 * (r2.estimate / dv - 1));
                 CHECK(fabs(r2.estimate / dv - 1) < 0.01);
                 CHECK(r2.ci95[0] <= dv && dv <= r2.ci95[1]);
+                /* budget mode decides nothing before the pass: stand-ins
+                 * are chosen after it, and judged there */
+                smp_options ob;
+                smp_options_default(&ob);
+                ob.budget_s = 0.5;
+                smp_kernel_result rb;
+                CHECK_EQ_INT(smp_run_kernel(t2, 0, &gs, &ob, &rb, &d), 0);
+                fprintf(stderr, "copy2, budget 0.5 s: %s%s, %.0f (%+.2f%%)\n",
+                        smp_how_name(rb.how),
+                        rb.standin ? " (stand-ins)" : "", rb.estimate,
+                        100 * (rb.estimate / dv - 1));
+                CHECK_EQ_INT(rb.standin, 1);
+                CHECK(fabs(rb.estimate / dv - 1) < 0.01);
             }
         }
         wc_trace_close(t1);
