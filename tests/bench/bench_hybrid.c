@@ -200,11 +200,11 @@ static int bench_trace(const char *label, const char *path, int seeds,
         }
         double err = 100.0 * (r1.estimate - truth) / truth;
         printf("| %s k%zu %.30s | %llu | %zu/%zu | %.0f | %.0f | %+.2f%% | "
-               "[%.0f, %.0f] | %d/%d | %.2fs | %.2fs | %.1fx | %s |\n",
+               "[%.0f, %.0f] | %d/%d | %.2fs | %.2fs | %.1fx | %s%s |\n",
                label, k + 1, ki->name, (unsigned long long)insts, r1.sampled,
                r1.regions, truth, r1.estimate, err, r1.ci95[0], r1.ci95[1],
                cover, ncis, dm_s, hy_s, hy_s > 0 ? dm_s / hy_s : 0,
-               smp_how_name(r1.how));
+               smp_how_name(r1.how), r1.standin ? " (stand-ins)" : "");
         fprintf(stderr, "  host: interval %.2fs (%zu runs, %llu insts), detailed %.2fs (%zu runs, %llu insts), strata %zu, period %ld, region %llu CTAs on %ld SMs, df %.1f, dram/inst whole %.4f slice %.4f%s (slice_invalid %d), interval whole %.0f composed %.0f (%+.2f%%), phase1 %zu, pilot %d\n",
                 r1.host[0].seconds, r1.host[0].runs, (unsigned long long)r1.host[0].warp_insts,
                 r1.host[1].seconds, r1.host[1].runs, (unsigned long long)r1.host[1].warp_insts,
@@ -311,9 +311,10 @@ static void bench_app(void)
                 }
                 fprintf(stderr,
                         "  app %s k%zu: %llu warp insts, detailed %.3fs, "
-                        "hybrid %.3fs (%.2fx), %s, error %+.2f%%\n",
+                        "hybrid %.3fs (%.2fx), %s%s, error %+.2f%%\n",
                         name, k + 1, (unsigned long long)hr.warp_insts, kd,
                         kh, kh > 0 ? kd / kh : 0, smp_how_name(hr.how),
+                        hr.standin ? " (stand-ins)" : "",
                         truth > 0 ? 100 * (hr.estimate - truth) / truth : 0);
                 nk++;
                 dm_cyc += truth;
