@@ -160,13 +160,14 @@ static void slice_config(const wc_gpu *g, long sms, wc_gpu *s)
 }
 
 /* What the interval model measured of the middle region on its slice
- * (run_mid), kept across a change of layout. */
+ * (run_mid, check_slice). */
 typedef struct mid_meas {
-    smp_eval mid;
-    ua_counts counts;
-    uint64_t ctas;
-    double dram, util[2];
-    int sliced;
+    smp_eval mid;     /* the middle region on its slice                     */
+    ua_counts counts; /* its counts (global sectors: warm_l2)               */
+    uint64_t ctas;    /* its CTAs                                           */
+    double dram;      /* its DRAM sectors per warp instruction              */
+    double util[2];   /* its DRAM, L2 utilisation                           */
+    int sliced;       /* 1: check_slice judged the slice already            */
 } mid_meas;
 
 typedef struct kbind {
@@ -192,19 +193,15 @@ typedef struct kbind {
                             not because the slice's regions were unlike     */
     int aux_done;        /* 1: eng_aux laid the kernel out (not budget mode) */
     long slice_sms;      /* SMs of the slice layout before go_standin       */
-    mid_meas reg;        /* its middle region's measures (standin_first)    */
+    mid_meas reg;        /* its b->m (standin_first)                        */
     double dram_whole;   /* DRAM sectors per warp inst, whole-kernel interval */
     double dram_slice;   /* same, one region on its slice                     */
     double last_dram;    /* same, the last interval run                       */
     double last_util[2]; /* DRAM, L2 utilisation of the last interval run     */
     double compose_gap;  /* interval: whole composed from one region / whole - 1 */
-    int sliced;          /* 1: check_slice judged the slice already           */
     int slice_bad;       /* why slicing is not valid (SMP_SLICE_* bits)       */
-    double util_slice[2], util_full[2]; /* DRAM, L2 utilisation (interval) */
-    smp_eval mid;        /* the middle region on its slice (check_slice)      */
-    ua_counts mid_counts; /* its counts (global sectors: warm_l2)             */
-    uint64_t mid_ctas;   /* its CTAs                                          */
-    double mid_dram;     /* its DRAM sectors per warp instruction             */
+    double util_full[2]; /* DRAM, L2 utilisation of the full GPU (interval) */
+    mid_meas m;          /* the middle region on its slice (interval)         */
     const smp_options *o;
     /* per-kernel counts: of a whole-kernel run (whole_model: the model that
      * made them, -1 none), and the sum over interval region runs */
@@ -243,6 +240,13 @@ static void counts_scaled(const kbind *b, uint64_t insts, ua_counts *c)
     c->l1_hit_sectors = scale_u64(c->l1_hit_sectors, f);
     c->l2_hit_sectors = scale_u64(c->l2_hit_sectors, f);
     c->dram_bytes = scale_u64(c->dram_bytes, f);
+}
+
+/* The busiest SM's CTAs in the full run, ceil(ctas / num_sms). */
+static uint64_t busiest_ctas(const kbind *b)
+{
+    uint64_t n = (uint64_t)b->g->num_sms;
+    return (b->ctas + n - 1) / n;
 }
 
 /* Regions of rctas CTAs: the last takes the remainder; a remainder under
@@ -300,8 +304,7 @@ static int layout(kbind *b, const wc_kernel_info *ki, const smp_options *o,
         return rc;
     long occ = (long)occ_one;
     b->ctas = ki->ctas;
-    long per_sm = (long)((b->ctas + (uint64_t)g->num_sms - 1) /
-                         (uint64_t)g->num_sms);
+    long per_sm = (long)busiest_ctas(b);
     b->one_wave = per_sm <= occ;
     if (per_sm < occ)
         occ = per_sm < 1 ? 1 : per_sm;
@@ -378,40 +381,40 @@ static int model_run(kbind *b, int m, int whole, int facts, uint64_t first,
  * wave of warm-up CTAs; a kernel with too few waves for that runs fully in
  * detail (the engine's small-kernel rule).
  */
-/* The verdict on slicing from the middle region on its slice (b->mid,
- * b->mid_dram, b->util_slice) against the full GPU: DRAM sectors per
- * instruction `dram`, utilisation `util`, and cycles per instruction
- * (launch cost excluded) `cpi`, with `gap` the composition allowance and
- * `ugap` the utilisation one. */
 /* The reuse and bandwidth parts of the verdict (slice_verdict). */
 static int unlike_bits(kbind *b, double dram, const double util[2],
                        double ugap)
 {
     int bad = 0;
-    b->dram_slice = b->mid_dram;
-    if (b->mid_dram > SMP_SHARE_RATIO * dram &&
-        b->mid_dram - dram > SMP_SHARE_MIN)
+    b->dram_slice = b->m.dram;
+    if (b->m.dram > SMP_SHARE_RATIO * dram &&
+        b->m.dram - dram > SMP_SHARE_MIN)
         bad |= SMP_SLICE_REUSE;
     b->util_full[0] = util[0];
     b->util_full[1] = util[1];
     /* Below half utilisation on both, the queueing wait is under half a
      * service time either way (M/D/1: rho / (2 (1 - rho))). */
     for (int i = 0; i < 2; i++)
-        if (fabs(b->util_slice[i] - util[i]) > ugap &&
-            fmax(b->util_slice[i], util[i]) > SMP_UTIL_BUSY)
+        if (fabs(b->m.util[i] - util[i]) > ugap &&
+            fmax(b->m.util[i], util[i]) > SMP_UTIL_BUSY)
             bad |= SMP_SLICE_BW;
     return bad;
 }
 
+/* The verdict on slicing from the middle region on its slice (b->m.mid,
+ * b->m.dram, b->m.util) against the full GPU: DRAM sectors per
+ * instruction `dram`, utilisation `util`, and cycles per instruction
+ * (launch cost excluded) `cpi`, with `gap` the composition allowance and
+ * `ugap` the utilisation one. */
 static int slice_verdict(kbind *b, double dram, const double util[2],
                          double cpi, double gap, double ugap)
 {
     const wc_gpu *g = b->g;
     int bad = unlike_bits(b, dram, util, ugap);
-    double mine = b->mid.warp_insts
+    double mine = b->m.mid.warp_insts
                       ? (double)b->sms / (double)g->num_sms *
-                            (b->mid.cycles - b->mid.fixed) /
-                            (double)b->mid.warp_insts
+                            (b->m.mid.cycles - b->m.mid.fixed) /
+                            (double)b->m.mid.warp_insts
                       : cpi;
     b->compose_gap = cpi > 0 ? mine / cpi - 1 : 0;
     if (fabs(b->compose_gap) > gap)
@@ -420,20 +423,20 @@ static int slice_verdict(kbind *b, double dram, const double util[2],
     return bad;
 }
 
-/* The middle region on its slice in the interval model (b->mid ...). */
+/* The middle region on its slice in the interval model (b->m.mid ...). */
 static int run_mid(kbind *b, wc_diag *d)
 {
     uint64_t first, count;
     region_window(b, b->nregions / 2, &first, &count);
-    memset(&b->mid, 0, sizeof b->mid);
-    b->mid_ctas = count;
-    int rc = model_run(b, SMP_INTERVAL, 0, 1, first, count, &b->mid,
-                       &b->mid_counts, d);
+    memset(&b->m.mid, 0, sizeof b->m.mid);
+    b->m.ctas = count;
+    int rc = model_run(b, SMP_INTERVAL, 0, 1, first, count, &b->m.mid,
+                       &b->m.counts, d);
     if (rc)
         return rc;
-    b->mid_dram = b->last_dram;
-    b->util_slice[0] = b->last_util[0];
-    b->util_slice[1] = b->last_util[1];
+    b->m.dram = b->last_dram;
+    b->m.util[0] = b->last_util[0];
+    b->m.util[1] = b->last_util[1];
     return 0;
 }
 
@@ -505,8 +508,8 @@ static int mid_steady(const kbind *b, diff_run *out, wc_diag *d)
 /*
  * The middle region on its slice after one slice-wave (s x occ CTAs) of
  * warm-up CTAs, differenced like a region (eng_region_): its steady-state
- * DRAM and L2 utilisation and cycles replace the cold run's in b->util_slice
- * and b->mid, for a verdict against check_slice's steady all-SM window
+ * DRAM and L2 utilisation and cycles replace the cold run's in b->m.util
+ * and b->m.mid, for a verdict against check_slice's steady all-SM window
  * (like against like).  The cold run's DRAM sectors per instruction stay:
  * cross-CTA reuse shows as a cold region's extra traffic.  Measured
  * (h100-sxm, interval): copy2 16384 x 256 on 5-SM slices, 2-wave regions:
@@ -519,10 +522,10 @@ static int run_mid_steady(kbind *b, wc_diag *d)
     diff_run m;
     int rc = mid_steady(b, &m, d);
     if (rc == 0 && m.cyc > 0) {
-        b->util_slice[0] = m.util[0];
-        b->util_slice[1] = m.util[1];
-        b->mid.cycles = b->mid.fixed + m.cyc;
-        b->mid.warp_insts = (uint64_t)m.ins;
+        b->m.util[0] = m.util[0];
+        b->m.util[1] = m.util[1];
+        b->m.mid.cycles = b->m.mid.fixed + m.cyc;
+        b->m.mid.warp_insts = (uint64_t)m.ins;
     }
     return rc;
 }
@@ -558,13 +561,10 @@ static void go_all_sms(kbind *b)
  */
 static void go_standin(kbind *b, long sms)
 {
-    const wc_gpu *g = b->g;
     b->shared = 0;
     b->slice_sms = sms;
     set_sms(b, sms, 0);
-    uint64_t per_sm = (b->ctas + (uint64_t)g->num_sms - 1) /
-                      (uint64_t)g->num_sms;
-    set_rctas(b, per_sm * (uint64_t)b->sms);
+    set_rctas(b, busiest_ctas(b) * (uint64_t)b->sms);
     b->warm = 0;
     b->standin = 1;
 }
@@ -662,13 +662,7 @@ static void choose_standins(kbind *b, double pass)
         set_sms(b, s0, b->warm_opt);
         return;
     }
-    b->reg.mid = b->mid;
-    b->reg.counts = b->mid_counts;
-    b->reg.ctas = b->mid_ctas;
-    b->reg.dram = b->mid_dram;
-    b->reg.util[0] = b->util_slice[0];
-    b->reg.util[1] = b->util_slice[1];
-    b->reg.sliced = b->sliced;
+    b->reg = b->m;
     b->standin_first = 1;
 }
 
@@ -712,7 +706,7 @@ static int judge_standin(kbind *b, double whole, double fixed,
     if (rc)
         return rc;
     *bad = unlike_bits(b, b->dram_whole, util, SMP_UTIL_GAP);
-    double mine = b->mid.cycles - b->mid.fixed;
+    double mine = b->m.mid.cycles - b->m.mid.fixed;
     b->compose_gap = whole - fixed > 0 ? mine / (whole - fixed) - 1 : 0;
     if (fabs(b->compose_gap) > SMP_WINDOW_GAP)
         *bad |= SMP_SLICE_COMPOSE;
@@ -810,10 +804,7 @@ static int small_rule(kbind *b, uint64_t small, double A, uint64_t *out,
 static int busiest_load(kbind *b, uint64_t total, double util[2],
                         double *cpi, wc_diag *d)
 {
-    const wc_gpu *g = b->g;
-    uint64_t per_sm = (b->ctas + (uint64_t)g->num_sms - 1) /
-                      (uint64_t)g->num_sms;
-    uint64_t count = per_sm * (uint64_t)b->sms;
+    uint64_t count = busiest_ctas(b) * (uint64_t)b->sms;
     if (count >= b->ctas || total == 0)
         return 0;
     uint64_t first, rcount;
@@ -890,13 +881,13 @@ static int check_slice(kbind *b, int force, int steady, uint64_t total,
      * SMP_UTIL_BUSY, and the full GPU reads no more per SM than a slice);
      * only composition is left, which check_sharing judges after the pass.
      * There an expensive window is not run (SMP_WINDOW_COST); the slice is
-     * measured (b->mid, steady when asked) for check_sharing. */
-    int quiet = b->mid_dram <= SMP_SHARE_MIN &&
-                b->util_slice[0] <= SMP_UTIL_BUSY &&
-                b->util_slice[1] <= SMP_UTIL_BUSY;
+     * measured (b->m.mid, steady when asked) for check_sharing. */
+    int quiet = b->m.dram <= SMP_SHARE_MIN &&
+                b->m.util[0] <= SMP_UTIL_BUSY &&
+                b->m.util[1] <= SMP_UTIL_BUSY;
     if (!force && quiet &&
         (double)(wctas + w) > SMP_WINDOW_COST * (double)b->ctas) {
-        b->sliced = 1;
+        b->m.sliced = 1;
         return 0;
     }
     if (steady) {
@@ -912,15 +903,15 @@ static int check_slice(kbind *b, int force, int steady, uint64_t total,
          * (DRAM 0.888 against 0.990, the pass 0.884: in detail) and 4096
          * x 256 i8 kernel 1 (0.887 against 0.989, the pass 0.889:
          * sampled, +2.3%) read alike here. */
-        double u[2] = {b->util_slice[0], b->util_slice[1]};
+        double u[2] = {b->m.util[0], b->m.util[1]};
         double c2 = 0;
         rc = busiest_load(b, total, u, &c2, d);
         if (rc)
             return rc;
-        if (slice_verdict(b, b->mid_dram, u, c2,
+        if (slice_verdict(b, b->m.dram, u, c2,
                           SMP_COMPOSE_GAP + SMP_STANDIN_COMPOSE,
                           SMP_UTIL_GAP + SMP_STANDIN_UTIL)) {
-            b->sliced = 1;
+            b->m.sliced = 1;
             slice_unlike(b, SMP_PASS_COST, 1);
             return 0;
         }
@@ -930,7 +921,7 @@ static int check_slice(kbind *b, int force, int steady, uint64_t total,
     if (rc == 0) {
         double dram = m.ins > 0 ? m.sec / m.ins : 0;
         double cpi = m.ins > 0 ? m.cyc / m.ins : 0;
-        b->sliced = 1;
+        b->m.sliced = 1;
         if (slice_verdict(b, dram, m.util, cpi, SMP_WINDOW_GAP, SMP_UTIL_GAP))
             go_all_sms(b);
     }
@@ -963,61 +954,52 @@ static int check_sharing(kbind *b, double whole, double fixed,
     int rc, bad = 0, tried = 0;
     if (!b->aux_done) /* budget mode: nothing was chosen before the pass */
         choose_standins(b, 0);
-    if (b->standin) { /* chosen before the pass, or just now */
+    if (b->standin && b->standin_first) {
         if ((rc = judge_standin(b, whole, fixed, util, &bad, d)))
             return rc;
         if (!bad && standin_worth(b, 0))
             return 0;
-        if (!b->standin_first) {
-            /* the slice's regions were found unlike before the pass */
-            b->slice_bad |= bad;
-            go_all_sms(b);
-            if (!sample_ok(b, 0))
-                collapse(b);
-            return 0;
-        }
         /* Stand-ins unlike the whole run (chase 4096 x 128 i8, h100-pcie:
          * +14.5%, a table shared across the kernel): the regions of
          * smp_region_waves waves, judged as before stand-ins were the
          * first choice. */
         b->standin = b->standin_first = 0;
         set_sms(b, b->slice_sms, b->warm_opt);
-        b->mid = b->reg.mid;
-        b->mid_counts = b->reg.counts;
-        b->mid_ctas = b->reg.ctas;
-        b->mid_dram = b->reg.dram;
-        b->util_slice[0] = b->reg.util[0];
-        b->util_slice[1] = b->reg.util[1];
-        b->sliced = b->reg.sliced;
+        b->m = b->reg;
         tried = 1;
     }
-    if (!b->sliced) {
-        if ((rc = run_mid(b, d)))
+    if (!b->standin) {
+        if (!b->m.sliced && (rc = run_mid(b, d)))
             return rc;
-    }
-    /* Against the whole run: the composition gap includes the kernel's
-     * tail, hence the larger allowance. */
-    double cpi = insts > 0 ? (whole - fixed) / insts : 0;
-    if (slice_verdict(b, b->dram_whole, util, cpi, SMP_COMPOSE_GAP,
-                      SMP_UTIL_GAP)) {
+        /* Against the whole run: the composition gap includes the
+         * kernel's tail, hence the larger allowance. */
+        double cpi = insts > 0 ? (whole - fixed) / insts : 0;
+        if (!slice_verdict(b, b->dram_whole, util, cpi, SMP_COMPOSE_GAP,
+                           SMP_UTIL_GAP)) {
+            if (tried && !sample_ok(b, 0))
+                collapse(b); /* judged worth sampling on the stand-ins */
+            return 0;
+        }
         /* The pass is paid; what is left to pay is the sample.  Stand-ins
          * judged unlike above are not judged again. */
         slice_unlike(b, 0, !tried);
-        if (b->standin) {
-            if ((rc = judge_standin(b, whole, fixed, util, &bad, d)))
-                return rc;
-            if (!bad && standin_worth(b, 0))
-                return 0;
-            b->slice_bad |= bad;
-            b->standin = 0;
-            collapse(b); /* regions on all SMs were too few */
+        if (!b->standin) {
+            if (!sample_ok(b, 0))
+                collapse(b);
             return 0;
         }
-        if (!sample_ok(b, 0))
-            collapse(b);
-    } else if (tried && !sample_ok(b, 0)) {
-        collapse(b); /* judged worth sampling on the stand-ins only */
     }
+    /* Stand-ins because the slice's regions are unlike the full GPU
+     * (found before the pass, or just now): unlike the whole run too,
+     * regions on all SMs if worth sampling, else the detailed model. */
+    if ((rc = judge_standin(b, whole, fixed, util, &bad, d)))
+        return rc;
+    if (!bad && standin_worth(b, 0))
+        return 0;
+    b->slice_bad |= bad;
+    go_all_sms(b);
+    if (!sample_ok(b, 0))
+        collapse(b);
     return 0;
 }
 
@@ -1448,7 +1430,7 @@ static int pre_pass_slice(kbind *b, uint64_t total, wc_diag *d)
     int rc = run_mid(b, d);
     if (rc)
         return rc;
-    b->sliced = 1;
+    b->m.sliced = 1;
     /* A one-wave kernel under the instruction threshold (small_rule): its
      * all-SM window is the whole kernel, so the bandwidth share of its
      * slice can only be judged after the pass, and an invalid verdict
@@ -1458,8 +1440,8 @@ static int pre_pass_slice(kbind *b, uint64_t total, wc_diag *d)
      * bandwidth test cannot fail (it needs one side above it and the
      * full GPU, which reads no more per SM than a slice, above the
      * slice); above it the kernel stays small: in detail, no pass. */
-    if (b->one_wave_small && (b->util_slice[0] > SMP_UTIL_BUSY ||
-                              b->util_slice[1] > SMP_UTIL_BUSY)) {
+    if (b->one_wave_small && (b->m.util[0] > SMP_UTIL_BUSY ||
+                              b->m.util[1] > SMP_UTIL_BUSY)) {
         collapse(b);
         return 0;
     }
@@ -1467,8 +1449,8 @@ static int pre_pass_slice(kbind *b, uint64_t total, wc_diag *d)
     if ((rc = footprint_dram(b, (double)total, &dram, d)))
         return rc;
     if (dram < 0)
-        dram = b->mid_dram; /* unknown: no reuse verdict */
-    double util[2] = {b->util_slice[0], b->util_slice[1]};
+        dram = b->m.dram; /* unknown: no reuse verdict */
+    double util[2] = {b->m.util[0], b->m.util[1]};
     double cpi = 0; /* 0: no composition verdict */
     if ((rc = busiest_load(b, total, util, &cpi, d)))
         return rc;
@@ -1513,7 +1495,7 @@ static int busy_two_phase(kbind *b, uint64_t total, wc_diag *d)
     int rc = run_mid(b, d);
     if (rc)
         return -rc;
-    return b->util_slice[0] >= SMP_UTIL_SATURATED;
+    return b->m.util[0] >= SMP_UTIL_SATURATED;
 }
 
 static int eng_aux(void *ctx, size_t *nregions, const uint64_t **ins,
@@ -1561,8 +1543,8 @@ static int eng_aux(void *ctx, size_t *nregions, const uint64_t **ins,
             return rc;
         /* no whole pass: DRAM-busy from the middle region on its slice
          * or the all-SM window around it (cold: the busier of the two) */
-        warm_l2(b, fmax(b->util_slice[0], b->util_full[0]),
-                b->mid_counts.global_sectors, b->mid_ctas);
+        warm_l2(b, fmax(b->m.util[0], b->util_full[0]),
+                b->m.counts.global_sectors, b->m.ctas);
     } else if (total >= small) {
         /* One-phase: decide on the slice before the whole pass when that
          * is cheap, so a kernel that cannot be sliced and has too few
@@ -2040,7 +2022,7 @@ int smp_ctx_run_one(const smp_ctx *c, wc_trace *t, size_t k, const wc_gpu *g,
                       ? SMP_FULL_SMALL
                   : b.slice_bad ? SMP_FULL_UNLIKE
                                 : SMP_FULL_COST;
-    memcpy(r->util_slice, b.util_slice, sizeof r->util_slice);
+    memcpy(r->util_slice, b.m.util, sizeof r->util_slice);
     memcpy(r->util_full, b.util_full, sizeof r->util_full);
     r->reused_from = -1;
     if (b.whole_model >= 0) {
