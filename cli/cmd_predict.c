@@ -60,6 +60,7 @@ typedef struct kout {
     const char *how;
     const char *why;         /* hybrid, fully in detail: smp_full_why_name */
     int standin;             /* hybrid: stand-in regions (smp.h)           */
+    uint64_t fold_bytes;     /* hybrid: their shared data's folded span    */
     size_t regions, sampled;
     uint64_t warm;
     double host_s;
@@ -178,6 +179,8 @@ static void out_json(outw *w, const kout *k)
                 json_uint(j, "warmup_ctas", k->warm);
             if (k->standin)
                 json_bool(j, "stand_in_regions", 1);
+            if (k->fold_bytes)
+                json_uint(j, "stand_in_shared_fold_bytes", k->fold_bytes);
         }
         if (k->nstall) {
             json_obj(j, k->stall_key);
@@ -251,7 +254,8 @@ static void out_text(outw *w, const kout *k)
     if (k->why)
         fprintf(f, "  in detail: %s", k->why);
     if (k->standin)
-        fprintf(f, "  stand-in regions");
+        fprintf(f, "  stand-in regions%s",
+                k->fold_bytes ? ", shared data folded" : "");
     fprintf(f, "\n");
     if (k->nstall) {
         double sum = 0;
@@ -481,6 +485,7 @@ static void from_smp(kout *o, const smp_kernel_result *r)
     o->how = smp_how_name(r->how);
     o->why = r->how == SMP_HOW_FULL ? smp_full_why_name(r->full_why) : NULL;
     o->standin = r->standin;
+    o->fold_bytes = r->fold_bytes;
     o->regions = r->regions;
     o->sampled = r->sampled;
     o->warm = r->warm_ctas;

@@ -63,6 +63,8 @@ typedef struct dm_options {
     uint32_t fl_max;     /* in-flight variable-latency records per SM, 0 =
                             no limit but memory (a test hook: running out is
                             a WC_EINTERNAL error, never a dropped instruction) */
+    const struct ua_fold *l2_fold; /* shared data folded into the L2 (a
+                            sampler stand-in region, uarch/ua_mem.h), NULL */
 } dm_options;
 void dm_options_default(dm_options *o);
 

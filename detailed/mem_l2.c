@@ -126,6 +126,11 @@ static uint64_t ceil_cycles(double x)
     return (double)c < x ? c + 1 : c;
 }
 
+void dm_l2_set_fold(dm_l2 *l2, const struct ua_fold *f)
+{
+    ua_cache_set_fold(l2->cache, f);
+}
+
 uint64_t dm_l2_access(dm_l2 *l2, uint64_t line_addr, uint32_t sectors,
                       int is_write, uint64_t now)
 {

@@ -174,6 +174,8 @@ static int gpu_init(dm_gpu *gpu, const wc_gpu *g, const dm_options *o,
     gpu->pf_on = 1;
     wc_rng_seed(&gpu->rng, gpu->o.seed);
     gpu->l2 = dm_l2_create(g);
+    if (gpu->l2)
+        dm_l2_set_fold(gpu->l2, gpu->o.l2_fold);
     size_t nalloc = nsms ? nsms : 1;
     gpu->sm_at = calloc(nalloc, sizeof *gpu->sm_at);
     gpu->sm_words = (unsigned)((nalloc + 63) / 64);

@@ -65,6 +65,8 @@ typedef struct im_options {
      * im_result_free. */
     uint64_t snap_after;
     struct im_result *snap;
+    const struct ua_fold *l2_fold; /* shared data folded into the L2 (a
+                            sampler stand-in region, uarch/ua_mem.h), NULL */
 } im_options;
 
 void im_options_default(im_options *o);

@@ -230,6 +230,7 @@ static int run_init(im_run *x, const wc_gpu *g, const wc_kernel_info *ki,
     ua_cache_geom_l2(g, &l2g);
     if (im_cache_init(&x->l2, &l2g) != 0)
         goto oom;
+    ua_cache_set_fold(x->l2.c, x->o.l2_fold);
     if (im_sched_init(&x->s, x->nsm, x->slots) != 0)
         goto oom;
     r->occupancy_ctas = (unsigned)x->slots;

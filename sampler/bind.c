@@ -202,6 +202,10 @@ typedef struct kbind {
     int slice_bad;       /* why slicing is not valid (SMP_SLICE_* bits)       */
     double util_full[2]; /* DRAM, L2 utilisation of the full GPU (interval) */
     mid_meas m;          /* the middle region on its slice (interval)         */
+    ua_fold fold;        /* shared data folded into stand-ins' L2 (fold.n 0:
+                            none; standin_fold)                              */
+    uint64_t *fold_chunk; /* its chunks (owned)                               */
+    int fold_done;       /* 1: standin_fold has run (judge_standin)          */
     const smp_options *o;
     /* per-kernel counts: of a whole-kernel run (whole_model: the model that
      * made them, -1 none), and the sum over interval region runs */
@@ -709,10 +713,19 @@ static void slice_unlike(kbind *b, double pass, int try_standin)
  * 2.9% on the kernels of docs/sampler.md's table, +162% and +187% where
  * CTAs share data across the kernel.
  */
+static int standin_fold(kbind *b, wc_diag *d);
+
 static int judge_standin(kbind *b, double whole, double fixed,
                          const double util[2], int *bad, wc_diag *d)
 {
-    int rc = run_mid(b, d);
+    int rc = 0;
+    if (!b->fold_done) { /* once: serial, before any stand-in region runs */
+        b->fold_done = 1;
+        if (b->g->smp_fold)
+            rc = standin_fold(b, d);
+    }
+    if (rc == 0)
+        rc = run_mid(b, d);
     if (rc)
         return rc;
     *bad = unlike_bits(b, b->dram_whole, util, SMP_UTIL_GAP);
@@ -858,6 +871,8 @@ static int busiest_load(kbind *b, uint64_t total, double util[2],
  * (sample_worth), runs fully in detail, and the engine skips the interval
  * pass for it.
  */
+static int footprint_dram(kbind *b, double total, double *out, wc_diag *d);
+
 static int check_slice(kbind *b, int force, int steady, uint64_t total,
                        wc_diag *d)
 {
@@ -932,8 +947,18 @@ static int check_slice(kbind *b, int force, int steady, uint64_t total,
          * is not run before it.  mixed 8192 x 128 kernel 1 (h100-pcie):
          * the window was 3 of its 4.5 waves in the interval model, about
          * as much as the pass. */
-        if (standins_ahead(b, SMP_PASS_COST))
-            return 0;
+        if (standins_ahead(b, SMP_PASS_COST)) {
+            /* unless CTAs across the kernel share data (footprint_dram:
+             * two regions decoded, no model run), where the window's
+             * reuse verdict spares a kernel that ends in detail the pass
+             * (divergent 3648 x 256, 4 waves: test_sampler_trace) */
+            double dram = -1;
+            if ((rc = footprint_dram(b, (double)total, &dram, d)))
+                return rc;
+            if (dram < 0 || !(b->m.dram > SMP_SHARE_RATIO * dram &&
+                              b->m.dram - dram > SMP_SHARE_MIN))
+                return 0;
+        }
     }
     diff_run m;
     rc = run_differenced(b, g, 0, wf, wctas, w, &m, d);
@@ -1104,6 +1129,7 @@ static int model_run(kbind *b, int m, int whole, int facts, uint64_t first,
         o.cta_first = first;
         o.cta_count = count;
         o.sms = sms;
+        o.l2_fold = !whole && b->standin && b->fold.n ? &b->fold : NULL;
         dm_result r;
         memset(&r, 0, sizeof r);
         rc = dm_run_kernel(b->t, b->k, g, &o, &r, d);
@@ -1127,6 +1153,7 @@ static int model_run(kbind *b, int m, int whole, int facts, uint64_t first,
     o.cta_count = count;
     o.sms = sms;
     o.per_warp = whole;
+    o.l2_fold = !whole && b->standin && b->fold.n ? &b->fold : NULL;
     im_result r;
     memset(&r, 0, sizeof r);
     rc = im_run_kernel(b->t, b->k, g, &o, &r, d);
@@ -1346,6 +1373,116 @@ static int region_sectors(kbind *b, size_t r, secset *set,
         wc_cta_free(cta);
     }
     wc_kreader_close(kr);
+    return rc;
+}
+
+/* Shared chunks of 2^SMP_FOLD_SHIFT bytes (standin_fold). */
+#define SMP_FOLD_SHIFT 16
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/*
+ * The fold of the data all CTAs share, for stand-in regions (ua_fold in
+ * uarch/ua_mem.h): the sectors two distant stand-ins (a quarter and three
+ * quarters into the kernel) both read mark their chunks as shared; the
+ * shared data's footprint is what the two read in those chunks, by
+ * capture-recapture (|A| |B| / |A∩B|), and a stand-in's share of it is
+ * its share of the CTAs (rctas / ctas).  Data only neighbouring CTAs
+ * share lies within a stand-in and is not folded.  b->fold.n stays 0 where
+ * the two have no sector in common.
+ */
+/* The distinct chunks (>> cs) of the sectors in s, ascending: *out
+ * (malloc'd, NULL when none), *n. */
+static int set_chunks(const secset *s, unsigned cs, uint64_t **out,
+                      size_t *n)
+{
+    *out = NULL;
+    *n = 0;
+    if (!s->n)
+        return 0;
+    uint64_t *v = malloc(s->n * sizeof *v);
+    if (!v)
+        return -1;
+    size_t m = 0;
+    for (size_t i = 0; i < s->cap; i++)
+        if (s->v[i])
+            v[m++] = (s->v[i] - 1) >> cs;
+    qsort(v, m, sizeof *v, cmp_u64);
+    size_t u = 0;
+    for (size_t i = 0; i < m; i++)
+        if (u == 0 || v[i] != v[u - 1])
+            v[u++] = v[i];
+    *out = v;
+    *n = u;
+    return 0;
+}
+
+static int standin_fold(kbind *b, wc_diag *d)
+{
+    secset A = {0}, B = {0};
+    free(b->fold_chunk);
+    b->fold_chunk = NULL;
+    memset(&b->fold, 0, sizeof b->fold);
+    int rc = region_sectors(b, b->nregions / 4, &A, NULL, NULL, d);
+    if (rc == 0)
+        rc = region_sectors(b, 3 * b->nregions / 4, &B, NULL, NULL, d);
+    const unsigned cs = SMP_FOLD_SHIFT - 5; /* sector -> chunk */
+    uint64_t *ca = NULL, *cb = NULL;
+    size_t na_ch = 0, nb_ch = 0;
+    if (rc == 0 && (set_chunks(&A, cs, &ca, &na_ch) ||
+                    set_chunks(&B, cs, &cb, &nb_ch)))
+        rc = wc_diag_set(d, WC_EINTERNAL, "", 0, 0, "out of memory");
+    size_t nch = 0;
+    if (rc == 0) { /* chunks both read: ca[] keeps the intersection */
+        size_t i = 0, j = 0;
+        while (i < na_ch && j < nb_ch) {
+            if (ca[i] < cb[j])
+                i++;
+            else if (cb[j] < ca[i])
+                j++;
+            else {
+                ca[nch++] = ca[i];
+                i++;
+                j++;
+            }
+        }
+    }
+    if (rc == 0 && nch) {
+        ua_fold probe = {SMP_FOLD_SHIFT, nch, ca, 1};
+        double na = 0, nb = 0, common = 0;
+        for (size_t i = 0; i < A.cap; i++)
+            na += A.v[i] && ua_fold_in(&probe, (A.v[i] - 1) << 5);
+        for (size_t i = 0; i < B.cap; i++)
+            if (B.v[i] && ua_fold_in(&probe, (B.v[i] - 1) << 5)) {
+                nb++;
+                common += secset_has(&A, B.v[i] - 1);
+            }
+        if (common > 0) {
+            double foot = na * nb / common * 32; /* bytes */
+            double f = (double)b->rctas / (double)b->ctas;
+            double line = (double)b->g->l2_line_bytes;
+            double span = ceil(foot * f / line) * line;
+            double top = (double)nch * (double)(UINT64_C(1) << SMP_FOLD_SHIFT);
+            if (span < line)
+                span = line;
+            if (span > top)
+                span = top;
+            b->fold_chunk = ca;
+            ca = NULL;
+            b->fold.shift = SMP_FOLD_SHIFT;
+            b->fold.n = nch;
+            b->fold.chunk = b->fold_chunk;
+            b->fold.span = (uint64_t)span;
+        }
+    }
+    free(ca);
+    free(cb);
+    free(A.v);
+    free(B.v);
     return rc;
 }
 
@@ -1915,6 +2052,8 @@ int smp_ctx_reused(const smp_ctx *c, size_t from, smp_kernel_result *r,
     return 0;
 }
 
+
+
 int smp_ctx_run_one(const smp_ctx *c, wc_trace *t, size_t k, const wc_gpu *g,
                     smp_kernel_result *r, wc_diag *d)
 {
@@ -2016,6 +2155,7 @@ int smp_ctx_run_one(const smp_ctx *c, wc_trace *t, size_t k, const wc_gpu *g,
     wc_kreader_close(hold);
     free(b.z);
     free(b.ins);
+    free(b.fold_chunk);
     if (rc == 0)
         rc = WC_CHECK(wc_check_hybrid(
             wc_trace_kernel(t, k), r->cycles, r->estimate, r->has_ci,
@@ -2028,6 +2168,7 @@ int smp_ctx_run_one(const smp_ctx *c, wc_trace *t, size_t k, const wc_gpu *g,
     r->warm_ctas = r->how == SMP_HOW_FULL ? 0 : b.warm;
     r->shared_data = b.shared;
     r->standin = r->how != SMP_HOW_FULL && b.standin;
+    r->fold_bytes = r->standin && b.fold.n ? b.fold.span : 0;
     r->dram_whole = b.dram_whole;
     r->dram_slice = b.dram_slice;
     r->slice_invalid = b.slice_bad;

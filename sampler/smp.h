@@ -163,6 +163,10 @@ typedef struct smp_kernel_result {
     int standin;              /* 1: each region is a stand-in for the whole
                                  run, the busiest SM's load on a slice
                                  (docs/sampler.md, "Stand-in regions")       */
+    uint64_t fold_bytes;      /* stand-ins: the span their shared data is
+                                 folded into in a slice's L2, 0 none
+                                 (docs/sampler.md, "Shared data in
+                                 stand-ins")                                 */
     double dram_whole, dram_slice; /* DRAM sectors per warp instruction of
                                  the interval model: whole kernel, one
                                  region on its slice (0 when not measured)  */

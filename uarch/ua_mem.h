@@ -268,6 +268,38 @@ int ua_cache_walk_run(ua_cache *l1, ua_cache *l2, const ua_run *r,
 void ua_cache_stats_get(const ua_cache *c, ua_cache_stats *st);
 long ua_cache_sets(const ua_cache *c);
 
+/*
+ * Folding of shared data into a slice's L2 (sampler stand-in regions).  A
+ * stand-in runs share f of a kernel's CTAs on a slice whose L2 is f of the
+ * GPU's; data every CTA reads (a lookup table, a matrix all CTAs multiply
+ * by) is fetched once by the whole GPU and then served from its L2, while
+ * the slice alone would take as many cold misses per SM as the GPU in all
+ * and, where the data is larger than its share of the L2, miss on every
+ * re-read.  Folded, the shared chunks become a span of f of their size:
+ * the slice's accesses per shared sector, its cold misses per SM and the
+ * shared data's size against its L2 are the full run's.  The map applies
+ * to the addresses an L2 sees (ua_cache_set_fold); an L1 sees the real
+ * ones.
+ */
+typedef struct ua_fold {
+    unsigned shift;        /* a chunk is addr >> shift                       */
+    size_t n;              /* shared chunks                                   */
+    const uint64_t *chunk; /* their numbers, ascending                        */
+    uint64_t span;         /* folded bytes: a multiple of the line size,
+                              at least one line, at most n << shift         */
+} ua_fold;
+/* addr's place in the folded span when it lies in a shared chunk (the
+ * chunks' bytes in ascending order, modulo span, back in those chunks);
+ * other addresses unchanged. */
+uint64_t ua_fold_addr(const ua_fold *f, uint64_t addr);
+/* 1 when addr lies in one of f's shared chunks. */
+int ua_fold_in(const ua_fold *f, uint64_t addr);
+/* Every later access, fill time and probe of c takes its addresses
+ * through f (NULL: none); f must outlive c's use.  ua_cache_walk and
+ * ua_cache_walk_run return 0 for an L2 with a fold (callers then access
+ * line by line). */
+void ua_cache_set_fold(ua_cache *c, const ua_fold *f);
+
 /* ------------------------------------------------------------------------ */
 /* Per-kernel counts (ua_mem_counts.c)                                       */
 /* ------------------------------------------------------------------------ */

@@ -90,6 +90,7 @@ struct ua_cache {
      * a bit: one load and test per access */
     uint8_t *ready_set;
     ua_cache_stats st;
+    const ua_fold *fold; /* shared data folded (ua_cache_set_fold), or NULL */
 };
 
 /* The arrays of one set. */
@@ -765,6 +766,8 @@ void ua_cache_access(ua_cache *c, uint64_t addr, uint32_t sectors,
         access_none(c, sectors, is_write, res);
         return;
     }
+    if (c->fold)
+        addr = ua_fold_addr(c->fold, addr);
     uint64_t la = line_of(c, addr);
     access_at(c, set_idx_of(c, la), la, sectors, is_write, res);
 }
@@ -971,9 +974,9 @@ HOT_INLINE void walk_body(ua_cache *l1, ua_cache *l2, const ua_line *ls,
 /* The caches ua_cache_walk takes. */
 static inline int walk_ok(const ua_cache *l1, const ua_cache *l2)
 {
-    return !((l1 && (l1->kind != K_W4 || l1->ready ||
+    return !((l1 && (l1->kind != K_W4 || l1->ready || l1->fold ||
                      l1->line_bytes != l2->line_bytes)) ||
-             l2->kind != K_W16 || l2->ready);
+             l2->kind != K_W16 || l2->ready || l2->fold);
 }
 
 WALK_FN int ua_cache_walk(ua_cache *l1, ua_cache *l2, const ua_line *ls,
@@ -1025,6 +1028,8 @@ void ua_cache_set_ready(ua_cache *c, uint64_t addr, uint32_t sectors,
 {
     if (c->sets == 0 || !sectors || !c->ready)
         return;
+    if (c->fold)
+        addr = ua_fold_addr(c->fold, addr);
     uint64_t la = line_of(c, addr);
     uint64_t idx = set_idx_of(c, la);
     if (!set_live(c, idx))
@@ -1042,6 +1047,8 @@ int ua_cache_probe(const ua_cache *c, uint64_t addr, uint32_t sectors,
         *ready = 0;
     if (c->sets == 0)
         return 0;
+    if (c->fold)
+        addr = ua_fold_addr(c->fold, addr);
     uint64_t la = line_of(c, addr);
     uint64_t idx = set_idx_of(c, la);
     if (!set_live(c, idx))
@@ -1081,4 +1088,39 @@ void ua_cache_geom_l2(const wc_gpu *g, ua_cache_geom *geom)
     geom->write_back = (int)g->l2_write_back;
     geom->write_alloc = (int)g->l2_write_alloc;
     geom->set_hash = (int)g->l2_set_hash;
+}
+
+void ua_cache_set_fold(ua_cache *c, const ua_fold *f)
+{
+    c->fold = f && f->n && f->span ? f : NULL;
+}
+
+/* The index of addr's chunk in f, or f->n when it is not shared. */
+static size_t fold_rank(const ua_fold *f, uint64_t addr)
+{
+    uint64_t ch = addr >> f->shift;
+    size_t lo = 0, hi = f->n;
+    while (lo < hi) { /* the first chunk >= ch */
+        size_t mid = lo + (hi - lo) / 2;
+        if (f->chunk[mid] < ch)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < f->n && f->chunk[lo] == ch ? lo : f->n;
+}
+
+int ua_fold_in(const ua_fold *f, uint64_t addr)
+{
+    return fold_rank(f, addr) < f->n;
+}
+
+uint64_t ua_fold_addr(const ua_fold *f, uint64_t addr)
+{
+    size_t r = fold_rank(f, addr);
+    if (r == f->n)
+        return addr;
+    uint64_t low_mask = (UINT64_C(1) << f->shift) - 1;
+    uint64_t v = (((uint64_t)r << f->shift) | (addr & low_mask)) % f->span;
+    return f->chunk[v >> f->shift] << f->shift | (v & low_mask);
 }

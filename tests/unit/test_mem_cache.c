@@ -662,8 +662,67 @@ static void test_walk(void)
     walk_run_same(1);
 }
 
+/* Shared data folded into a slice's L2 (ua_fold, sampler stand-ins):
+ * the shared chunks' bytes in order, modulo the span, back in those
+ * chunks; other addresses unchanged; a line stays whole; the cache takes
+ * the folded address for accesses, fill times and probes, and its walks
+ * decline (callers go line by line). */
+static void test_fold(void)
+{
+    const uint64_t ch[3] = {0x10, 0x12, 0x40}; /* chunks of 64 KB */
+    ua_fold f = {16, 3, ch, 96 * 1024};        /* 1.5 chunks */
+    CHECK(ua_fold_in(&f, 0x100000));
+    CHECK(ua_fold_in(&f, 0x12ffff));
+    CHECK(!ua_fold_in(&f, 0x110000));
+    CHECK(!ua_fold_in(&f, 0x3ffff0));
+    /* outside: unchanged */
+    CHECK_EQ_INT(ua_fold_addr(&f, 0x110080), 0x110080);
+    CHECK_EQ_INT(ua_fold_addr(&f, 0x0), 0x0);
+    /* within the span: unchanged (rank 0, and the first half of rank 1) */
+    CHECK_EQ_INT(ua_fold_addr(&f, 0x100080), 0x100080);
+    CHECK_EQ_INT(ua_fold_addr(&f, 0x127f80), 0x127f80);
+    /* past it: 96 KB back */
+    CHECK_EQ_INT(ua_fold_addr(&f, 0x128000), 0x100000);
+    CHECK_EQ_INT(ua_fold_addr(&f, 0x400000 + 0x1234), 0x108000 + 0x1234);
+    /* every address lands in a shared chunk, inside the span, and the
+     * bytes of one 128-byte line fold to one line */
+    for (uint64_t i = 0; i < 3; i++)
+        for (uint64_t off = 0; off < 65536; off += 4093) {
+            uint64_t a = ch[i] << 16 | off, fa = ua_fold_addr(&f, a);
+            CHECK(ua_fold_in(&f, fa));
+            size_t r = fa >> 16 == 0x10 ? 0 : fa >> 16 == 0x12 ? 1 : 2;
+            CHECK((r << 16 | (fa & 0xffff)) < f.span);
+            CHECK_EQ_INT(ua_fold_addr(&f, a & ~(uint64_t)127) >> 7, fa >> 7);
+        }
+    /* the cache: two shared lines a span apart are one line */
+    ua_cache *c = mk(64L * 1024, 16, 128, 32, 1, 1);
+    CHECK(c != NULL);
+    if (!c)
+        return;
+    ua_cache_set_fold(c, &f);
+    ua_cache_res r;
+    ua_cache_access(c, 0x100100, 0xf, 0, &r);
+    CHECK_EQ_INT(r.miss, 0xf);
+    ua_cache_access(c, 0x128100, 0xf, 0, &r); /* folds onto 0x100100 */
+    CHECK_EQ_INT(r.miss, 0);
+    ua_cache_set_ready(c, 0x128100, 0x1, 77);
+    uint64_t ready = 0;
+    CHECK(ua_cache_probe(c, 0x100100, 0x1, &ready));
+    CHECK_EQ_INT(ready, 77);
+    ua_cache_access(c, 0x110100, 0xf, 0, &r); /* not shared: its own line */
+    CHECK_EQ_INT(r.miss, 0xf);
+    ua_walk wk;
+    ua_line ln = {0x100100, 0xf};
+    CHECK_EQ_INT(ua_cache_walk(NULL, c, &ln, 1, 0, &wk), 0);
+    ua_cache_set_fold(c, NULL); /* off again: 0x128100 is its own line */
+    ua_cache_access(c, 0x128100, 0xf, 0, &r);
+    CHECK_EQ_INT(r.miss, 0xf);
+    ua_cache_free(c);
+}
+
 int main(void)
 {
+    test_fold();
     test_walk();
     test_reference();
     test_untimed();
