@@ -1276,34 +1276,93 @@ static int eng_region_(void *ctx, int m, size_t r, smp_eval *out, wc_diag *d)
 /* Long kernels: two-phase sampling without a whole-kernel pass             */
 /* ------------------------------------------------------------------------ */
 
-/* Open-addressing set of 32-byte sector numbers (+1, 0 = empty). */
+/* Open-addressing set of 32-byte sector numbers (+1, 0 = empty).  Past
+ * SMP_SECSET_MAX sectors it keeps a hashed sample of them, one in 2^lg
+ * (the same sectors in any set of the same lg), so its memory stays
+ * bounded (a table of at most 4 x SMP_SECSET_MAX entries, 16 MB) however
+ * much a region reads; counts then stand for 2^lg times as many. */
+#define SMP_SECSET_MAX (1u << 19)
+
 typedef struct secset {
     uint64_t *v;
     size_t cap, n;
+    unsigned lg;
 } secset;
 
+static inline size_t secset_slot(uint64_t key, size_t cap)
+{
+    return (size_t)((key * 0x9e3779b97f4a7c15ull) >> 20) & (cap - 1);
+}
+
+/* Is sector key in the sample of rate 2^-lg? */
+static inline int secset_kept(unsigned lg, uint64_t key)
+{
+    if (lg == 0)
+        return 1;
+    uint64_t h = key * 0xd6e8feb86659fd93ull;
+    h ^= h >> 32;
+    h *= 0xd6e8feb86659fd93ull;
+    h ^= h >> 32;
+    return (h >> (64 - lg)) == 0;
+}
+
+/* Put stored value v (key + 1, not present) into a table with room. */
+static void secset_put(uint64_t *t, size_t cap, uint64_t v)
+{
+    size_t h = secset_slot(v, cap);
+    while (t[h])
+        h = (h + 1) & (cap - 1);
+    t[h] = v;
+}
+
+/* Keep only the sample of rate 2^-lg (lg above the set's). */
+static int secset_thin(secset *s, unsigned lg)
+{
+    if (lg <= s->lg)
+        return 0;
+    s->lg = lg;
+    if (!s->cap)
+        return 0;
+    uint64_t *t = calloc(s->cap, sizeof *t);
+    if (!t)
+        return -1;
+    size_t n = 0;
+    for (size_t i = 0; i < s->cap; i++)
+        if (s->v[i] && secset_kept(lg, s->v[i] - 1)) {
+            secset_put(t, s->cap, s->v[i]);
+            n++;
+        }
+    free(s->v);
+    s->v = t;
+    s->n = n;
+    return 0;
+}
+
+/* 1 added, 0 present or not in the sample, -1 out of memory. */
 static int secset_add(secset *s, uint64_t key)
 {
+    if (!secset_kept(s->lg, key))
+        return 0;
+    if (s->n + 1 > SMP_SECSET_MAX) {
+        if (secset_thin(s, s->lg + 1) != 0)
+            return -1;
+        if (!secset_kept(s->lg, key))
+            return 0;
+    }
     key++;
     if ((s->n + 1) * 2 > s->cap) {
         size_t cap = s->cap ? s->cap * 2 : 4096;
         uint64_t *v = calloc(cap, sizeof *v);
         if (!v)
             return -1;
-        for (size_t i = 0; i < s->cap; i++) {
-            if (!s->v[i])
-                continue;
-            size_t h = (size_t)((s->v[i] * 0x9e3779b97f4a7c15ull) >> 20) &
-                       (cap - 1);
-            while (v[h])
-                h = (h + 1) & (cap - 1);
-            v[h] = s->v[i];
-        }
+        for (size_t i = 0; i < s->cap; i++)
+            if (s->v[i])
+                secset_put(v, cap, s->v[i]);
         free(s->v);
         s->v = v;
         s->cap = cap;
     }
-    size_t h = (size_t)((key * 0x9e3779b97f4a7c15ull) >> 20) & (s->cap - 1);
+    size_t h = secset_slot(key, s->cap);
     while (s->v[h]) {
         if (s->v[h] == key)
             return 0;
@@ -1319,7 +1378,7 @@ static int secset_has(const secset *s, uint64_t key)
     key++;
     if (!s->cap)
         return 0;
-    size_t h = (size_t)((key * 0x9e3779b97f4a7c15ull) >> 20) & (s->cap - 1);
+    size_t h = secset_slot(key, s->cap);
     while (s->v[h]) {
         if (s->v[h] == key)
             return 1;
@@ -1328,10 +1387,8 @@ static int secset_has(const secset *s, uint64_t key)
     return 0;
 }
 
-/* Global-memory sectors read by region r: into set (other == NULL), or
- * counted in *common when also in other. */
-static int region_sectors(kbind *b, size_t r, secset *set,
-                          const secset *other, uint64_t *common, wc_diag *d)
+/* Global-memory sectors read by region r, into set. */
+static int region_sectors(kbind *b, size_t r, secset *set, wc_diag *d)
 {
     uint64_t first, count;
     region_window(b, r, &first, &count);
@@ -1356,11 +1413,7 @@ static int region_sectors(kbind *b, size_t r, secset *set,
                 for (int l = 0; l < WC_WARP_SIZE; l++) {
                     if (!(in.mask >> l & 1u))
                         continue;
-                    uint64_t sec = in.addr[l] >> 5;
-                    if (other) {
-                        if (secset_has(other, sec) && secset_add(set, sec) > 0)
-                            ++*common;
-                    } else if (secset_add(set, sec) < 0) {
+                    if (secset_add(set, in.addr[l] >> 5) < 0) {
                         rc = wc_diag_set(d, WC_EINTERNAL, "", 0, 0,
                                          "out of memory");
                         break;
@@ -1376,6 +1429,27 @@ static int region_sectors(kbind *b, size_t r, secset *set,
     return rc;
 }
 
+/* The global sectors two distant regions read, a quarter and three
+ * quarters into the kernel (A, B: sampled alike, one lg), and how many
+ * both read (*common). */
+static int two_regions(kbind *b, secset *A, secset *B, uint64_t *common,
+                       wc_diag *d)
+{
+    *common = 0;
+    int rc = region_sectors(b, b->nregions / 4, A, d);
+    if (rc == 0)
+        rc = region_sectors(b, 3 * b->nregions / 4, B, d);
+    if (rc)
+        return rc;
+    unsigned lg = A->lg > B->lg ? A->lg : B->lg;
+    if (secset_thin(A, lg) != 0 || secset_thin(B, lg) != 0)
+        return wc_diag_set(d, WC_EINTERNAL, "", 0, 0, "out of memory");
+    for (size_t i = 0; i < B->cap; i++)
+        if (B->v[i] && secset_has(A, B->v[i] - 1))
+            ++*common;
+    return 0;
+}
+
 /* Shared chunks of 2^SMP_FOLD_SHIFT bytes (standin_fold). */
 #define SMP_FOLD_SHIFT 16
 
@@ -1385,16 +1459,6 @@ static int cmp_u64(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/*
- * The fold of the data all CTAs share, for stand-in regions (ua_fold in
- * uarch/ua_mem.h): the sectors two distant stand-ins (a quarter and three
- * quarters into the kernel) both read mark their chunks as shared; the
- * shared data's footprint is what the two read in those chunks, by
- * capture-recapture (|A| |B| / |A∩B|), and a stand-in's share of it is
- * its share of the CTAs (rctas / ctas).  Data only neighbouring CTAs
- * share lies within a stand-in and is not folded.  b->fold.n stays 0 where
- * the two have no sector in common.
- */
 /* The distinct chunks (>> cs) of the sectors in s, ascending: *out
  * (malloc'd, NULL when none), *n. */
 static int set_chunks(const secset *s, unsigned cs, uint64_t **out,
@@ -1421,15 +1485,27 @@ static int set_chunks(const secset *s, unsigned cs, uint64_t **out,
     return 0;
 }
 
+/*
+ * The fold of the data all CTAs share, for stand-in regions (ua_fold in
+ * uarch/ua_mem.h): the 64 KB chunks two distant stand-ins (a quarter and
+ * three quarters into the kernel) both read are shared; the shared data's
+ * footprint is what the two read in those chunks, by capture-recapture
+ * (|A| |B| / |A∩B| sectors), and a stand-in's share of it is its share of
+ * the CTAs (rctas / ctas).  Data only neighbouring CTAs share lies within
+ * a stand-in and is not folded.  b->fold.n stays 0 where the two read no
+ * sector in common in those chunks (private data interleaved within a
+ * chunk).  chase 4096 x 128 i8 (h100-pcie): its 1-SM stand-in composes
+ * to +14.5% of the whole interval run plain, -5.6% folded
+ * (docs/sampler.md, "Shared data in stand-ins").
+ */
 static int standin_fold(kbind *b, wc_diag *d)
 {
     secset A = {0}, B = {0};
     free(b->fold_chunk);
     b->fold_chunk = NULL;
     memset(&b->fold, 0, sizeof b->fold);
-    int rc = region_sectors(b, b->nregions / 4, &A, NULL, NULL, d);
-    if (rc == 0)
-        rc = region_sectors(b, 3 * b->nregions / 4, &B, NULL, NULL, d);
+    uint64_t all_common = 0;
+    int rc = two_regions(b, &A, &B, &all_common, d);
     const unsigned cs = SMP_FOLD_SHIFT - 5; /* sector -> chunk */
     uint64_t *ca = NULL, *cb = NULL;
     size_t na_ch = 0, nb_ch = 0;
@@ -1462,7 +1538,8 @@ static int standin_fold(kbind *b, wc_diag *d)
                 common += secset_has(&A, B.v[i] - 1);
             }
         if (common > 0) {
-            double foot = na * nb / common * 32; /* bytes */
+            double foot = na * nb / common * 32 *
+                          (double)(UINT64_C(1) << A.lg); /* bytes */
             double f = (double)b->rctas / (double)b->ctas;
             double line = (double)b->g->l2_line_bytes;
             double span = ceil(foot * f / line) * line;
@@ -1502,12 +1579,11 @@ static int check_overlap(kbind *b, wc_diag *d)
         return 0;
     secset A = {0}, B = {0};
     uint64_t common = 0;
-    int rc = region_sectors(b, b->nregions / 4, &A, NULL, NULL, d);
-    if (rc == 0)
-        rc = region_sectors(b, 3 * b->nregions / 4, &B, &A, &common, d);
+    int rc = two_regions(b, &A, &B, &common, d);
     if (rc == 0 && common > 0) {
         double reads = (double)b->nregions * (double)common / (double)A.n;
-        double foot = (double)A.n * (double)A.n / (double)common * 32;
+        double foot = (double)A.n * (double)A.n / (double)common * 32 *
+                      (double)(UINT64_C(1) << A.lg);
         double l2 = 0;
         (void)wc_gpu_get_num(b->g, "l2_size", &l2);
         b->dram_whole = 1 / reads; /* reported: sector reads per region */
@@ -1535,23 +1611,17 @@ static int footprint_dram(kbind *b, double total, double *out, wc_diag *d)
     *out = -1;
     secset A = {0}, B = {0};
     uint64_t common = 0;
-    int rc = region_sectors(b, b->nregions / 4, &A, NULL, NULL, d);
-    if (rc == 0)
-        rc = region_sectors(b, 3 * b->nregions / 4, &B, &A, &common, d);
+    int rc = two_regions(b, &A, &B, &common, d);
     if (rc == 0 && common > 0 && total > 0) {
-        /* B holds only the sectors A has too: |B| is counted apart. */
-        double nb = (double)common;
-        free(B.v);
-        memset(&B, 0, sizeof B);
-        rc = region_sectors(b, 3 * b->nregions / 4, &B, NULL, NULL, d);
-        nb = (double)B.n;
-        double foot = (double)A.n * nb / (double)common;
-        double all = (double)b->nregions * ((double)A.n + nb) / 2;
+        double scale = (double)(UINT64_C(1) << A.lg); /* sampled sets */
+        double nb = (double)B.n;
+        double foot = (double)A.n * nb / (double)common * scale;
+        double all = (double)b->nregions * ((double)A.n + nb) / 2 * scale;
         if (foot > all)
             foot = all;
         double l2 = 0;
         (void)wc_gpu_get_num(b->g, "l2_size", &l2);
-        if (rc == 0 && (l2 <= 0 || foot * 32 <= l2))
+        if (l2 <= 0 || foot * 32 <= l2)
             *out = foot / total;
     }
     free(A.v);
