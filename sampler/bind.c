@@ -1396,27 +1396,40 @@ static int region_sectors(kbind *b, size_t r, secset *set, wc_diag *d)
     int rc = wc_kreader_open(b->t, b->k, &kr, d);
     if (rc == 0)
         rc = wc_kreader_seek(kr, first, d);
-    wc_inst in;
+    /* by reference: only instructions with lane addresses are decoded
+     * (into bufs), the others are their static records */
+    enum { NBUF = 16, NREF = 64 };
+    wc_inst *bufs = malloc(NBUF * sizeof *bufs);
+    wc_iref refs[NREF];
+    if (!bufs && rc == 0)
+        rc = wc_diag_set(d, WC_EINTERNAL, "", 0, 0, "out of memory");
     for (uint64_t c = 0; c < count && rc == 0; c++) {
         wc_cta *cta = NULL;
         if ((rc = wc_kreader_next(kr, &cta, d)) || !cta)
             break;
         unsigned nw = wc_cta_nwarps(cta);
         for (unsigned w = 0; w < nw && rc == 0; w++) {
-            int got;
-            while ((got = wc_cta_next(cta, w, &in, d)) == 1) {
-                if (!(in.iflags & WC_IF_HAS_ADDR) ||
-                    (in.space != WC_SPACE_GLOBAL &&
-                     in.space != WC_SPACE_GENERIC) ||
-                    !(wc_inst_info(&in)->flags & WC_OPF_LOAD))
-                    continue;
-                for (int l = 0; l < WC_WARP_SIZE; l++) {
-                    if (!(in.mask >> l & 1u))
+            int got = 0;
+            size_t n = 0;
+            while (rc == 0 && (got = wc_cta_next_refs_bufs(
+                                   cta, w, bufs, NBUF, refs, NREF, &n, d)) ==
+                                  1) {
+                for (size_t i = 0; i < n && rc == 0; i++) {
+                    const wc_inst *in = refs[i].in;
+                    if (!(in->iflags & WC_IF_HAS_ADDR) ||
+                        (in->space != WC_SPACE_GLOBAL &&
+                         in->space != WC_SPACE_GENERIC) ||
+                        !(wc_inst_info(in)->flags & WC_OPF_LOAD))
                         continue;
-                    if (secset_add(set, in.addr[l] >> 5) < 0) {
-                        rc = wc_diag_set(d, WC_EINTERNAL, "", 0, 0,
-                                         "out of memory");
-                        break;
+                    uint32_t mask = refs[i].mask;
+                    for (int l = 0; l < WC_WARP_SIZE; l++) {
+                        if (!(mask >> l & 1u))
+                            continue;
+                        if (secset_add(set, in->addr[l] >> 5) < 0) {
+                            rc = wc_diag_set(d, WC_EINTERNAL, "", 0, 0,
+                                             "out of memory");
+                            break;
+                        }
                     }
                 }
             }
@@ -1425,6 +1438,7 @@ static int region_sectors(kbind *b, size_t r, secset *set, wc_diag *d)
         }
         wc_cta_free(cta);
     }
+    free(bufs);
     wc_kreader_close(kr);
     return rc;
 }
