@@ -1387,11 +1387,15 @@ static int secset_has(const secset *s, uint64_t key)
     return 0;
 }
 
-/* Global-memory sectors read by region r, into set. */
-static int region_sectors(kbind *b, size_t r, secset *set, wc_diag *d)
+/* Global-memory sectors read by region r (its first max_ctas CTAs; 0:
+ * all), into set. */
+static int region_sectors(kbind *b, size_t r, uint64_t max_ctas,
+                          secset *set, wc_diag *d)
 {
     uint64_t first, count;
     region_window(b, r, &first, &count);
+    if (max_ctas && count > max_ctas)
+        count = max_ctas;
     wc_kreader *kr = NULL;
     int rc = wc_kreader_open(b->t, b->k, &kr, d);
     if (rc == 0)
@@ -1444,15 +1448,15 @@ static int region_sectors(kbind *b, size_t r, secset *set, wc_diag *d)
 }
 
 /* The global sectors two distant regions read, a quarter and three
- * quarters into the kernel (A, B: sampled alike, one lg), and how many
- * both read (*common). */
-static int two_regions(kbind *b, secset *A, secset *B, uint64_t *common,
-                       wc_diag *d)
+ * quarters into the kernel (A, B: sampled alike, one lg; the first
+ * max_ctas CTAs of each, 0: all), and how many both read (*common). */
+static int two_regions(kbind *b, uint64_t max_ctas, secset *A, secset *B,
+                       uint64_t *common, wc_diag *d)
 {
     *common = 0;
-    int rc = region_sectors(b, b->nregions / 4, A, d);
+    int rc = region_sectors(b, b->nregions / 4, max_ctas, A, d);
     if (rc == 0)
-        rc = region_sectors(b, 3 * b->nregions / 4, B, d);
+        rc = region_sectors(b, 3 * b->nregions / 4, max_ctas, B, d);
     if (rc)
         return rc;
     unsigned lg = A->lg > B->lg ? A->lg : B->lg;
@@ -1512,47 +1516,82 @@ static int set_chunks(const secset *s, unsigned cs, uint64_t **out,
  * to +14.5% of the whole interval run plain, -5.6% folded
  * (docs/sampler.md, "Shared data in stand-ins").
  */
+/* The chunks (>> cs sectors) both A and B read, ascending: *out
+ * (malloc'd or NULL), *n; -1 out of memory. */
+static int shared_chunks(const secset *A, const secset *B, unsigned cs,
+                         uint64_t **out, size_t *n)
+{
+    uint64_t *ca = NULL, *cb = NULL;
+    size_t na = 0, nb = 0, m = 0;
+    *out = NULL;
+    *n = 0;
+    if (set_chunks(A, cs, &ca, &na) || set_chunks(B, cs, &cb, &nb)) {
+        free(ca);
+        return -1;
+    }
+    size_t i = 0, j = 0;
+    while (i < na && j < nb) { /* ca[] keeps the intersection */
+        if (ca[i] < cb[j])
+            i++;
+        else if (cb[j] < ca[i])
+            j++;
+        else {
+            ca[m++] = ca[i];
+            i++;
+            j++;
+        }
+    }
+    free(cb);
+    if (m == 0) {
+        free(ca);
+        ca = NULL;
+    }
+    *out = ca;
+    *n = m;
+    return 0;
+}
+
 static int standin_fold(kbind *b, wc_diag *d)
 {
     secset A = {0}, B = {0};
     free(b->fold_chunk);
     b->fold_chunk = NULL;
     memset(&b->fold, 0, sizeof b->fold);
-    uint64_t all_common = 0;
-    int rc = two_regions(b, &A, &B, &all_common, d);
     const unsigned cs = SMP_FOLD_SHIFT - 5; /* sector -> chunk */
-    uint64_t *ca = NULL, *cb = NULL;
-    size_t na_ch = 0, nb_ch = 0;
-    if (rc == 0 && (set_chunks(&A, cs, &ca, &na_ch) ||
-                    set_chunks(&B, cs, &cb, &nb_ch)))
-        rc = wc_diag_set(d, WC_EINTERNAL, "", 0, 0, "out of memory");
+    uint64_t common = 0, *ca = NULL;
     size_t nch = 0;
-    if (rc == 0) { /* chunks both read: ca[] keeps the intersection */
-        size_t i = 0, j = 0;
-        while (i < na_ch && j < nb_ch) {
-            if (ca[i] < cb[j])
-                i++;
-            else if (cb[j] < ca[i])
-                j++;
-            else {
-                ca[nch++] = ca[i];
-                i++;
-                j++;
-            }
-        }
-    }
+    /* An eighth of each first: two stand-ins of private data (streaming
+     * kernels, most of them) read no chunk in common, and are not
+     * decoded whole (copy2, h100-sxm: the fold cost 5-9% of its hybrid
+     * time decoding them) */
+    uint64_t pre = b->rctas / 8 ? b->rctas / 8 : 1;
+    int rc = two_regions(b, pre, &A, &B, &common, d);
+    if (rc == 0 && shared_chunks(&A, &B, cs, &ca, &nch) != 0)
+        rc = wc_diag_set(d, WC_EINTERNAL, "", 0, 0, "out of memory");
+    free(ca);
+    ca = NULL;
+    free(A.v);
+    free(B.v);
+    memset(&A, 0, sizeof A);
+    memset(&B, 0, sizeof B);
+    if (rc || nch == 0)
+        return rc;
+    nch = 0;
+    rc = two_regions(b, 0, &A, &B, &common, d);
+    if (rc == 0 && shared_chunks(&A, &B, cs, &ca, &nch) != 0)
+        rc = wc_diag_set(d, WC_EINTERNAL, "", 0, 0, "out of memory");
     if (rc == 0 && nch) {
         ua_fold probe = {SMP_FOLD_SHIFT, nch, ca, 1};
-        double na = 0, nb = 0, common = 0;
+        double na = 0, nb = 0, both = 0;
         for (size_t i = 0; i < A.cap; i++)
             na += A.v[i] && ua_fold_in(&probe, (A.v[i] - 1) << 5);
         for (size_t i = 0; i < B.cap; i++)
             if (B.v[i] && ua_fold_in(&probe, (B.v[i] - 1) << 5)) {
                 nb++;
-                common += secset_has(&A, B.v[i] - 1);
+                both += secset_has(&A, B.v[i] - 1);
             }
-        if (common > 0) {
-            double foot = na * nb / common * 32 *
+        if (both > 0) {
+            double foot = na * nb / both * 32 *
                           (double)(UINT64_C(1) << A.lg); /* bytes */
             double f = (double)b->rctas / (double)b->ctas;
             double line = (double)b->g->l2_line_bytes;
@@ -1571,7 +1610,6 @@ static int standin_fold(kbind *b, wc_diag *d)
         }
     }
     free(ca);
-    free(cb);
     free(A.v);
     free(B.v);
     return rc;
@@ -1593,7 +1631,7 @@ static int check_overlap(kbind *b, wc_diag *d)
         return 0;
     secset A = {0}, B = {0};
     uint64_t common = 0;
-    int rc = two_regions(b, &A, &B, &common, d);
+    int rc = two_regions(b, 0, &A, &B, &common, d);
     if (rc == 0 && common > 0) {
         double reads = (double)b->nregions * (double)common / (double)A.n;
         double foot = (double)A.n * (double)A.n / (double)common * 32 *
@@ -1625,7 +1663,7 @@ static int footprint_dram(kbind *b, double total, double *out, wc_diag *d)
     *out = -1;
     secset A = {0}, B = {0};
     uint64_t common = 0;
-    int rc = two_regions(b, &A, &B, &common, d);
+    int rc = two_regions(b, 0, &A, &B, &common, d);
     if (rc == 0 && common > 0 && total > 0) {
         double scale = (double)(UINT64_C(1) << A.lg); /* sampled sets */
         double nb = (double)B.n;
