@@ -130,8 +130,8 @@ void smp_options_default(smp_options *o)
 static void scale_key(wc_gpu *s, const char *key, double f, double quantum)
 {
     double v;
-    if (wc_gpu_get_num(s, key, &v) != 0)
-        return;
+    if (wc_gpu_get_num(s, key, &v) != 0 || v <= 0)
+        return; /* absent, or off (l2_size 0: no L2 on a slice either) */
     v *= f;
     if (quantum > 0)
         v = fmax(quantum, floor(v / quantum) * quantum);
@@ -206,6 +206,9 @@ typedef struct kbind {
                             none; standin_fold)                              */
     uint64_t *fold_chunk; /* its chunks (owned)                               */
     int fold_done;       /* 1: standin_fold has run (judge_standin)          */
+    int win_later;       /* 1: check_slice's window was not run (stand-ins
+                            ahead): run it should they fail (check_sharing) */
+    uint64_t win_first, win_ctas, win_warm; /* that window              */
     const smp_options *o;
     /* per-kernel counts: of a whole-kernel run (whole_model: the model that
      * made them, -1 none), and the sum over interval region runs */
@@ -873,6 +876,28 @@ static int busiest_load(kbind *b, uint64_t total, double util[2],
  */
 static int footprint_dram(kbind *b, double total, double *out, wc_diag *d);
 
+/* check_slice's verdict from the interval model on the all-SM window of
+ * wctas CTAs from wf, after w warm-up CTAs (differenced): regions on all
+ * SMs when the slice is unlike it (*unlike). */
+static int window_verdict(kbind *b, uint64_t wf, uint64_t wctas, uint64_t w,
+                          int *unlike, wc_diag *d)
+{
+    diff_run m;
+    *unlike = 0;
+    int rc = run_differenced(b, b->g, 0, wf, wctas, w, &m, d);
+    if (rc == 0) {
+        double dram = m.ins > 0 ? m.sec / m.ins : 0;
+        double cpi = m.ins > 0 ? m.cyc / m.ins : 0;
+        b->m.sliced = 1;
+        if (slice_verdict(b, dram, m.util, cpi, SMP_WINDOW_GAP,
+                          SMP_UTIL_GAP)) {
+            go_all_sms(b);
+            *unlike = 1;
+        }
+    }
+    return rc;
+}
+
 static int check_slice(kbind *b, int force, int steady, uint64_t total,
                        wc_diag *d)
 {
@@ -956,20 +981,21 @@ static int check_slice(kbind *b, int force, int steady, uint64_t total,
             if ((rc = footprint_dram(b, (double)total, &dram, d)))
                 return rc;
             if (dram < 0 || !(b->m.dram > SMP_SHARE_RATIO * dram &&
-                              b->m.dram - dram > SMP_SHARE_MIN))
+                              b->m.dram - dram > SMP_SHARE_MIN)) {
+                /* kept for the regions of w waves, should the stand-ins
+                 * fail: check_sharing runs it then and judges them as
+                 * here (its own test after the pass allows a larger
+                 * composition gap) */
+                b->win_later = 1;
+                b->win_first = wf;
+                b->win_ctas = wctas;
+                b->win_warm = w;
                 return 0;
+            }
         }
     }
-    diff_run m;
-    rc = run_differenced(b, g, 0, wf, wctas, w, &m, d);
-    if (rc == 0) {
-        double dram = m.ins > 0 ? m.sec / m.ins : 0;
-        double cpi = m.ins > 0 ? m.cyc / m.ins : 0;
-        b->m.sliced = 1;
-        if (slice_verdict(b, dram, m.util, cpi, SMP_WINDOW_GAP, SMP_UTIL_GAP))
-            go_all_sms(b);
-    }
-    return rc;
+    int unlike;
+    return window_verdict(b, wf, wctas, w, &unlike, d);
 }
 
 /*
@@ -1011,6 +1037,22 @@ static int check_sharing(kbind *b, double whole, double fixed,
         set_sms(b, b->slice_sms, b->warm_opt);
         b->m = b->reg;
         tried = 1;
+        if (b->win_later) {
+            /* the window check_slice left for now: the same verdict as
+             * before the pass (a kernel it finds unlike gets what it
+             * would have got then: regions on all SMs if worth sampling
+             * with the pass still to pay, else the detailed model) */
+            int unlike = 0;
+            b->win_later = 0;
+            if ((rc = window_verdict(b, b->win_first, b->win_ctas,
+                                     b->win_warm, &unlike, d)))
+                return rc;
+            if (unlike) {
+                if (!sample_ok(b, SMP_PASS_COST))
+                    collapse(b);
+                return 0;
+            }
+        }
     }
     if (!b->standin) {
         if (!b->m.sliced && (rc = run_mid(b, d)))
@@ -1279,7 +1321,7 @@ static int eng_region_(void *ctx, int m, size_t r, smp_eval *out, wc_diag *d)
 /* Open-addressing set of 32-byte sector numbers (+1, 0 = empty).  Past
  * SMP_SECSET_MAX sectors it keeps a hashed sample of them, one in 2^lg
  * (the same sectors in any set of the same lg), so its memory stays
- * bounded (a table of at most 4 x SMP_SECSET_MAX entries, 16 MB) however
+ * bounded (a table of at most 2 x SMP_SECSET_MAX entries, 8 MB) however
  * much a region reads; counts then stand for 2^lg times as many. */
 #define SMP_SECSET_MAX (1u << 19)
 
@@ -1338,12 +1380,14 @@ static int secset_thin(secset *s, unsigned lg)
     return 0;
 }
 
+static int secset_has(const secset *s, uint64_t key);
+
 /* 1 added, 0 present or not in the sample, -1 out of memory. */
 static int secset_add(secset *s, uint64_t key)
 {
     if (!secset_kept(s->lg, key))
         return 0;
-    if (s->n + 1 > SMP_SECSET_MAX) {
+    if (s->n + 1 > SMP_SECSET_MAX && !secset_has(s, key)) {
         if (secset_thin(s, s->lg + 1) != 0)
             return -1;
         if (!secset_kept(s->lg, key))
@@ -1557,6 +1601,13 @@ static int standin_fold(kbind *b, wc_diag *d)
     free(b->fold_chunk);
     b->fold_chunk = NULL;
     memset(&b->fold, 0, sizeof b->fold);
+    /* whole lines in a chunk (ua_fold keeps a line whole only then), and
+     * an L2 to fold into */
+    double l2 = 0;
+    long line_b = b->g->l2_line_bytes;
+    if (line_b <= 0 || (1L << SMP_FOLD_SHIFT) % line_b != 0 ||
+        wc_gpu_get_num(&b->slice, "l2_size", &l2) != 0 || l2 <= 0)
+        return 0;
     const unsigned cs = SMP_FOLD_SHIFT - 5; /* sector -> chunk */
     uint64_t common = 0, *ca = NULL;
     size_t nch = 0;

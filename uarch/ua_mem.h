@@ -286,7 +286,9 @@ typedef struct ua_fold {
     size_t n;              /* shared chunks                                   */
     const uint64_t *chunk; /* their numbers, ascending                        */
     uint64_t span;         /* folded bytes: a multiple of the line size,
-                              at least one line, at most n << shift         */
+                              at least one line, at most n << shift; the
+                              line size divides 1 << shift (else a line
+                              at the span's end would be split)          */
 } ua_fold;
 /* addr's place in the folded span when it lies in a shared chunk (the
  * chunks' bytes in ascending order, modulo span, back in those chunks);
