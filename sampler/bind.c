@@ -670,15 +670,9 @@ static int standins_ahead(const kbind *b, double pass)
  * check_sharing's fallback. */
 static void choose_standins(kbind *b, double pass)
 {
-    if (!b->g->smp_standin || b->shared || b->standin || !may_slice(b))
+    if (!standins_ahead(b, pass)) /* too few: the regions of w waves */
         return;
-    long s0 = b->sms;
-    go_standin(b, s0);
-    if (!standin_worth(b, pass)) { /* too few: the regions of w waves */
-        b->standin = 0;
-        set_sms(b, s0, b->warm_opt);
-        return;
-    }
+    go_standin(b, b->sms);
     b->reg = b->m;
     b->standin_first = 1;
 }
@@ -1164,6 +1158,8 @@ static int model_run(kbind *b, int m, int whole, int facts, uint64_t first,
 {
     const wc_gpu *g = whole ? b->g : m == SMP_DETAILED ? &b->slice : &b->islice;
     long sms = whole ? 0 : b->sms;
+    /* stand-ins take their shared data folded (standin_fold) */
+    const ua_fold *fold = !whole && b->standin && b->fold.n ? &b->fold : NULL;
     int rc;
     if (m == SMP_DETAILED) {
         dm_options o;
@@ -1171,7 +1167,7 @@ static int model_run(kbind *b, int m, int whole, int facts, uint64_t first,
         o.cta_first = first;
         o.cta_count = count;
         o.sms = sms;
-        o.l2_fold = !whole && b->standin && b->fold.n ? &b->fold : NULL;
+        o.l2_fold = fold;
         dm_result r;
         memset(&r, 0, sizeof r);
         rc = dm_run_kernel(b->t, b->k, g, &o, &r, d);
@@ -1195,7 +1191,7 @@ static int model_run(kbind *b, int m, int whole, int facts, uint64_t first,
     o.cta_count = count;
     o.sms = sms;
     o.per_warp = whole;
-    o.l2_fold = !whole && b->standin && b->fold.n ? &b->fold : NULL;
+    o.l2_fold = fold;
     im_result r;
     memset(&r, 0, sizeof r);
     rc = im_run_kernel(b->t, b->k, g, &o, &r, d);
@@ -1547,19 +1543,6 @@ static int set_chunks(const secset *s, unsigned cs, uint64_t **out,
     return 0;
 }
 
-/*
- * The fold of the data all CTAs share, for stand-in regions (ua_fold in
- * uarch/ua_mem.h): the 64 KB chunks two distant stand-ins (a quarter and
- * three quarters into the kernel) both read are shared; the shared data's
- * footprint is what the two read in those chunks, by capture-recapture
- * (|A| |B| / |A∩B| sectors), and a stand-in's share of it is its share of
- * the CTAs (rctas / ctas).  Data only neighbouring CTAs share lies within
- * a stand-in and is not folded.  b->fold.n stays 0 where the two read no
- * sector in common in those chunks (private data interleaved within a
- * chunk).  chase 4096 x 128 i8 (h100-pcie): its 1-SM stand-in composes
- * to +14.5% of the whole interval run plain, -5.6% folded
- * (docs/sampler.md, "Shared data in stand-ins").
- */
 /* The chunks (>> cs sectors) both A and B read, ascending: *out
  * (malloc'd or NULL), *n; -1 out of memory. */
 static int shared_chunks(const secset *A, const secset *B, unsigned cs,
@@ -1595,6 +1578,19 @@ static int shared_chunks(const secset *A, const secset *B, unsigned cs,
     return 0;
 }
 
+/*
+ * The fold of the data all CTAs share, for stand-in regions (ua_fold in
+ * uarch/ua_mem.h): the 64 KB chunks two distant stand-ins (a quarter and
+ * three quarters into the kernel) both read are shared; the shared data's
+ * footprint is what the two read in those chunks, by capture-recapture
+ * (|A| |B| / |A∩B| sectors), and a stand-in's share of it is its share of
+ * the CTAs (rctas / ctas).  Data only neighbouring CTAs share lies within
+ * a stand-in and is not folded.  b->fold.n stays 0 where the two read no
+ * sector in common in those chunks (private data interleaved within a
+ * chunk).  chase 4096 x 128 i8 (h100-pcie): its 1-SM stand-in composes
+ * to +14.5% of the whole interval run plain, -5.6% folded
+ * (docs/sampler.md, "Shared data in stand-ins").
+ */
 static int standin_fold(kbind *b, wc_diag *d)
 {
     secset A = {0}, B = {0};
