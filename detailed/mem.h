@@ -70,6 +70,8 @@ dm_l2 *dm_l2_create(const wc_gpu *g);
 void dm_l2_free(dm_l2 *l2); /* accepts NULL */
 /* The L2's addresses through f (ua_cache_set_fold; NULL: none). */
 void dm_l2_set_fold(dm_l2 *l2, const struct ua_fold *f);
+/* Speed only: ua_cache_prefetch of line_addr's L2 set. */
+void dm_l2_prefetch(const dm_l2 *l2, uint64_t line_addr);
 /* The SMs run cycles [c, c + quantum) one after the other (dm_quantum):
  * the L2 and DRAM servers let a request take back idle time from
  * max(c, its cycle - quantum + 1) on (mem_l2.c).  Never called: cycle

@@ -131,6 +131,11 @@ void dm_l2_set_fold(dm_l2 *l2, const struct ua_fold *f)
     ua_cache_set_fold(l2->cache, f);
 }
 
+void dm_l2_prefetch(const dm_l2 *l2, uint64_t line_addr)
+{
+    ua_cache_prefetch(l2->cache, line_addr);
+}
+
 uint64_t dm_l2_access(dm_l2 *l2, uint64_t line_addr, uint32_t sectors,
                       int is_write, uint64_t now)
 {

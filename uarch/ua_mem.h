@@ -236,6 +236,12 @@ void ua_cache_set_ready(ua_cache *c, uint64_t addr, uint32_t sectors,
  * statistics); *ready (may be NULL) gets the line's fill time. */
 int ua_cache_probe(const ua_cache *c, uint64_t addr, uint32_t sectors,
                    uint64_t *ready);
+/* Speed only: asks the host to bring the arrays of addr's set (its tags,
+ * order and masks, and its fill times) into its cache ahead of an access
+ * to it; the cache is unchanged.  For a caller with several lines to look
+ * up at once (a scattered warp access), whose host cache misses then
+ * overlap instead of following one another. */
+void ua_cache_prefetch(const ua_cache *c, uint64_t addr);
 /* What a run of line accesses through an L1 and the L2 behind it did
  * (ua_cache_walk), in sectors. */
 typedef struct ua_walk {

@@ -772,6 +772,28 @@ void ua_cache_access(ua_cache *c, uint64_t addr, uint32_t sectors,
     access_at(c, set_idx_of(c, la), la, sectors, is_write, res);
 }
 
+/* Lines of one walk from which walk_body prefetches their sets first. */
+#define UA_PREFETCH_LINES 4
+
+void ua_cache_prefetch(const ua_cache *c, uint64_t addr)
+{
+    if (c->sets == 0)
+        return;
+    if (c->fold)
+        addr = ua_fold_addr(c->fold, addr);
+    uint64_t idx = set_idx_of(c, line_of(c, addr));
+    const unsigned char *b = c->blk + (size_t)idx * c->stride;
+    /* a set's block is at most a few host lines (192 bytes at 16 ways) */
+    for (size_t o = 0; o < c->stride; o += 64)
+        __builtin_prefetch(b + o);
+    __builtin_prefetch(b + c->stride - 1);
+    if (c->ready) {
+        const uint64_t *r = c->ready + (size_t)idx * (size_t)c->assoc;
+        __builtin_prefetch(r);
+        __builtin_prefetch(r + c->assoc - 1);
+    }
+}
+
 /* Bits set in sub, a subset of set (whose count is n): the common cases
  * (none, all) without counting. */
 static inline unsigned sub_count(uint32_t sub, uint32_t set, unsigned n)
@@ -858,6 +880,21 @@ HOT_INLINE void walk_body(ua_cache *l1, ua_cache *l2, const ua_line *ls,
     uint64_t set1 = 0, set2 = 0, next = 1;
     /* aff: the lines of rn, la the next one's address */
     uint64_t ra = aff ? rn->addr : 0;
+    if (!aff && n >= UA_PREFETCH_LINES) {
+        /* speed only: the sets of a scattered access asked of the host
+         * at once, so that their misses overlap (ua_cache_prefetch) */
+        for (unsigned i = 0; i < n; i++) {
+            uint64_t ln = ls[i].addr >> sh;
+            if (l1)
+                __builtin_prefetch(l1->blk +
+                                   (size_t)set_of_ln(l1, ln) * W4_STRIDE);
+            const unsigned char *b2 =
+                l2->blk + (size_t)set_of_ln(l2, ln) * W16_STRIDE;
+            __builtin_prefetch(b2);
+            __builtin_prefetch(b2 + 64);
+            __builtin_prefetch(b2 + 128);
+        }
+    }
     for (unsigned i = 0; i < n; i++) {
         uint64_t la;
         uint32_t s, sf; /* sf: what the caches see */
