@@ -668,6 +668,14 @@ static void grant(dm_mem *m, unsigned sc, uint64_t now)
         const mreq *h = &s->ring[s->head];
         s->head_leave = h->leave;
         s->head_cport = h->path == PATH_CONST && m->const_ii;
+        if (h->path == PATH_GLOBAL && h->has_addr && h->units) {
+            /* speed only: the sets of its first line, asked of the host
+             * before its grant (ua_cache_prefetch) */
+            uint64_t a = req_lines(h)[0].addr;
+            if (!h->cl.l2_only)
+                ua_cache_prefetch(m->l1, a);
+            dm_l2_prefetch(m->l2, a);
+        }
     }
 }
 
