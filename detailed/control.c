@@ -72,6 +72,8 @@ void dm_control_tick(dm_sm *sm, dm_sub *s, uint64_t c)
                 s->pend_warp = -1;
             if (!sl->varlat)
                 s->pend_warp = -1; /* fixed latency: no counters */
+            if (s->pend_warp >= 0)
+                sm->pend_subs |= 1u << (unsigned)(s - sm->sub);
             dm_fl *pf = s->pend_warp >= 0 ? dm_fl_get(sm, s->pend_tag) : NULL;
             if (pf)
                 pf->raise_pending = 1;

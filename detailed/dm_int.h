@@ -490,6 +490,9 @@ typedef struct dm_sm {
     unsigned nctas;
     unsigned live_ctas, live_warps; /* pending CTAs included             */
     unsigned npending;       /* CTAs dispatched whose warps have not started */
+    unsigned pend_subs;      /* speed only: bit i when sub[i].pend_warp may
+                                be >= 0 (set by Control, cleared by the
+                                next tick, which handles them)           */
     uint64_t next_start;     /* earliest start of a pending CTA              */
     uint64_t warps_assigned; /* W of the assignment hash (seed 001)          */
     uint64_t fp64_free;      /* shared FP64 unit (fp64_shared)               */

@@ -751,7 +751,7 @@ void dm_sm_tick(dm_sm *sm, uint64_t c)
         if (c >= sm->next_start)
             start_pending(sm, c);
     }
-    for (unsigned i = 0; i < p->nsub; i++) {
+    for (unsigned i = 0; sm->pend_subs && i < p->nsub; i++) {
         dm_sub *s = &sm->sub[i];
         if (s->pend_warp >= 0) {
             dm_warp *w = &sm->warps[s->pend_warp];
@@ -774,6 +774,7 @@ void dm_sm_tick(dm_sm *sm, uint64_t c)
             s->pend_warp = -1;
         }
     }
+    sm->pend_subs = 0;
     if (!mem_done && (c >= sm->mem_quiet || !sm->gpu->shortcuts)) {
         if (dm_mem_tick(sm->mem, c))
             mq_wake(sm); /* only a grant frees a queue slot */
