@@ -521,6 +521,15 @@ static uint64_t to_l2(dm_mem *m, uint64_t line, uint32_t sectors, int is_write,
 /* Lines of one access from which global_access prefetches their sets. */
 #define DM_PREFETCH_LINES 4
 
+/* Speed only: the L1 set (unless l2_only) and the L2 set that line addr
+ * will look up, asked of the host ahead of the lookups (ua_cache_prefetch). */
+static void prefetch_line(const dm_mem *m, uint64_t addr, int l2_only)
+{
+    if (!l2_only)
+        ua_cache_prefetch(m->l1, addr);
+    dm_l2_prefetch(m->l2, addr);
+}
+
 /* Global / local / generic access of q at cycle now: returns the miss
  * penalty over an L1 hit (loads) or the time to perform (stores). */
 static uint64_t global_access(dm_mem *m, const mreq *q, unsigned n,
@@ -533,11 +542,8 @@ static uint64_t global_access(dm_mem *m, const mreq *q, unsigned n,
         /* speed only: a scattered access looks up many sets of the L1
          * and the L2 (4.9 MB of tags on an H100), mostly host cache
          * misses; asked for all at once, they overlap */
-        for (unsigned i = 0; i < n; i++) {
-            if (!q->cl.l2_only)
-                ua_cache_prefetch(m->l1, lines[i].addr);
-            dm_l2_prefetch(m->l2, lines[i].addr);
-        }
+        for (unsigned i = 0; i < n; i++)
+            prefetch_line(m, lines[i].addr, q->cl.l2_only);
     }
     for (unsigned i = 0; i < n; i++) {
         const ua_line *l = &lines[i];
@@ -668,14 +674,9 @@ static void grant(dm_mem *m, unsigned sc, uint64_t now)
         const mreq *h = &s->ring[s->head];
         s->head_leave = h->leave;
         s->head_cport = h->path == PATH_CONST && m->const_ii;
-        if (h->path == PATH_GLOBAL && h->has_addr && h->units) {
-            /* speed only: the sets of its first line, asked of the host
-             * before its grant (ua_cache_prefetch) */
-            uint64_t a = req_lines(h)[0].addr;
-            if (!h->cl.l2_only)
-                ua_cache_prefetch(m->l1, a);
-            dm_l2_prefetch(m->l2, a);
-        }
+        if (h->path == PATH_GLOBAL && h->has_addr && h->units)
+            /* its first line's sets, asked of the host before its grant */
+            prefetch_line(m, req_lines(h)[0].addr, h->cl.l2_only);
     }
 }
 

@@ -775,15 +775,13 @@ void ua_cache_access(ua_cache *c, uint64_t addr, uint32_t sectors,
 /* Lines of one walk from which walk_body prefetches their sets first. */
 #define UA_PREFETCH_LINES 4
 
-void ua_cache_prefetch(const ua_cache *c, uint64_t addr)
+/* Speed only: set idx's block (at most a few host lines: 192 bytes at 16
+ * ways) and its fill times asked of the host (ua_cache_prefetch).  Always
+ * inlined: as a function of its own GCC 12 found it without effect (it
+ * only prefetches) and dropped its calls, prefetches and all. */
+HOT_INLINE void set_prefetch(const ua_cache *c, uint64_t idx)
 {
-    if (c->sets == 0)
-        return;
-    if (c->fold)
-        addr = ua_fold_addr(c->fold, addr);
-    uint64_t idx = set_idx_of(c, line_of(c, addr));
     const unsigned char *b = c->blk + (size_t)idx * c->stride;
-    /* a set's block is at most a few host lines (192 bytes at 16 ways) */
     for (size_t o = 0; o < c->stride; o += 64)
         __builtin_prefetch(b + o);
     __builtin_prefetch(b + c->stride - 1);
@@ -792,6 +790,15 @@ void ua_cache_prefetch(const ua_cache *c, uint64_t addr)
         __builtin_prefetch(r);
         __builtin_prefetch(r + c->assoc - 1);
     }
+}
+
+void ua_cache_prefetch(const ua_cache *c, uint64_t addr)
+{
+    if (c->sets == 0)
+        return;
+    if (c->fold)
+        addr = ua_fold_addr(c->fold, addr);
+    set_prefetch(c, set_idx_of(c, line_of(c, addr)));
 }
 
 /* Bits set in sub, a subset of set (whose count is n): the common cases
@@ -886,13 +893,8 @@ HOT_INLINE void walk_body(ua_cache *l1, ua_cache *l2, const ua_line *ls,
         for (unsigned i = 0; i < n; i++) {
             uint64_t ln = ls[i].addr >> sh;
             if (l1)
-                __builtin_prefetch(l1->blk +
-                                   (size_t)set_of_ln(l1, ln) * W4_STRIDE);
-            const unsigned char *b2 =
-                l2->blk + (size_t)set_of_ln(l2, ln) * W16_STRIDE;
-            __builtin_prefetch(b2);
-            __builtin_prefetch(b2 + 64);
-            __builtin_prefetch(b2 + 128);
+                set_prefetch(l1, set_of_ln(l1, ln));
+            set_prefetch(l2, set_of_ln(l2, ln));
         }
     }
     for (unsigned i = 0; i < n; i++) {
