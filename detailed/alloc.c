@@ -173,6 +173,7 @@ static int reserve(const dm_params *p, dm_sub *s, const uint8_t *need,
 void dm_release_slot(dm_sub *s, dm_warp *w, uint32_t idx)
 {
     s->fetch_idle = 0;
+    s->qlim = 0; /* dm_sub_requiet: Fetch to look again */
     w->sh[idx % DM_RING].busy = 0;
     while (w->head != w->iss && !w->sh[w->head % DM_RING].busy) {
         unsigned b = w->sh[w->head % DM_RING].bufi;
@@ -216,7 +217,7 @@ void dm_alloc_tick(dm_sm *sm, dm_sub *s, uint64_t c)
             }
     }
     dm_release_slot(s, w, s->alloc.slot);
-    s->alloc.warp = DM_NO_WARP;
+    s->alloc.warp = DM_NO_WARP; /* qlim stays 0: Fetch to look again */
     sm->last_progress = c;
     dm_warp_check_done(sm, wi);
 }

@@ -38,6 +38,7 @@ static int to_vq(dm_sm *sm, dm_sub *s, dm_warp *w, dm_shot *sl)
     if (s->vq_n >= s->vq_cap)
         return 0;
     dm_vop *v = &s->vq[s->vq_n++];
+    s->qlim = 0; /* dm_sub_requiet */
     uint8_t hit[8] = {0};
     unsigned n = dm_rfc_access(p, s, s->ctrl.warp, sl->in, hit, v->nbank, 1);
     if (sm->gpu->o.timeline)
@@ -92,6 +93,8 @@ void dm_control_tick(dm_sm *sm, dm_sub *s, uint64_t c)
             return;
         s->alloc = s->ctrl;
     }
+    /* qlim stays 0 (dm_sub_requiet): a slot released (Fetch to look
+     * again) or the Allocate latch taken */
     s->ctrl.warp = DM_NO_WARP;
     dm_warp_check_done(sm, (unsigned)(w - sm->warps));
 }

@@ -384,6 +384,8 @@ typedef struct dm_l1i dm_l1i;
 typedef struct dm_sub {
     /* first: what the SM tick reads of every sub-core every cycle
      * (sm.c sub_quiet) */
+    uint64_t qlim;           /* speed only: quiet before this cycle, 0: not
+                                quiet (dm_sub_requiet; sm.c sub_quiet)    */
     uint64_t issue_idle_until;
     uint64_t wbq_min;        /* earliest cycle of a wbq entry (MAX: none)    */
     uint64_t cal_done;       /* rd / wr slots of cycles before it cleared    */
@@ -403,6 +405,8 @@ typedef struct dm_sub {
     uint8_t mq_sleep;        /* speed only: a warp may sleep (hint
                                 UINT64_MAX) on a full memory queue; sm.c
                                 wakes such warps when the queue has room  */
+    uint8_t qwhy_now;        /* speed only: the reason of a quiet cycle now
+                                (dm_sub_requiet)                          */
     uint8_t qwhy;            /* speed only: quiet cycles (sm.c sub_quiet)
                                 not yet in stall[]: qn of reason qwhy (in
                                 this line: the quiet path leaves stall[]'s
@@ -563,6 +567,7 @@ static inline void dm_wake(dm_sm *sm, unsigned wi)
     dm_sub *s = &sm->sub[w->sub];
     sm->hint[wi] = 0;
     s->issue_idle_until = 0;
+    s->qlim = 0; /* a warp here: not quiet (dm_sub_requiet) */
     dm_bit_put(s->awake, w->spos, 1);
 }
 
@@ -585,6 +590,32 @@ static inline void dm_sub_touch(dm_sub *s)
 {
     s->issue_idle_until = 0;
     s->fetch_idle = 0;
+    s->qlim = 0;
+}
+
+/* Speed only.  The cycle before which s is quiet: no warp in its Control or
+ * Allocate latch or vector queue, Fetch idle, no writeback due and Issue
+ * idle (issue_idle_until) or without warps; 0 when not quiet.  sm.c's tick
+ * tests `c < qlim` where it tested those six fields (twice a sub-core and
+ * cycle: 4.5% of the host instructions on a shared-memory kernel); every
+ * change of one of them calls this (or sets qlim 0 where the change makes
+ * s busy), and WC_CHECKS builds compare the two (sm.c sub_quiet). */
+static inline uint64_t dm_sub_qlim(const dm_sub *s)
+{
+    if (!s->fetch_idle || s->ctrl.warp != DM_NO_WARP ||
+        s->alloc.warp != DM_NO_WARP || s->vq_n != 0)
+        return 0;
+    uint64_t q = s->wbq_min;
+    if (s->nwarps && s->issue_idle_until < q)
+        q = s->issue_idle_until;
+    return q;
+}
+static inline void dm_sub_requiet(dm_sub *s)
+{
+    s->qlim = dm_sub_qlim(s);
+    /* the reason a quiet cycle counts (sm.c): with qlim, from the same
+     * fields (nwarps changes only where qlim becomes 0) */
+    s->qwhy_now = s->nwarps ? s->issue_idle_why : DM_STALL_IDLE;
 }
 
 #define DM_PF_EPOCH 4096  /* struct dm_gpu: pf_on */

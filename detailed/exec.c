@@ -73,8 +73,10 @@ static int wbq_push(dm_sm *sm, dm_sub *s, uint64_t tag, uint8_t banks,
     s->wbq[s->wbq_n].banks = banks;
     s->wbq[s->wbq_n].cycle = cycle;
     s->wbq_n++;
-    if (cycle < s->wbq_min)
+    if (cycle < s->wbq_min) {
         s->wbq_min = cycle;
+        dm_sub_requiet(s);
+    }
     return 0;
 }
 
@@ -160,6 +162,7 @@ void dm_writeback_tick(dm_sm *sm, dm_sub *s, uint64_t c)
     }
     s->wbq_n = k;
     s->wbq_min = next;
+    dm_sub_requiet(s);
 }
 
 void dm_vq_tick(dm_sm *sm, dm_sub *s, uint64_t c)
@@ -194,5 +197,6 @@ void dm_vq_tick(dm_sm *sm, dm_sub *s, uint64_t c)
     wbq_push(sm, s, tag, v->wbanks, when);
     memmove(&s->vq[0], &s->vq[1], (s->vq_n - 1) * sizeof *s->vq);
     s->vq_n--;
+    dm_sub_requiet(s);
     sm->last_progress = c;
 }

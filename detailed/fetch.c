@@ -236,9 +236,10 @@ void dm_fetch_tick(dm_sm *sm, dm_sub *s, uint64_t c)
             return;
         }
     }
-    if (!young && greedy == DM_NO_WARP)
+    if (!young && greedy == DM_NO_WARP) {
         s->fetch_idle = 1;
-    else if (young && greedy == DM_NO_WARP &&
+        dm_sub_requiet(s);
+    } else if (young && greedy == DM_NO_WARP &&
              ic_present(s, line_of(p, young), c, 0))
         do_fetch(sm, s, young, c);
 }

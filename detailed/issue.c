@@ -200,6 +200,7 @@ static void do_issue(dm_sm *sm, dm_sub *s, unsigned wi, uint64_t c)
     }
     w->prev_exit = (oi->flags & WC_OPF_EXIT) != 0;
     s->ctrl.warp = wi;
+    s->qlim = 0; /* dm_sub_requiet */
     s->ctrl.slot = idx;
     s->ctrl.issue = c;
     s->ctrl.tag = tag;
@@ -417,6 +418,7 @@ void dm_issue_tick(dm_sm *sm, dm_sub *s, uint64_t c)
         s->stall[r]++;
         s->issue_idle_until = until;
         s->issue_idle_why = (uint8_t)r;
+        dm_sub_requiet(s);
         return;
     }
     wi = s->warps[pick];
@@ -448,6 +450,7 @@ void dm_issue_tick(dm_sm *sm, dm_sub *s, uint64_t c)
             if (sm->gpu->shortcuts && until > c + 1) {
                 s->issue_idle_until = until;
                 s->issue_idle_why = DM_STALL_CONST_MISS;
+                dm_sub_requiet(s);
             }
             return;
         }

@@ -601,11 +601,18 @@ void dm_warp_check_done(dm_sm *sm, unsigned wi)
 
 /* Nothing in s can act in cycle c: every stage would return at once and
  * Issue would only count its stall (the hint of its last scan holds). */
-static int sub_quiet(const dm_sub *s, uint64_t c)
+static int sub_quiet(dm_sm *sm, const dm_sub *s, uint64_t c)
 {
-    return s->fetch_idle && s->ctrl.warp == DM_NO_WARP &&
-           s->alloc.warp == DM_NO_WARP && s->vq_n == 0 && c < s->wbq_min &&
-           (s->nwarps == 0 || c < s->issue_idle_until);
+#ifdef WC_CHECKS
+    if (s->qlim != dm_sub_qlim(s) ||
+        (c < s->qlim &&
+         s->qwhy_now != (s->nwarps ? s->issue_idle_why : DM_STALL_IDLE)))
+        dm_fail(sm->gpu, WC_EINTERNAL,
+                "a sub-core's quiet limit is stale (dm_sub_requiet)");
+#else
+    (void)sm;
+#endif
+    return c < s->qlim;
 }
 
 /* Free the read / write slots of the cycles that passed (before c). */
@@ -663,12 +670,10 @@ static void sm_try_sleep(dm_sm *sm, uint64_t c)
                    stalls until then (dm_sm_wake) */
     for (unsigned i = 0; i < sm->p->nsub; i++) {
         const dm_sub *s = &sm->sub[i];
-        if (s->pend_warp >= 0 || !sub_quiet(s, c + 1))
+        if (s->pend_warp >= 0 || !sub_quiet(sm, s, c + 1))
             return;
-        if (s->wbq_min < t)
-            t = s->wbq_min;
-        if (s->nwarps && s->issue_idle_until < t)
-            t = s->issue_idle_until;
+        if (s->qlim < t) /* quiet: its next writeback or issue scan */
+            t = s->qlim;
     }
     if (t > c + 1) {
         sm->sleep_from = c + 1;
@@ -710,6 +715,7 @@ static int mq_wake(dm_sm *sm)
                     if (sm->gpu->shortcuts)
                         sm->hwhy[wi] = DM_HW_QREADY;
                     s->issue_idle_until = 0;
+                    s->qlim = 0;
                     dm_bit_put(s->awake, k, 1);
                     woke = 1;
                 }
@@ -790,8 +796,8 @@ void dm_sm_tick(dm_sm *sm, uint64_t c)
     int sc = sm->gpu->shortcuts;
     for (unsigned i = 0; i < p->nsub; i++) {
         dm_sub *s = &sm->sub[i];
-        if (sc && sub_quiet(s, c)) {
-            uint8_t why = s->nwarps ? s->issue_idle_why : DM_STALL_IDLE;
+        if (sc && sub_quiet(sm, s, c)) {
+            uint8_t why = s->qwhy_now;
             if (why != s->qwhy) {
                 s->stall[s->qwhy] += s->qn;
                 s->qn = 0;

@@ -141,14 +141,15 @@ static int mem_kind(const wc_inst *in, const wc_opinfo *oi,
  * is read once; operands found in the register file cache need no read).
  * The operand list in order (bank, RF-cache slot, reuse bit) is static
  * (memo_fill); with the RF cache in use (p->rfc and control bits) the
- * lookups and updates happen per instance here.  Adds to cnt[], returns
+ * lookups and updates happen per instance here.  Counts in cnt[], returns
  * the banks read as a mask. */
 static unsigned rf_reads_dyn(im_walker *w, const im_static *s,
                              double cnt[UA_MAX_BANKS])
 {
     /* counted as doubles, as the walk reads them (small integers: exact,
-     * the same values as counting in unsigned and converting) */
-    memset(cnt, 0, UA_MAX_BANKS * sizeof *cnt);
+     * the same values as counting in unsigned and converting); only the
+     * banks in the returned mask are written, and read (the first read of
+     * a bank writes 1: no clearing of all eight per call) */
     unsigned bm = 0;
     if (!s->rd_dup) {
         /* no register twice (the common case): no search of the registers
@@ -162,8 +163,9 @@ static unsigned rf_reads_dyn(im_walker *w, const im_static *s,
                 if (hit)
                     continue;
             }
-            cnt[e->b] += 1;
-            bm |= 1u << e->b;
+            unsigned bit = 1u << e->b;
+            cnt[e->b] = bm & bit ? cnt[e->b] + 1 : 1;
+            bm |= bit;
         }
         return bm;
     }
@@ -186,8 +188,9 @@ static unsigned rf_reads_dyn(im_walker *w, const im_static *s,
             continue;
         if (ns < WC_MAX_SRC * 4)
             seen[ns++] = rr;
-        cnt[e->b] += 1;
-        bm |= 1u << e->b;
+        unsigned bit = 1u << e->b;
+        cnt[e->b] = bm & bit ? cnt[e->b] + 1 : 1;
+        bm |= bit;
     }
     return bm;
 }
