@@ -1191,7 +1191,6 @@ int wc_cta_next_refs_bufs(wc_cta *c, unsigned w, wc_inst *buf, size_t nbuf,
                           wc_iref *r, size_t max, size_t *n, wc_diag *d)
 {
     *n = 0;
-    c->bufs_used = 0;
     wstream *s = w < c->nwarps ? &c->w[w] : NULL;
     if (c->k->kind != KIND_BIN || !s || s->done >= s->n || max == 0) {
         /* text, microbenchmarks, the end and errors: the full record */
@@ -1200,10 +1199,8 @@ int wc_cta_next_refs_bufs(wc_cta *c, unsigned w, wc_inst *buf, size_t nbuf,
         r->mask = buf->mask;
         r->sid = WC_SID_NONE;
         *n = g == 1;
-        c->bufs_used = g == 1;
         return g;
     }
-    wc_inst *const buf0 = buf;
     const struct wctb_kern *b = c->k->bin;
     const wc_inst *tab = b->tab;
     const uint8_t *tfl = b->tfl;
@@ -1308,7 +1305,6 @@ int wc_cta_next_refs_bufs(wc_cta *c, unsigned w, wc_inst *buf, size_t nbuf,
                     s->cleft -= took + 1;
                     s->done += took + 1;
                     *n = k + 1;
-                    c->bufs_used = (size_t)(buf - buf0) + 1;
                     return 1;
                 }
                 buf++; /* the next record goes on in this batch */
@@ -1347,17 +1343,10 @@ int wc_cta_next_refs_bufs(wc_cta *c, unsigned w, wc_inst *buf, size_t nbuf,
         r[k].mask = buf->mask;
         r[k].sid = s->pid;
         k++;
-        buf++;
         break; /* buf is taken */
     }
     *n = k;
-    c->bufs_used = (size_t)(buf - buf0);
     return 1;
-}
-
-size_t wc_cta_bufs_used(const wc_cta *c)
-{
-    return c->bufs_used;
 }
 
 /* ---- encoded streams by bytes (wc_trace.h) ------------------------------ */

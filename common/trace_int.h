@@ -157,7 +157,6 @@ struct wc_cta {
     unsigned char *cbuf; /* KIND_BIN: compressed chunk buffer             */
     size_t ccap;
     unsigned char *frame; /* KIND_BIN: the decoded CTA frame              */
-    size_t bufs_used;   /* buffers the last wc_cta_next_refs_bufs filled  */
 };
 
 struct wc_kreader {

@@ -201,10 +201,6 @@ int wc_cta_next_refs(wc_cta *c, unsigned w, wc_inst *buf, wc_iref *r,
  * wc_cta_next_refs. */
 int wc_cta_next_refs_bufs(wc_cta *c, unsigned w, wc_inst *buf, size_t nbuf,
                           wc_iref *r, size_t max, size_t *n, wc_diag *d);
-/* After a wc_cta_next_refs_bufs call that returned 1: how many of its
- * buffers it filled, buf[0 .. that): the records of the batch that were
- * decoded (the others are static records), in batch order. */
-size_t wc_cta_bufs_used(const wc_cta *c);
 /* Speed only: the host addresses the next wc_cta_next_refs* call on
  * stream w reads first, after the CTA itself: out[0] the stream's state,
  * out[1] its next encoded byte (NULL when not known: a text trace, the

@@ -634,17 +634,14 @@ typedef struct trace_ctx {
  * with addresses in a batch just read, asked of the host now, so that
  * their host cache misses (the L2's tags are 4.9 MB on an H100) overlap
  * one another and the walk of the instructions before them. */
-static void trace_prefetch(const trace_ctx *tc)
+static void trace_prefetch(const trace_ctx *tc, size_t n)
 {
     const im_walker *w = tc->wk;
-    /* the batch's decoded records are the buffers it filled, in order (the
-     * others are static records, without addresses): no scan of the
-     * batch */
-    size_t nb = wc_cta_bufs_used(tc->c);
-    for (size_t i = 0; i < nb && i < IM_NBUF; i++) {
-        const wc_inst *in = &tc->buf[i];
-        if (!in->mask || !(in->iflags & WC_IF_HAS_ADDR) ||
-            in->space == WC_SPACE_SHARED)
+    for (size_t i = 0; i < n; i++) {
+        const wc_inst *in = tc->r[i].in;
+        uintptr_t at = (uintptr_t)in, b0 = (uintptr_t)tc->buf;
+        if (at - b0 >= IM_NBUF * sizeof *in || !in->mask ||
+            !(in->iflags & WC_IF_HAS_ADDR) || in->space == WC_SPACE_SHARED)
             continue;
         uint64_t a = in->addr[__builtin_ctz(in->mask)];
         if (w->l1)
@@ -669,7 +666,7 @@ static int trace_next(void *ctx, const wc_iref **r, size_t *n, wc_diag *d)
     int rc = wc_cta_next_refs_bufs(tc->c, tc->w, tc->buf, IM_NBUF, tc->r,
                                    IM_BATCH, n, d);
     if (rc == 1)
-        trace_prefetch(tc);
+        trace_prefetch(tc, *n);
     return rc;
 }
 
