@@ -91,7 +91,7 @@ static const char *const detailed_only_[] = {
     "dm_shortcuts",     "dm_quantum",         "cc_l0fl_size",
     "cc_l0fl_assoc",    "cc_l0vl_size",       "cc_l0vl_assoc",
     "cc_l1_size",       "cc_l1_assoc",        "mem_coalesce_cycles",
-    "mem_prt_entries",
+    "mem_prt_entries",  "mem_issue_oldest",
 };
 
 unsigned wc_key_modes(const wc_key_desc *k)

@@ -134,6 +134,7 @@ typedef struct dm_params {
     unsigned icache_shift;   /* log2 icache_line when a power of two, else 0 */
     int icache_perfect;
     unsigned const_switch;
+    int mem_oldest;          /* mem_issue_oldest (issue.c) */
     unsigned quirk_above, quirk_cycles, exit_yield_stall;
     unsigned vq_entries;
     unsigned sb_consumers;

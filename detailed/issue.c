@@ -458,6 +458,23 @@ void dm_issue_tick(dm_sm *sm, dm_sub *s, uint64_t c)
     } else if (s->const_warp == wi) {
         s->const_warp = DM_NO_WARP;
     }
+    if (p->mem_oldest && sm->warps[wi].nx_ismem) {
+        /* memory issue oldest first (mem_issue_oldest): an older warp
+         * whose next instruction is a memory one and that could issue
+         * takes the memory-queue entry the pick would have taken */
+        for (unsigned i = 0; i < pick; i++) {
+            unsigned x = s->warps[i];
+            int why = DM_STALL_IDLE;
+            if (sm->gpu->shortcuts && c < sm->hint[x])
+                continue; /* elig()'s first test (asleep: not read) */
+            if (sm->warps[x].nx_ismem && elig(sm, s, x, c, &why) &&
+                !const_wait(sm, s, x, c)) {
+                pick = i;
+                wi = x;
+                break;
+            }
+        }
+    }
     s->lrr_next = pick + 1 < n ? pick + 1 : 0; /* (pick + 1) % n: pick < n */
     do_issue(sm, s, wi, c);
 }

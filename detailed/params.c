@@ -106,6 +106,7 @@ int dm_params_load(const wc_gpu *g, dm_params *p, wc_diag *d)
     p->l1i_miss_lat = c.l1i_miss_lat;
     p->icache_perfect = c.icache_perfect;
     p->const_switch = c.const_switch;
+    p->mem_oldest = c.mem_oldest;
     p->quirk_above = c.quirk_above;
     p->quirk_cycles = c.quirk_cycles;
     p->exit_yield_stall = c.exit_yield_stall;

@@ -151,6 +151,7 @@ int ua_core_decode(const wc_gpu *g, ua_core *c, wc_diag *d)
     c->icache_perfect = (int)g->icache_perfect;
     /* issue */
     c->const_switch = (unsigned)g->const_miss_switch;
+    c->mem_oldest = g->mem_issue_oldest != 0;
     c->quirk_above = (unsigned)g->stall_quirk_above;
     c->quirk_cycles = (unsigned)g->stall_quirk_cycles;
     c->exit_yield_stall = (unsigned)g->exit_yield_stall;

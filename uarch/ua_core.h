@@ -73,6 +73,7 @@ typedef struct ua_core {
     int icache_perfect;
     /* issue */
     unsigned const_switch, quirk_above, quirk_cycles, exit_yield_stall;
+    int mem_oldest; /* mem_issue_oldest */
     /* register file (seed 000 5.3) */
     unsigned banks, read_ports, write_ports, read_window;
     unsigned bank_mask; /* banks - 1 when banks is a power of two, else 0 */

@@ -249,6 +249,55 @@ static void test_table1(void)
     }
 }
 
+/* Memory issue order (mem_issue_oldest): which warp takes the memory-queue
+ * entries when two want them.  W1 (the youngest) fills the queue first;
+ * then under CGGTY alone it keeps every freed entry (greedy), with the key
+ * the oldest warp, W0, takes them.  Cycles from the first load. */
+static void test_mem_issue_order(void)
+{
+    for (int v = 0; v <= 1; v++) {
+        wc_gpu g = gpu_a6000;
+        g.mem_issue_oldest = v;
+        dm_ubench_result r;
+        if (run_file("mem-issue-order.sass", &g, 1, &r) != 0) {
+            CHECK(0);
+            continue;
+        }
+        uint64_t at[2][16], first = UINT64_MAX;
+        size_t k[2] = {0, 0};
+        for (size_t i = 0; i < r.nevents; i++)
+            if (strncmp(r.events[i].op, "LDS", 3) == 0 &&
+                r.events[i].cycle < first)
+                first = r.events[i].cycle;
+        for (size_t i = 0; i < r.nevents; i++) {
+            unsigned w = r.events[i].warp;
+            if (strncmp(r.events[i].op, "LDS", 3) == 0 && w < 2 &&
+                k[w] < 16)
+                at[w][k[w]++] = r.events[i].cycle - first;
+        }
+        CHECK_EQ_INT(k[0], 12);
+        CHECK_EQ_INT(k[1], 12);
+        /* W1's first five: the queue and its latch, one a cycle */
+        for (unsigned i = 0; i < 5 && k[1] == 12; i++)
+            CHECK_EQ_INT(at[1][i], i);
+        /* then one load every 4 cycles from cycle 11: v 0: W1's seven,
+         * W0's twelve after W1's EXIT (cycle 39 + 4 j); v 1: W0's twelve,
+         * then W1's last seven */
+        for (unsigned j = 0; j < 12 && k[0] == 12 && k[1] == 12; j++) {
+            if (v == 0) {
+                if (j < 7)
+                    CHECK_EQ_INT(at[1][5 + j], 11 + 4 * j);
+                CHECK_EQ_INT(at[0][j], 39 + 4 * j);
+            } else {
+                CHECK_EQ_INT(at[0][j], 11 + 4 * j);
+                if (j < 7)
+                    CHECK_EQ_INT(at[1][5 + j], 59 + 4 * j);
+            }
+        }
+        dm_ubench_result_free(&r);
+    }
+}
+
 /* Table 2: WAR and RAW/WAW latency of every row. */
 static void test_table2(void)
 {
@@ -480,6 +529,7 @@ int main(void)
     test_listing4();
     test_fig4();
     test_table1();
+    test_mem_issue_order();
     test_table2();
     test_quirks();
     test_depcounters();
