@@ -4,6 +4,7 @@
 #   make test         unit + golden + fuzz-replay tests (installs deps first)
 #   make demo         build and predict the bundled example
 #   make bench        reported speed figures (not timed tests)
+#   make pgo          profile-guided build-pgo/warpcast (GCC, trained on synth)
 #   make deps         install missing Debian packages (as root) or print how
 #   make fuzz         libFuzzer binaries (clang)
 #   make SAN=address,undefined test     sanitizer build (in build-san/)
@@ -56,7 +57,7 @@ FUZZ_REPLAY := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/tests/replay_%)
 BENCH_SRC := $(wildcard tests/bench/bench_*.c)
 BENCH_BIN := $(BENCH_SRC:tests/bench/%.c=$(BUILD)/tests/%)
 
-.PHONY: all test demo bench deps clean fuzz fuzz-models bless unit golden fuzz-replay check-deps hwkit-compile \
+.PHONY: all test demo bench deps clean fuzz fuzz-models pgo bless unit golden fuzz-replay check-deps hwkit-compile \
         study install uninstall
 all: $(PROG)
 
@@ -190,6 +191,25 @@ demo: deps
 bench: $(PROG) $(BENCH_BIN)
 	@for b in $(BENCH_BIN); do $$b || exit 1; done
 
+# A profile-guided build (GCC): the program trained on the project's own
+# synthetic kernels (tests/bench/pgo-train.sh), same results as the plain
+# build (tests/bench/ident.sh), faster (docs/user-guide.md, "Speed").
+PGO_DIR ?= build-pgo
+pgo: deps
+	@$(CC) -v 2>&1 | grep -q "^gcc version" || \
+	  { echo "pgo: needs GCC ($(CC) is not GCC)"; exit 2; }
+	rm -rf $(PGO_DIR)
+	@$(MAKE) --no-print-directory BUILD=$(PGO_DIR) \
+	  OPT="$(OPT) -fprofile-generate -fprofile-update=prefer-atomic" \
+	  LDFLAGS="$(LDFLAGS) -fprofile-generate" $(PGO_DIR)/warpcast
+	tests/bench/pgo-train.sh $(PGO_DIR)/warpcast $(PGO_DIR)/train
+	find $(PGO_DIR) -name '*.o' -delete
+	rm -rf $(PGO_DIR)/warpcast $(PGO_DIR)/libwarpcast.a $(PGO_DIR)/train
+	@$(MAKE) --no-print-directory BUILD=$(PGO_DIR) \
+	  OPT="$(OPT) -fprofile-use -fprofile-partial-training -fprofile-correction -Wno-missing-profile" \
+	  $(PGO_DIR)/warpcast
+	@echo "pgo: $(PGO_DIR)/warpcast"
+
 fuzz-models:
 	@$(MAKE) --no-print-directory fuzz FUZZ_SRC=tests/fuzz/fuzz_models.c
 
@@ -202,7 +222,7 @@ fuzz:
 	  echo "built $(BUILD)/fuzz/$$n (run: $(BUILD)/fuzz/$$n tests/fuzz/corpus/$${n#fuzz_})"; done
 
 clean:
-	rm -rf build build-san
+	rm -rf build build-san build-pgo
 
 -include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(GEN_OBJ:.o=.d)
 
