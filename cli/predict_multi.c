@@ -3,6 +3,7 @@
  * outside cmd_predict.c: several traces in one command, and --kernel by name
  * or regular expression.
  */
+#include <limits.h>
 #include <regex.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,13 +81,17 @@ int cli_predict_multi(int argc, char **argv, int *rc)
     for (int i = 1; i < argc; i++)
         if (!strncmp(argv[i], "--timeline", 10))
             cli_usage_error("predict", "--timeline takes one TRACE");
-    char tdir[] = "/tmp/warpcast-predict-XXXXXX";
+    /* in $TMPDIR (as sweep and the zstd reader), else /tmp */
+    const char *td = getenv("TMPDIR");
+    char tdir[PATH_MAX];
+    snprintf(tdir, sizeof tdir, "%s/warpcast-predict-XXXXXX",
+             td && *td && strlen(td) < PATH_MAX - 64 ? td : "/tmp");
     if (!mkdtemp(tdir)) {
         fprintf(stderr, "warpcast predict: cannot create a temporary directory\n");
         *rc = WC_EINTERNAL;
         return 1;
     }
-    char part[64];
+    char part[PATH_MAX + 8];
     snprintf(part, sizeof part, "%s/part", tdir);
     char **av = calloc((size_t)argc + 3, sizeof *av);
     if (!av) {
