@@ -252,12 +252,15 @@ static void test_table1(void)
 /* Memory issue order (mem_issue_oldest): which warp takes the memory-queue
  * entries when two want them.  W1 (the youngest) fills the queue first;
  * then under CGGTY alone it keeps every freed entry (greedy), with the key
- * the oldest warp, W0, takes them.  Cycles from the first load. */
+ * the oldest warp, W0, takes the next one and so becomes the greedy warp
+ * itself.  Cycles from the first load; the same with dm_shortcuts 0. */
 static void test_mem_issue_order(void)
 {
-    for (int v = 0; v <= 1; v++) {
+    for (int run = 0; run < 4; run++) { /* the key, with and without shortcuts */
+        int v = run & 1;
         wc_gpu g = gpu_a6000;
         g.mem_issue_oldest = v;
+        g.dm_shortcuts = run < 2;
         dm_ubench_result r;
         if (run_file("mem-issue-order.sass", &g, 1, &r) != 0) {
             CHECK(0);
