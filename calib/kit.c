@@ -30,7 +30,7 @@
  *           past the L2): a direct evaluator, pred = the key's meaning.
  * Rows that cannot be used are listed with the reason; measured quantities
  * without a config key (atomics, shared bandwidth, memissue) are reported
- * as measured.  Nothing here prints: the CLI writes the report.
+ * as measured, and memorder with the mem_issue_oldest it implies.  Nothing here prints: the CLI writes the report.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -1068,6 +1068,35 @@ static void report_unkeyed(kit_ctx *k, cal_kit_result *res)
             }
             snprintf(res->unkeyed + l, sizeof res->unkeyed - l, "\n");
         }
+    }
+    /* memorder: which warp takes a freed memory-queue entry, per clock
+     * (mem_issue_oldest; docs/model-detailed.md, "Memory issue: oldest
+     * first"): the older warp's last load first means the oldest one */
+    for (size_t i = 0; i < k->t.n; i++) {
+        const krow *r = &k->t.r[i];
+        if (strcmp(r->test, "memorder") || strcmp(r->param, "warp=0;at=last"))
+            continue;
+        int seen = 0;
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = !strcmp(k->t.r[j].test, "memorder") &&
+                   !strcmp(k->t.r[j].param, "warp=0;at=last") &&
+                   !strcmp(k->t.r[j].clock, r->clock);
+        double o = 0, y = 0;
+        if (seen ||
+            !tab_median(&k->t, r->clock, "memorder", "warp=0;at=last",
+                        "cycles", &o, NULL) ||
+            !tab_median(&k->t, r->clock, "memorder", "warp=4;at=last",
+                        "cycles", &y, NULL))
+            continue;
+        size_t l = strlen(res->unkeyed);
+        if (l + 300 >= sizeof res->unkeyed)
+            return;
+        snprintf(res->unkeyed + l, sizeof res->unkeyed - l,
+                 "memorder  %-5s last load of the older warp 0 at %g cycles, "
+                 "of the younger warp 4 at %g: freed queue entries go to the "
+                 "%s warp (mem_issue_oldest = %d)\n",
+                 r->clock, o, y, o < y ? "oldest" : "greedy (youngest)",
+                 o < y);
     }
 }
 

@@ -121,6 +121,7 @@ for kb in 4 64 1024 16384 65536 262144; do
 done
 for st in 1 2 4 8 16 32; do run shlat "$st"; done
 for a in 1 2 3 4; do run memissue "$a"; done
+run memorder
 run imbalance 0; run imbalance 1
 for sc in warp cta lane; do for sp in global shared; do run atom "$sc" "$sp"; done; done
 # L2 bandwidth (within the L2 after the warm-up pass) and DRAM (past it)
@@ -207,7 +208,10 @@ chain, one warp; \`tput_OP\` thread-ops/cycle/SM, full blocks on every SM;
 and DRAM only); \`shlat\` cycles/load of a shared chase, \`stride\` words
 (bank conflicts gcd(stride,32)-way); \`memissue\` cycles between two clock
 reads around \`loads\` independent shared loads per warp, \`active\` warps on
-distinct sub-cores (seed 000 Table 1); \`imbalance\` cycles (seed 001);
+distinct sub-cores (seed 000 Table 1); \`memorder\` the first and last clock
+read of warps 0 and 4 (one sub-core) around 12 shared loads each, from the
+earlier first read: the older warp 0 ending first means freed memory-queue
+entries go to the oldest warp (\`mem_issue_oldest\` = 1); \`imbalance\` cycles (seed 001);
 \`atom\` atomics/cycle (GPU-wide per SM cycle), cycles/cta-max and atomics/ns,
 one address per \`scope\` (warp, cta, lane) in \`space\` (global, shared);
 \`bw\` bytes/cycle (GPU-wide per SM cycle) and GB/s of \`kind\` read or copy

@@ -25,6 +25,15 @@
 //                     reads never sit between the loads.  Row: the cycles
 //                     from the first clock read to the second for each N
 //                     (the issue cycle of load N is cycles(N) - cycles(0)).
+//   memorder          which warp a freed memory-queue entry goes to (the
+//                     detailed model's mem_issue_oldest): warps 0 and 4 of
+//                     an 8-warp CTA (one sub-core, w % 4) each issue 12
+//                     independent shared loads after a barrier; the
+//                     younger, warp 4, goes first (CGGTY) and fills the
+//                     queue.  Rows: each warp's first and last clock read
+//                     from the earlier first read.  The older warp ending
+//                     first means the entries went to the oldest warp
+//                     (mem_issue_oldest = 1), else to the greedy one (0).
 //   imbalance MODE    seed 001 Fig. 3: FMA work on all warps (MODE 0) or only
 //                     on warps w % 4 == 0 (MODE 1, one sub-core)
 //   atom SCOPE SPACE  ATOM_ITERS atomicAdds per thread, 8 CTAs of 256 threads
@@ -235,6 +244,36 @@ __device__ __forceinline__ long long clk(void)
 MEMISSUE(1) MEMISSUE(2) MEMISSUE(3) MEMISSUE(4) MEMISSUE(5) MEMISSUE(6)
 MEMISSUE(7) MEMISSUE(8) MEMISSUE(9) MEMISSUE(10) MEMISSUE(11) MEMISSUE(12)
 MEMISSUE(13) MEMISSUE(14) MEMISSUE(15) MEMISSUE(16)
+// Memory issue order: warps 0 and 4 (sub-core 0) each issue 12 independent
+// shared loads between two clock reads, after a barrier (see the header).
+__global__ void k_memorder(long long *out, unsigned *sink)
+{
+    __shared__ unsigned s[32 * 12];
+    int w = threadIdx.x / 32, l = threadIdx.x % 32;
+    for (int i = threadIdx.x; i < 32 * 12; i += blockDim.x)
+        s[i] = i;
+    __syncthreads();
+    if (w % 4 != 0)
+        return;
+    unsigned v[12];
+    unsigned base = (unsigned)__cvta_generic_to_shared(&s[l]);
+    long long t0 = clk();
+#pragma unroll
+    for (int i = 0; i < 12; i++)
+        asm volatile("ld.shared.u32 %0, [%1];"
+                     : "=r"(v[i]) : "r"(base + 128u * i) : "memory");
+    long long t1 = clk();
+    unsigned acc = 0;
+#pragma unroll
+    for (int i = 0; i < 12; i++)
+        acc += v[i];
+    if (l == 0) {
+        out[2 * (w / 4)] = t0;
+        out[2 * (w / 4) + 1] = t1;
+    }
+    sink[threadIdx.x] = acc;
+}
+
 typedef void (*memissue_fn)(int, long long *, unsigned *);
 static const memissue_fn memissue_k[16] = {
     k_memissue_1, k_memissue_2, k_memissue_3, k_memissue_4,
@@ -532,6 +571,32 @@ static int run_memissue(int active)
     return 0;
 }
 
+// Rows per warp (0 and 4): its first and last clock read, from the earlier
+// of the two first reads (the clock is the SM's: both warps read it).
+static int run_memorder(void)
+{
+    long long *out, h[4];
+    unsigned *sink;
+    CK(cudaMalloc(&out, sizeof h));
+    CK(cudaMalloc(&sink, 256 * 4));
+    for (int rep = 0; rep < 2; rep++) { // the second run has warm code
+        CK(cudaMemset(out, 0, sizeof h));
+        k_memorder<<<1, 256>>>(out, sink);
+        CK(cudaGetLastError());
+        CK(cudaDeviceSynchronize());
+    }
+    CK(cudaMemcpy(h, out, sizeof h, cudaMemcpyDeviceToHost));
+    long long t0 = h[0] < h[2] ? h[0] : h[2];
+    for (int k = 0; k < 2; k++) {
+        printf("memorder,warp=%d;at=first,%lld,cycles\n", 4 * k, h[2 * k] - t0);
+        printf("memorder,warp=%d;at=last,%lld,cycles\n", 4 * k,
+               h[2 * k + 1] - t0);
+    }
+    CK(cudaFree(out));
+    CK(cudaFree(sink));
+    return 0;
+}
+
 static double event_ms(cudaEvent_t a, cudaEvent_t b)
 {
     float ms;
@@ -769,7 +834,7 @@ int main(int argc, char **argv)
 {
     if (argc < 2) {
         fprintf(stderr, "usage: wcbench lat|tput OP | chase|chasecg BYTES STRIDE | "
-                        "shlat STRIDE | memissue ACTIVE | imbalance MODE | "
+                        "shlat STRIDE | memissue ACTIVE | memorder | imbalance MODE | "
                         "atom warp|cta|lane global|shared | bw read|copy BYTES | "
                         "shbw 4|8|16 | empty GRID BLOCK | ffma GRID BLOCK ITERS | "
                         "ops | info\n");
@@ -798,6 +863,8 @@ int main(int argc, char **argv)
         return run_shlat((unsigned)atoi(argv[2]));
     if (!strcmp(t, "memissue") && argc == 3)
         return run_memissue(atoi(argv[2]));
+    if (!strcmp(t, "memorder") && argc == 2)
+        return run_memorder();
     if (!strcmp(t, "imbalance") && argc == 3)
         return run_imbalance(atoi(argv[2]));
     if (!strcmp(t, "empty") && argc == 4)
