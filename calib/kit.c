@@ -1071,7 +1071,10 @@ static void report_unkeyed(kit_ctx *k, cal_kit_result *res)
     }
     /* memorder: which warp takes a freed memory-queue entry, per clock
      * (mem_issue_oldest; docs/model-detailed.md, "Memory issue: oldest
-     * first"): the older warp's last load first means the oldest one */
+     * first").  Telling only when warp 4 read the clock first after warp
+     * 0 (warp 0 filled the queue, warp 4 was then the greedy warp): the
+     * older warp's last load first then means the oldest one.  With warp 0
+     * the later, both orders end warp 0 first. */
     for (size_t i = 0; i < k->t.n; i++) {
         const krow *r = &k->t.r[i];
         if (strcmp(r->test, "memorder") || strcmp(r->param, "warp=0;at=last"))
@@ -1081,22 +1084,33 @@ static void report_unkeyed(kit_ctx *k, cal_kit_result *res)
             seen = !strcmp(k->t.r[j].test, "memorder") &&
                    !strcmp(k->t.r[j].param, "warp=0;at=last") &&
                    !strcmp(k->t.r[j].clock, r->clock);
-        double o = 0, y = 0;
+        double o = 0, y = 0, o0 = 0, y0 = 0;
         if (seen ||
             !tab_median(&k->t, r->clock, "memorder", "warp=0;at=last",
                         "cycles", &o, NULL) ||
             !tab_median(&k->t, r->clock, "memorder", "warp=4;at=last",
-                        "cycles", &y, NULL))
+                        "cycles", &y, NULL) ||
+            !tab_median(&k->t, r->clock, "memorder", "warp=0;at=first",
+                        "cycles", &o0, NULL) ||
+            !tab_median(&k->t, r->clock, "memorder", "warp=4;at=first",
+                        "cycles", &y0, NULL))
             continue;
         size_t l = strlen(res->unkeyed);
-        if (l + 300 >= sizeof res->unkeyed)
+        if (l + 400 >= sizeof res->unkeyed)
             return;
-        snprintf(res->unkeyed + l, sizeof res->unkeyed - l,
-                 "memorder  %-5s last load of the older warp 0 at %g cycles, "
-                 "of the younger warp 4 at %g: freed queue entries go to the "
-                 "%s warp (mem_issue_oldest = %d)\n",
-                 r->clock, o, y, o < y ? "oldest" : "greedy (youngest)",
-                 o < y);
+        l += (size_t)snprintf(res->unkeyed + l, sizeof res->unkeyed - l,
+                              "memorder  %-5s warps 0 / 4: first clock read "
+                              "%g / %g, last %g / %g cycles: ",
+                              r->clock, o0, y0, o, y);
+        if (y0 > o0)
+            snprintf(res->unkeyed + l, sizeof res->unkeyed - l,
+                     "freed queue entries go to the %s warp "
+                     "(mem_issue_oldest = %d)\n",
+                     o < y ? "oldest" : "greedy", o < y);
+        else
+            snprintf(res->unkeyed + l, sizeof res->unkeyed - l,
+                     "inconclusive (warp 0 read the clock last, so it was "
+                     "the greedy warp too)\n");
     }
 }
 

@@ -210,8 +210,9 @@ and DRAM only); \`shlat\` cycles/load of a shared chase, \`stride\` words
 reads around \`loads\` independent shared loads per warp, \`active\` warps on
 distinct sub-cores (seed 000 Table 1); \`memorder\` the first and last clock
 read of warps 0 and 4 (one sub-core) around 12 shared loads each, from the
-earlier first read: the older warp 0 ending first means freed memory-queue
-entries go to the oldest warp (\`mem_issue_oldest\` = 1); \`imbalance\` cycles (seed 001);
+earlier first read: with warp 4's first read the later, the older warp 0
+ending first means freed memory-queue entries go to the oldest warp
+(\`mem_issue_oldest\` = 1); \`imbalance\` cycles (seed 001);
 \`atom\` atomics/cycle (GPU-wide per SM cycle), cycles/cta-max and atomics/ns,
 one address per \`scope\` (warp, cta, lane) in \`space\` (global, shared);
 \`bw\` bytes/cycle (GPU-wide per SM cycle) and GB/s of \`kind\` read or copy

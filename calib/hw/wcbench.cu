@@ -29,10 +29,12 @@
 //                     detailed model's mem_issue_oldest): warps 0 and 4 of
 //                     an 8-warp CTA (one sub-core, w % 4) each issue 12
 //                     independent shared loads after a barrier; the
-//                     younger, warp 4, goes first (CGGTY) and fills the
-//                     queue.  Rows: each warp's first and last clock read
-//                     from the earlier first read.  The older warp ending
-//                     first means the entries went to the oldest warp
+//                     older, warp 0, leaves the barrier last (greedy),
+//                     fills the queue, and warp 4 then becomes the greedy
+//                     warp.  Rows: each warp's first and last clock read
+//                     from the earlier first read.  With warp 4's first
+//                     read the later one, the older warp ending first
+//                     means the entries went to the oldest warp
 //                     (mem_issue_oldest = 1), else to the greedy one (0).
 //   imbalance MODE    seed 001 Fig. 3: FMA work on all warps (MODE 0) or only
 //                     on warps w % 4 == 0 (MODE 1, one sub-core)
@@ -253,6 +255,17 @@ __global__ void k_memorder(long long *out, unsigned *sink)
     for (int i = threadIdx.x; i < 32 * 12; i += blockDim.x)
         s[i] = i;
     __syncthreads();
+    // warp 0 arrives last at the next barrier (a dependent chain first), so
+    // it leaves it as the greedy warp: it issues its first clock read and
+    // loads until the queue is full, then warp 4 issues its first clock
+    // read and becomes the greedy warp while warp 0 waits for an entry
+    unsigned x = s[l];
+    if (w == 0) {
+#pragma unroll
+        for (int i = 0; i < 32; i++)
+            asm volatile("add.s32 %0, %0, %1;" : "+r"(x) : "r"(l));
+    }
+    __syncthreads();
     if (w % 4 != 0)
         return;
     unsigned v[12];
@@ -263,7 +276,7 @@ __global__ void k_memorder(long long *out, unsigned *sink)
         asm volatile("ld.shared.u32 %0, [%1];"
                      : "=r"(v[i]) : "r"(base + 128u * i) : "memory");
     long long t1 = clk();
-    unsigned acc = 0;
+    unsigned acc = x;
 #pragma unroll
     for (int i = 0; i < 12; i++)
         acc += v[i];
