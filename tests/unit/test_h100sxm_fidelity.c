@@ -99,12 +99,12 @@ int main(void)
 
     /* regression bounds (percent): MAPE and largest |error|, [mode][clock]
      * -- what this branch reaches, docs/validation.md "H100 SXM" */
-    static const double mape_max[3][2] = {{2.3, 2.6}, {2.9, 2.6}, {2.9, 2.6}};
-    /* largest: vadd-4096x256 in detailed/hybrid (+12.6% locked, +10.0%
-     * unlocked: LDC has its own port now, mem_const_ii; what is left is
-     * not explained yet), ffma_ilp128 / vadd in interval; the issue's
-     * target is 15% */
-    static const double err_max[3][2] = {{4.5, 7.6}, {13, 10.5}, {13, 10.5}};
+    static const double mape_max[3][2] = {{2.3, 2.6}, {2.5, 2.6}, {2.5, 2.6}};
+    /* largest: vadd-4096x256 in detailed/hybrid (+8.2% / +7.8% locked
+     * since the memory queue's entries go to the oldest warp,
+     * mem_issue_oldest; +10.1% / +9.7% unlocked, not explained yet),
+     * ffma_ilp128 / vadd in interval; the issue's target is 15% */
+    static const double err_max[3][2] = {{4.5, 7.6}, {8.5, 10.5}, {8.5, 10.5}};
     static const char *mname[3] = {"interval", "detailed", "hybrid"};
     for (int m = 0; m < 3; m++)
         for (int c = 0; c < 2; c++) {
