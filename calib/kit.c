@@ -30,7 +30,8 @@
  *           past the L2): a direct evaluator, pred = the key's meaning.
  * Rows that cannot be used are listed with the reason; measured quantities
  * without a config key (atomics, shared bandwidth, memissue) are reported
- * as measured, and memorder with the mem_issue_oldest it implies.  Nothing here prints: the CLI writes the report.
+ * as measured, and memorder with the mem_issue_oldest it implies.
+ * Nothing here prints: the CLI writes the report.
  */
 #include <ctype.h>
 #include <errno.h>

@@ -81,6 +81,9 @@ void cli_note_unused_sets(const cli_common *c, unsigned mode,
                           const char *mode_name);
 /* Whether progress may be printed on stderr. */
 int cli_progress_ok(const cli_common *c);
+/* A new private folder "warpcast-NAME-XXXXXX" in $TMPDIR, else (unset,
+ * too long, or not writable) in /tmp, written to buf[n]; buf or NULL. */
+char *cli_mkdtemp(char *buf, size_t n, const char *name);
 /* Progress for one long library call without a callback (cli/ticker.c):
  * after a second, "LABEL ... [*count UNIT,] T s" rewritten on stderr 4 times
  * a second until cli_ticker_stop() clears it; nothing unless

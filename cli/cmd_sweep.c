@@ -931,13 +931,8 @@ int cmd_sweep(int argc, char **argv)
         fprintf(stderr, "sweep: %zu of %zu points already in %s\n", njobs - todo,
                 njobs, s.out);
 
-    char tmpl[] = "/tmp/warpcast-sweep-XXXXXX";
-    const char *td = getenv("TMPDIR");
     char tdir[PATH_MAX];
-    snprintf(tdir, sizeof tdir, "%s/warpcast-sweep-XXXXXX", td && *td ? td : "/tmp");
-    char *tmpdir = mkdtemp(tdir);
-    if (!tmpdir)
-        tmpdir = mkdtemp(tmpl);
+    char *tmpdir = cli_mkdtemp(tdir, sizeof tdir, "sweep");
     if (!tmpdir) {
         fprintf(stderr, "warpcast sweep: cannot create a temporary directory\n");
         return WC_EINTERNAL;

@@ -327,6 +327,17 @@ int cli_progress_ok(const cli_common *c)
     return !c->quiet && isatty(2);
 }
 
+char *cli_mkdtemp(char *buf, size_t n, const char *name)
+{
+    const char *td = getenv("TMPDIR");
+    int k = snprintf(buf, n, "%s/warpcast-%s-XXXXXX", td && *td ? td : "/tmp",
+                     name);
+    if (k > 0 && (size_t)k < n && mkdtemp(buf))
+        return buf;
+    k = snprintf(buf, n, "/tmp/warpcast-%s-XXXXXX", name);
+    return k > 0 && (size_t)k < n ? mkdtemp(buf) : NULL;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {

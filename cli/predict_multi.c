@@ -81,12 +81,8 @@ int cli_predict_multi(int argc, char **argv, int *rc)
     for (int i = 1; i < argc; i++)
         if (!strncmp(argv[i], "--timeline", 10))
             cli_usage_error("predict", "--timeline takes one TRACE");
-    /* in $TMPDIR (as sweep and the zstd reader), else /tmp */
-    const char *td = getenv("TMPDIR");
     char tdir[PATH_MAX];
-    snprintf(tdir, sizeof tdir, "%s/warpcast-predict-XXXXXX",
-             td && *td && strlen(td) < PATH_MAX - 64 ? td : "/tmp");
-    if (!mkdtemp(tdir)) {
+    if (!cli_mkdtemp(tdir, sizeof tdir, "predict")) {
         fprintf(stderr, "warpcast predict: cannot create a temporary directory\n");
         *rc = WC_EINTERNAL;
         return 1;

@@ -461,14 +461,15 @@ void dm_issue_tick(dm_sm *sm, dm_sub *s, uint64_t c)
     if (p->mem_oldest && sm->warps[wi].nx_ismem) {
         /* memory issue oldest first (mem_issue_oldest): an older warp
          * whose next instruction is a memory one and that could issue
-         * takes the memory-queue entry the pick would have taken */
+         * takes the memory-queue entry the pick would have taken (no
+         * constant-cache wait: a memory instruction is variable latency,
+         * so never constop, fetch.c) */
         for (unsigned i = 0; i < pick; i++) {
             unsigned x = s->warps[i];
             int why = DM_STALL_IDLE;
             if (sm->gpu->shortcuts && c < sm->hint[x])
                 continue; /* elig()'s first test (asleep: not read) */
-            if (sm->warps[x].nx_ismem && elig(sm, s, x, c, &why) &&
-                !const_wait(sm, s, x, c)) {
+            if (sm->warps[x].nx_ismem && elig(sm, s, x, c, &why)) {
                 pick = i;
                 wi = x;
                 break;
