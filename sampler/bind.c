@@ -678,21 +678,58 @@ static void choose_standins(kbind *b, double pass)
 }
 
 /*
+ * Stand-ins for a kernel with cross-CTA reuse (stop 34).  A plain slice's
+ * share of the L2 cannot hold what the full L2 shares among all SMs
+ * (divergent 2048 x 256: a 1-SM stand-in composes to +162% of the whole
+ * run); a folded stand-in can (smp_fold: the data its CTAs share folded
+ * into its share of the L2, standin_fold).  On one SM it still misses by
+ * up to 4.5%: the whole GPU dispatches CTAs that live unequally (gathers
+ * that hit or miss) unevenly, and a slice's L2 and DRAM servers, at
+ * s / num_sms of the bandwidth, queue a warp's gather num_sms / s times as
+ * long behind itself as the whole GPU does.  A wider stand-in shows more
+ * of the one and less of the other (docs/sampler.md, "Reuse kernels on
+ * folded stand-ins"; against `predict --mode detailed`): at 1 / 4 / 8 /
+ * 16 SMs mixed 16384 x 64 i8 k5 on h100-pcie +3.65% / +2.82% / +2.53%,
+ * divergent 2048 x 256 i16 on h100-sxm +3.13% / - / +2.40% / +1.65%; on 8
+ * SMs every reuse case measured within 3% (max +2.53%).  So they take
+ * SMP_REUSE_SMS SMs at least, where such stand-ins are worth sampling;
+ * they are judged against the whole run after the pass like every
+ * stand-in (check_sharing).  1 when b took them.
+ */
+#define SMP_REUSE_SMS 8
+
+static int go_reuse_standin(kbind *b, long s0, double pass)
+{
+    if (!b->g->smp_fold || !b->g->smp_standin)
+        return 0;
+    long s = s0 > SMP_REUSE_SMS ? s0 : SMP_REUSE_SMS;
+    if (s >= b->g->num_sms)
+        return 0;
+    kbind t = *b; /* a scratch copy: go_standin writes the layout only */
+    go_standin(&t, s);
+    if (!standin_worth(&t, pass))
+        return 0;
+    go_standin(b, s);
+    return 1;
+}
+
+/*
  * A slice found unlike the full GPU: regions on all SMs; where those are
  * too few to sample (sample_ok, with `pass` still to pay), stand-in
- * regions on the slice (go_standin), unless the verdict is cross-CTA
- * reuse: a slice's share of the L2 cannot hold what the full L2 shares
- * among all SMs, so no run on a slice stands for it (divergent 2048 x 256:
- * a 1-SM stand-in composes to +162% of the whole run).  Stand-ins are
- * judged against the whole run after the pass (check_sharing).
+ * regions on the slice (go_standin), wider and folded for a verdict of
+ * cross-CTA reuse (go_reuse_standin).  Stand-ins are judged against the
+ * whole run after the pass (check_sharing).
  */
 static void slice_unlike(kbind *b, double pass, int try_standin)
 {
     long s0 = b->sms;
     go_all_sms(b);
-    if (!try_standin || sample_ok(b, pass) ||
-        (b->slice_bad & SMP_SLICE_REUSE))
+    if (!try_standin || sample_ok(b, pass))
         return;
+    if (b->slice_bad & SMP_SLICE_REUSE) {
+        (void)go_reuse_standin(b, s0, pass); /* else all SMs, as before */
+        return;
+    }
     go_standin(b, s0);
     if (!standin_worth(b, pass))
         go_all_sms(b); /* as before: too few regions on all SMs */
@@ -874,7 +911,7 @@ static int footprint_dram(kbind *b, double total, double *out, wc_diag *d);
  * wctas CTAs from wf, after w warm-up CTAs (differenced): regions on all
  * SMs when the slice is unlike it (*unlike). */
 static int window_verdict(kbind *b, uint64_t wf, uint64_t wctas, uint64_t w,
-                          int *unlike, wc_diag *d)
+                          int reuse_standin, int *unlike, wc_diag *d)
 {
     diff_run m;
     *unlike = 0;
@@ -883,10 +920,16 @@ static int window_verdict(kbind *b, uint64_t wf, uint64_t wctas, uint64_t w,
         double dram = m.ins > 0 ? m.sec / m.ins : 0;
         double cpi = m.ins > 0 ? m.cyc / m.ins : 0;
         b->m.sliced = 1;
+        long s0 = b->sms;
         if (slice_verdict(b, dram, m.util, cpi, SMP_WINDOW_GAP,
                           SMP_UTIL_GAP)) {
             go_all_sms(b);
             *unlike = 1;
+            /* reuse, and too few regions on all SMs: folded stand-ins
+             * (before the pass only: after it, stand-ins were judged) */
+            if (reuse_standin && (b->slice_bad & SMP_SLICE_REUSE) &&
+                !sample_ok(b, SMP_PASS_COST))
+                (void)go_reuse_standin(b, s0, SMP_PASS_COST);
         }
     }
     return rc;
@@ -989,7 +1032,9 @@ static int check_slice(kbind *b, int force, int steady, uint64_t total,
         }
     }
     int unlike;
-    return window_verdict(b, wf, wctas, w, &unlike, d);
+    /* reuse stand-ins in one-phase sampling only: two-phase (force) has
+     * no whole pass to judge them against */
+    return window_verdict(b, wf, wctas, w, !force, &unlike, d);
 }
 
 /*
@@ -1039,7 +1084,7 @@ static int check_sharing(kbind *b, double whole, double fixed,
             int unlike = 0;
             b->win_later = 0;
             if ((rc = window_verdict(b, b->win_first, b->win_ctas,
-                                     b->win_warm, &unlike, d)))
+                                     b->win_warm, 0, &unlike, d)))
                 return rc;
             if (unlike) {
                 if (!sample_ok(b, SMP_PASS_COST))

@@ -306,16 +306,16 @@ int main(void)
      * (cross-CTA reuse: its DRAM reads estimated from its footprint,
      * 0.45 per instruction, against 0.91 on a 1-SM slice) and balanced 256 x 1024 over 1.12
      * waves (the busiest SM's 3 CTAs against a region's 2 waves of 2:
-     * composition, the tail run) were found unlike before it.  The
-     * divergent kernel runs in detail without the interval pass, which it
-     * used to pay first (0.6-0.9x of detailed); since stop 29 the balanced
-     * one, whose verdict is not reuse, is sampled on stand-in regions (the
-     * busiest SM's 3 CTAs on a slice, go_standin), judged against the
-     * whole pass. */
+     * composition, the tail run) were found unlike before it.  Since stop
+     * 29 the balanced one, whose verdict is not reuse, is sampled on
+     * stand-in regions (the busiest SM's 3 CTAs on a slice, go_standin),
+     * judged against the whole pass; since stop 34 the divergent one too,
+     * on folded stand-ins of SMP_REUSE_SMS (8) SMs (go_reuse_standin:
+     * -0.51% here; it ran in detail, without the pass, before). */
     {
         static const struct { const char *kind; unsigned ctas, threads,
                               iters; int why, standin; } fw[] = {
-            {"divergent", 1024, 256, 8, SMP_SLICE_REUSE, 0},
+            {"divergent", 1024, 256, 8, SMP_SLICE_REUSE, 1},
             {"balanced", 256, 1024, 8, SMP_SLICE_COMPOSE, 1},
         };
         for (size_t i = 0; i < sizeof fw / sizeof fw[0]; i++) {
@@ -337,6 +337,10 @@ int main(void)
             CHECK(r1.slice_invalid & fw[i].why);
             CHECK_EQ_INT(r1.standin, fw[i].standin);
             if (fw[i].standin) {
+                if (fw[i].why == SMP_SLICE_REUSE) { /* folded, 8 SMs */
+                    CHECK(r1.fold_bytes > 0);
+                    CHECK_EQ_INT(r1.region_sms, 8);
+                }
                 CHECK_EQ_INT(r1.how, SMP_HOW_SAMPLED);
                 CHECK_EQ_INT(r1.full_why, SMP_FULL_NONE);
                 CHECK_EQ_INT(r1.warm_ctas, 0);
@@ -461,11 +465,12 @@ int main(void)
 
     /* Slice validity decided before the whole-kernel pass.  Divergent
      * gathers, four waves: a 1-SM region composes to cycles per
-     * instruction unlike an all-SM window of the same waves, so regions
-     * must span all SMs; there are too few of those to sample, and the
-     * kernel runs fully in detail, exactly, without the interval pass (it
-     * used to pay it first).  The same in two-phase mode, which had no
-     * slice test. */
+     * instruction unlike an all-SM window of the same waves (reuse), and
+     * there are too few all-SM regions to sample.  One-phase: since stop
+     * 34 it is sampled on folded stand-ins of 8 SMs, judged against the
+     * whole pass (-0.01%; before, it ran in detail without the pass).
+     * Two-phase, which has no whole pass to judge stand-ins against: it
+     * runs fully in detail, exactly, without the interval pass. */
     CHECK_EQ_INT(write_trace_t("divergent", 3648, 256, 2), 0);
     CHECK_EQ_INT(wc_trace_open(dir, &t, &d), 0);
     if (!t)
@@ -485,6 +490,15 @@ int main(void)
                 r1.util_full[1], smp_how_name(r1.how),
                 r1.host[SMP_INTERVAL].runs);
         CHECK(r1.slice_invalid != 0);
+        if (!two) {
+            CHECK_EQ_INT(r1.standin, 1);
+            CHECK(r1.fold_bytes > 0);
+            CHECK_EQ_INT(r1.how, SMP_HOW_SAMPLED);
+            CHECK(fabs(r1.estimate / dv_full - 1) < 0.03);
+            CHECK(r1.has_ci && r1.ci95[0] <= dv_full &&
+                  dv_full <= r1.ci95[1]);
+            continue;
+        }
         CHECK_EQ_INT(r1.shared_data, 1);
         CHECK_EQ_INT(r1.how, SMP_HOW_FULL);
         CHECK_EQ_INT(r1.host[SMP_INTERVAL].runs, 0);
