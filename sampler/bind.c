@@ -655,13 +655,20 @@ static int standin_worth(const kbind *b, double pass)
 }
 
 /* Would choose_standins take stand-ins, with `pass` still to pay? */
+/* Would stand-ins on `sms` SMs be worth sampling, with `pass` still to
+ * pay (b unchanged)? */
+static int standin_worth_on(const kbind *b, long sms, double pass)
+{
+    kbind s = *b; /* a scratch copy: go_standin writes the layout only */
+    go_standin(&s, sms);
+    return standin_worth(&s, pass);
+}
+
 static int standins_ahead(const kbind *b, double pass)
 {
     if (!b->g->smp_standin || b->shared || b->standin || !may_slice(b))
         return 0;
-    kbind s = *b; /* a scratch copy: go_standin writes the layout only */
-    go_standin(&s, s.sms);
-    return standin_worth(&s, pass);
+    return standin_worth_on(b, b->sms, pass);
 }
 
 /* Stand-ins as the first choice of one-phase sampling on a slice
@@ -688,7 +695,7 @@ static void choose_standins(kbind *b, double pass)
  * s / num_sms of the bandwidth, queue a warp's gather num_sms / s times as
  * long behind itself as the whole GPU does.  A wider stand-in shows more
  * of the one and less of the other (docs/sampler.md, "Reuse kernels on
- * folded stand-ins"; against `predict --mode detailed`): at 1 / 4 / 8 /
+ * folded stand-ins of 8 SMs"; against `predict --mode detailed`): at 1 / 4 / 8 /
  * 16 SMs mixed 16384 x 64 i8 k5 on h100-pcie +3.65% / +2.82% / +2.53%,
  * divergent 2048 x 256 i16 on h100-sxm +3.13% / - / +2.40% / +1.65%; on 8
  * SMs every reuse case measured within 3% (max +2.53%).  So they take
@@ -703,11 +710,7 @@ static int go_reuse_standin(kbind *b, long s0, double pass)
     if (!b->g->smp_fold || !b->g->smp_standin)
         return 0;
     long s = s0 > SMP_REUSE_SMS ? s0 : SMP_REUSE_SMS;
-    if (s >= b->g->num_sms)
-        return 0;
-    kbind t = *b; /* a scratch copy: go_standin writes the layout only */
-    go_standin(&t, s);
-    if (!standin_worth(&t, pass))
+    if (s >= b->g->num_sms || !standin_worth_on(b, s, pass))
         return 0;
     go_standin(b, s);
     return 1;

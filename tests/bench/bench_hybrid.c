@@ -208,9 +208,10 @@ static int bench_trace(const char *label, const char *path, int seeds,
          * over the interval model's share of seed 1's hybrid run (the
          * whole-kernel pass and the regions' interval runs); "-" where
          * the kernel ran in detail */
-        double ibound = r1.how != SMP_HOW_FULL && r1.host[0].seconds > 0
-                            ? dm_s / r1.host[0].seconds
-                            : 0;
+        double ibound =
+            r1.how != SMP_HOW_FULL && r1.host[SMP_INTERVAL].seconds > 0
+                ? dm_s / r1.host[SMP_INTERVAL].seconds
+                : 0;
         char ib[32] = "-";
         if (ibound > 0)
             snprintf(ib, sizeof ib, "%.1fx", ibound);
