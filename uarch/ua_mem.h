@@ -259,9 +259,11 @@ typedef struct ua_walk {
  * the same line, then the write-back of a dirty L1 victim.  The same
  * accesses, contents and statistics as those ua_cache_access calls (speed
  * only: one call, the common geometries' copies inlined, a run of lines
- * takes the next sets without a division).  Returns 0 (and does nothing)
- * unless both caches are untimed, have sets, and take the same line size
- * with 4 ways (l1) and 16 ways (l2) of at most 8 sectors. */
+ * takes the next sets without a division; an L2 with a fold sees the
+ * folded addresses, as its ua_cache_access would).  Returns 0 (and does
+ * nothing) unless both caches are untimed, have sets, take the same line
+ * size with 4 ways (l1) and 16 ways (l2) of at most 8 sectors, l1 has no
+ * fold and n is at most UA_MAX_LINES. */
 int ua_cache_walk(ua_cache *l1, ua_cache *l2, const ua_line *ls, unsigned n,
                   int is_write, ua_walk *w);
 /* ua_cache_walk of the lines of run r (ua_coalesce_run): the same
@@ -295,7 +297,17 @@ typedef struct ua_fold {
                               at least one line, at most n << shift; the
                               line size divides 1 << shift (else a line
                               at the span's end would be split)          */
+    /* speed only (ua_fold_index; NULL: the chunks are bisected): a hash
+     * index of the chunks, 2^slot_lg slots holding rank + 1 (0: empty) */
+    const uint32_t *slot;
+    unsigned slot_lg;
 } ua_fold;
+/* Builds f's hash index (f->slot, f->slot_lg) over its chunks as they are
+ * now, so that ua_fold_addr and ua_fold_in take O(1) instead of a
+ * bisection; the same results.  Returns the index (the caller frees it,
+ * after f's last use), or NULL with f left to bisect (out of memory, or no
+ * chunks). */
+uint32_t *ua_fold_index(ua_fold *f);
 /* addr's place in the folded span when it lies in a shared chunk (the
  * chunks' bytes in ascending order, modulo span, back in those chunks);
  * other addresses unchanged. */
@@ -303,9 +315,7 @@ uint64_t ua_fold_addr(const ua_fold *f, uint64_t addr);
 /* 1 when addr lies in one of f's shared chunks. */
 int ua_fold_in(const ua_fold *f, uint64_t addr);
 /* Every later access, fill time and probe of c takes its addresses
- * through f (NULL: none); f must outlive c's use.  ua_cache_walk and
- * ua_cache_walk_run return 0 for an L2 with a fold (callers then access
- * line by line). */
+ * through f (NULL: none); f must outlive c's use. */
 void ua_cache_set_fold(ua_cache *c, const ua_fold *f);
 
 /* ------------------------------------------------------------------------ */

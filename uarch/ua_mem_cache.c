@@ -759,6 +759,78 @@ static void access_at(ua_cache *c, uint64_t idx, uint64_t la,
     }
 }
 
+/* Slot of chunk ch in a fold's index of 2^lg slots (Fibonacci hashing:
+ * the multiplier's top bits). */
+static inline size_t fold_slot(uint64_t ch, unsigned lg)
+{
+    return (size_t)((ch * 0x9e3779b97f4a7c15ull) >> (64 - lg));
+}
+
+/* The index of addr's chunk in f, or f->n when it is not shared: through
+ * f's hash index where it has one (ua_fold_index), else by bisection. */
+static inline size_t fold_rank(const ua_fold *f, uint64_t addr)
+{
+    uint64_t ch = addr >> f->shift;
+    if (f->slot) {
+        size_t m = ((size_t)1 << f->slot_lg) - 1;
+        for (size_t h = fold_slot(ch, f->slot_lg);; h = (h + 1) & m) {
+            uint32_t s = f->slot[h];
+            if (!s)
+                return f->n;
+            if (f->chunk[s - 1] == ch)
+                return s - 1;
+        }
+    }
+    size_t lo = 0, hi = f->n;
+    while (lo < hi) { /* the first chunk >= ch */
+        size_t mid = lo + (hi - lo) / 2;
+        if (f->chunk[mid] < ch)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < f->n && f->chunk[lo] == ch ? lo : f->n;
+}
+
+uint32_t *ua_fold_index(ua_fold *f)
+{
+    f->slot = NULL;
+    f->slot_lg = 0;
+    if (f->n == 0 || f->n >= UINT32_MAX / 4)
+        return NULL;
+    unsigned lg = 4;
+    while (((size_t)1 << lg) < 2 * f->n) /* at most half full */
+        lg++;
+    size_t cap = (size_t)1 << lg;
+    uint32_t *t = calloc(cap, sizeof *t);
+    if (!t)
+        return NULL;
+    for (size_t i = 0; i < f->n; i++) {
+        size_t h = fold_slot(f->chunk[i], lg);
+        while (t[h])
+            h = (h + 1) & (cap - 1);
+        t[h] = (uint32_t)i + 1;
+    }
+    f->slot = t;
+    f->slot_lg = lg;
+    return t;
+}
+
+int ua_fold_in(const ua_fold *f, uint64_t addr)
+{
+    return fold_rank(f, addr) < f->n;
+}
+
+uint64_t ua_fold_addr(const ua_fold *f, uint64_t addr)
+{
+    size_t r = fold_rank(f, addr);
+    if (r == f->n)
+        return addr;
+    uint64_t low_mask = (UINT64_C(1) << f->shift) - 1;
+    uint64_t v = (((uint64_t)r << f->shift) | (addr & low_mask)) % f->span;
+    return f->chunk[v >> f->shift] << f->shift | (v & low_mask);
+}
+
 void ua_cache_access(ua_cache *c, uint64_t addr, uint32_t sectors,
                      int is_write, ua_cache_res *res)
 {
@@ -887,6 +959,10 @@ HOT_INLINE void walk_body(ua_cache *l1, ua_cache *l2, const ua_line *ls,
     uint64_t set1 = 0, set2 = 0, next = 1;
     /* aff: the lines of rn, la the next one's address */
     uint64_t ra = aff ? rn->addr : 0;
+    /* fo: the L2's fold (a stand-in's shared data); l2a[i]: line i's
+     * address as the L2 sees it, folded before the prefetches below */
+    const ua_fold *fo = l2->fold;
+    uint64_t l2a[UA_MAX_LINES];
     if (!aff && n >= UA_PREFETCH_LINES) {
         /* speed only: the sets of a scattered access asked of the host
          * at once, so that their misses overlap (ua_cache_prefetch) */
@@ -894,8 +970,15 @@ HOT_INLINE void walk_body(ua_cache *l1, ua_cache *l2, const ua_line *ls,
             uint64_t ln = ls[i].addr >> sh;
             if (l1)
                 set_prefetch(l1, set_of_ln(l1, ln));
+            if (fo) {
+                l2a[i] = ua_fold_addr(fo, ls[i].addr & lmask);
+                ln = l2a[i] >> sh;
+            }
             set_prefetch(l2, set_of_ln(l2, ln));
         }
+    } else if (fo && !aff) {
+        for (unsigned i = 0; i < n; i++)
+            l2a[i] = ua_fold_addr(fo, ls[i].addr & lmask);
     }
     for (unsigned i = 0; i < n; i++) {
         uint64_t la;
@@ -937,6 +1020,13 @@ HOT_INLINE void walk_body(ua_cache *l1, ua_cache *l2, const ua_line *ls,
             if (s != sf)
                 stray += ns - ua_popcount8[sf & 0xffu];
         }
+        uint64_t la2 = la; /* the L2's address of the line */
+        if (fo) {
+            /* its set from the folded line (the run's next set is not
+             * the folded line's) */
+            la2 = aff ? ua_fold_addr(fo, la) : l2a[i];
+            set2 = set_of_ln(l2, la2 >> sh);
+        }
         uint32_t q = s; /* asked of the L2 (s: sf to the cache) */
         unsigned nq = ns;
         ua_cache_res r;
@@ -958,7 +1048,7 @@ HOT_INLINE void walk_body(ua_cache *l1, ua_cache *l2, const ua_line *ls,
         }
         if (!l1 || q) {
             ua_cache_res r2;
-            access_body(l2, set2, la, l1 ? q : sf, is_write, &r2, &l2->st,
+            access_body(l2, set2, la2, l1 ? q : sf, is_write, &r2, &l2->st,
                         K_W16, 0);
             unsigned nm = sub8(r2.miss, q, nq);
             if (!is_write && l1)
@@ -1015,13 +1105,13 @@ static inline int walk_ok(const ua_cache *l1, const ua_cache *l2)
 {
     return !((l1 && (l1->kind != K_W4 || l1->ready || l1->fold ||
                      l1->line_bytes != l2->line_bytes)) ||
-             l2->kind != K_W16 || l2->ready || l2->fold);
+             l2->kind != K_W16 || l2->ready);
 }
 
 WALK_FN int ua_cache_walk(ua_cache *l1, ua_cache *l2, const ua_line *ls,
                           unsigned n, int is_write, ua_walk *w)
 {
-    if (!walk_ok(l1, l2))
+    if (!walk_ok(l1, l2) || (l2->fold && n > UA_MAX_LINES))
         return 0;
     if (is_write) {
         if (l1)
@@ -1134,32 +1224,3 @@ void ua_cache_set_fold(ua_cache *c, const ua_fold *f)
     c->fold = f && f->n && f->span ? f : NULL;
 }
 
-/* The index of addr's chunk in f, or f->n when it is not shared. */
-static size_t fold_rank(const ua_fold *f, uint64_t addr)
-{
-    uint64_t ch = addr >> f->shift;
-    size_t lo = 0, hi = f->n;
-    while (lo < hi) { /* the first chunk >= ch */
-        size_t mid = lo + (hi - lo) / 2;
-        if (f->chunk[mid] < ch)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < f->n && f->chunk[lo] == ch ? lo : f->n;
-}
-
-int ua_fold_in(const ua_fold *f, uint64_t addr)
-{
-    return fold_rank(f, addr) < f->n;
-}
-
-uint64_t ua_fold_addr(const ua_fold *f, uint64_t addr)
-{
-    size_t r = fold_rank(f, addr);
-    if (r == f->n)
-        return addr;
-    uint64_t low_mask = (UINT64_C(1) << f->shift) - 1;
-    uint64_t v = (((uint64_t)r << f->shift) | (addr & low_mask)) % f->span;
-    return f->chunk[v >> f->shift] << f->shift | (v & low_mask);
-}

@@ -505,11 +505,32 @@ static int walk_caches(int l1_wb, ua_cache *c[4])
  * sector masks with bits past a line's sectors), reads and writes, under
  * both L1 write policies (write-back: dirty victims written back to the
  * L2): the same results and the same statistics. */
-static void walk_same(int l1_wb)
+/* A fold for the walk tests' L2s: 4 of the 8 chunks of 64 KB their lines
+ * lie in, folded into 100 lines; hashed (mode 2, ua_fold_index) or
+ * bisected (mode 1); mode 0: none.  *slot: the index to free. */
+static const uint64_t walk_chunks[4] = {1, 3, 4, 6};
+
+static void walk_fold(int mode, ua_cache *c[4], ua_fold *f, uint32_t **slot)
+{
+    ua_fold z = {16, 4, walk_chunks, 100 * 128, NULL, 0};
+    *f = z;
+    *slot = mode == 2 ? ua_fold_index(f) : NULL;
+    if (mode == 2)
+        CHECK(*slot != NULL && f->slot == *slot);
+    if (mode) {
+        ua_cache_set_fold(c[1], f);
+        ua_cache_set_fold(c[3], f);
+    }
+}
+
+static void walk_same(int l1_wb, int fold)
 {
     ua_cache *c[4];
+    ua_fold f;
+    uint32_t *slot = NULL;
     if (!walk_caches(l1_wb, c))
         goto out;
+    walk_fold(fold, c, &f, &slot);
     ua_cache *a1 = c[0], *a2 = c[1], *b1 = c[2], *b2 = c[3];
     uint64_t x = 12345;
     int bad = 0;
@@ -589,6 +610,7 @@ static void walk_same(int l1_wb)
 out:
     for (int i = 0; i < 4; i++)
         ua_cache_free(c[i]);
+    free(slot);
 }
 
 /* ua_cache_walk_run against ua_cache_walk of the same lines in an array:
@@ -596,11 +618,14 @@ out:
  * set, reads and writes, with and without the L1, under both L1 write
  * policies: the same results and statistics; and the runs the walk must
  * decline (another line size, sectors past the line). */
-static void walk_run_same(int l1_wb)
+static void walk_run_same(int l1_wb, int fold)
 {
     ua_cache *c[4];
+    ua_fold f;
+    uint32_t *slot = NULL;
     if (!walk_caches(l1_wb, c))
         goto out;
+    walk_fold(fold, c, &f, &slot);
     ua_cache *a1 = c[0], *a2 = c[1], *b1 = c[2], *b2 = c[3];
     uint64_t x = 777;
     int bad = 0;
@@ -652,25 +677,31 @@ static void walk_run_same(int l1_wb)
 out:
     for (int i = 0; i < 4; i++)
         ua_cache_free(c[i]);
+    free(slot);
 }
 
+/* The walks with and without a fold on the L2 (a folded L2 sees the
+ * folded addresses, as its own accesses would: the walk against
+ * ua_cache_access line by line), its chunks hashed or bisected. */
 static void test_walk(void)
 {
-    walk_same(0);
-    walk_same(1);
-    walk_run_same(0);
-    walk_run_same(1);
+    for (int fold = 0; fold < 3; fold++) {
+        walk_same(0, fold);
+        walk_same(1, fold);
+        walk_run_same(0, fold);
+        walk_run_same(1, fold);
+    }
 }
 
 /* Shared data folded into a slice's L2 (ua_fold, sampler stand-ins):
  * the shared chunks' bytes in order, modulo the span, back in those
  * chunks; other addresses unchanged; a line stays whole; the cache takes
- * the folded address for accesses, fill times and probes, and its walks
- * decline (callers go line by line). */
+ * the folded address for accesses, fill times and probes (its walks:
+ * test_walk); the hash index (ua_fold_index) answers as the bisection. */
 static void test_fold(void)
 {
     const uint64_t ch[3] = {0x10, 0x12, 0x40}; /* chunks of 64 KB */
-    ua_fold f = {16, 3, ch, 96 * 1024};        /* 1.5 chunks */
+    ua_fold f = {16, 3, ch, 96 * 1024, NULL, 0}; /* 1.5 chunks */
     CHECK(ua_fold_in(&f, 0x100000));
     CHECK(ua_fold_in(&f, 0x12ffff));
     CHECK(!ua_fold_in(&f, 0x110000));
@@ -711,13 +742,31 @@ static void test_fold(void)
     CHECK_EQ_INT(ready, 77);
     ua_cache_access(c, 0x110100, 0xf, 0, &r); /* not shared: its own line */
     CHECK_EQ_INT(r.miss, 0xf);
-    ua_walk wk;
-    ua_line ln = {0x100100, 0xf};
-    CHECK_EQ_INT(ua_cache_walk(NULL, c, &ln, 1, 0, &wk), 0);
     ua_cache_set_fold(c, NULL); /* off again: 0x128100 is its own line */
     ua_cache_access(c, 0x128100, 0xf, 0, &r);
     CHECK_EQ_INT(r.miss, 0xf);
     ua_cache_free(c);
+    /* the hash index: the same ranks as the bisection, shared or not, for
+     * chunks of many ranks (collisions and all) */
+    uint64_t many[300];
+    for (int i = 0; i < 300; i++)
+        many[i] = 5 + (uint64_t)i * 3 + (uint64_t)(i / 7) * 1000;
+    ua_fold hb = {16, 300, many, 123 * 4096, NULL, 0}, hh = hb;
+    uint32_t *slot = ua_fold_index(&hh);
+    CHECK(slot != NULL && hh.slot_lg >= 10);
+    int bad = 0;
+    uint64_t x = 99;
+    for (int i = 0; i < 200000; i++) {
+        x = x * 6364136223846793005ull + 1442695040888963407ull;
+        uint64_t a = (x >> 24) % ((uint64_t)50000 << 16);
+        if (ua_fold_in(&hb, a) != ua_fold_in(&hh, a) ||
+            ua_fold_addr(&hb, a) != ua_fold_addr(&hh, a))
+            bad++;
+    }
+    CHECK_EQ_INT(bad, 0);
+    free(slot);
+    ua_fold none = {16, 0, many, 4096, NULL, 0};
+    CHECK(ua_fold_index(&none) == NULL && none.slot == NULL);
 }
 
 int main(void)
