@@ -6,6 +6,7 @@
  * models (model/im_mem.c, detailed/mem_unit.c).
  */
 #include "ua.h"
+#include <string.h>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -159,6 +160,36 @@ static inline unsigned range_lines(uint64_t lo, uint64_t hi, unsigned ls,
     return n;
 }
 
+/* Slots of coalesce_pow2's line index: lines are looked up by hash while
+ * they fill at most half of it, then by add_sector's scan. */
+#define UA_LINE_SLOTS 128
+
+/* add_sector through the index slot[] (line i's slot holds i + 1, 0:
+ * empty) of the lines out[0..*n) of 2^ls bytes: the same lines, in the
+ * same order, without a scan of them all per sector (a scattered warp
+ * access of 32 lines took 496 comparisons). */
+static inline void add_sector_hashed(ua_line *out, unsigned *n, uint64_t la,
+                                     unsigned s, unsigned ls, uint16_t *slot)
+{
+    if (*n >= UA_LINE_SLOTS / 2) {
+        add_sector(out, n, la, s);
+        return;
+    }
+    unsigned h =
+        (unsigned)(((la >> ls) * 0x9e3779b97f4a7c15ull) >> 57); /* 7 bits */
+    for (; slot[h]; h = (h + 1) & (UA_LINE_SLOTS - 1)) {
+        ua_line *o = &out[slot[h] - 1];
+        if (o->addr == la) {
+            o->sectors |= 1u << s;
+            return;
+        }
+    }
+    slot[h] = (uint16_t)(*n + 1);
+    out[*n].addr = la;
+    out[*n].sectors = 1u << s;
+    (*n)++;
+}
+
 /* Power-of-two line and sector sizes (every config): shifts instead of
  * divisions, and a lane whose sectors the previous lane already added is
  * skipped (adding them again would change nothing). */
@@ -176,6 +207,8 @@ static unsigned coalesce_pow2(const wc_inst *in, unsigned ls, unsigned ss,
         if (n)
             return n;
     }
+    uint16_t slot[UA_LINE_SLOTS];
+    memset(slot, 0, sizeof slot);
     for (uint32_t m = in->mask; m; m &= m - 1) {
         unsigned l = (unsigned)__builtin_ctz(m);
         uint64_t a = has_addr ? in->addr[l] : (uint64_t)rank * w;
@@ -187,7 +220,8 @@ static unsigned coalesce_pow2(const wc_inst *in, unsigned ls, unsigned ss,
         pf = fs;
         pl = lsn;
         for (uint64_t s = fs;; s++) {
-            add_sector(out, &n, (s >> (ls - ss)) << ls, (unsigned)(s & smask));
+            add_sector_hashed(out, &n, (s >> (ls - ss)) << ls,
+                              (unsigned)(s & smask), ls, slot);
             if (s == lsn)
                 break;
         }
