@@ -74,6 +74,10 @@ typedef struct kout {
     double cost_cyc[2];
     uint64_t cost_insts[2];
     int have_cyc;
+    int split;             /* hybrid: the host time below was measured     */
+    double model_s[2];     /* hybrid: CPU seconds in each model, less tests */
+    double tests_s[2];     /* hybrid: in the sampler's tests, before / after
+                              the pass                                     */
     /* per warp (interval) */
     im_result *pw;
     /* per-kernel counts (uarch/ua_mem.h) */
@@ -231,7 +235,13 @@ static void out_json(outw *w, const kout *k)
                 json_num(j, "ns_per_warp_inst", k->cost_s[m] * 1e9);
                 if (k->have_cyc)
                     json_num(j, "host_cycles_per_warp_inst", k->cost_cyc[m]);
+                if (k->split)
+                    json_num(j, "cpu_seconds", k->model_s[m]);
                 json_obj_end(j);
+            }
+            if (k->split) {
+                json_num(j, "tests_cpu_seconds_before_pass", k->tests_s[0]);
+                json_num(j, "tests_cpu_seconds_after_pass", k->tests_s[1]);
             }
             json_obj_end(j);
         }
@@ -281,6 +291,16 @@ static void out_text(outw *w, const kout *k)
                 fprintf(f, " per warp instruction (%llu simulated)\n",
                         (unsigned long long)k->cost_insts[m]);
             }
+        if (k->split)
+            fprintf(f,
+                    "      host CPU time %.3f s: interval model %.3f s, "
+                    "detailed model %.3f s, sampler tests %.3f s (before "
+                    "the pass %.3f s, after it %.3f s)\n",
+                    k->model_s[0] + k->model_s[1] + k->tests_s[0] +
+                        k->tests_s[1],
+                    k->model_s[0], k->model_s[1],
+                    k->tests_s[0] + k->tests_s[1], k->tests_s[0],
+                    k->tests_s[1]);
     }
 }
 
@@ -497,7 +517,16 @@ static void from_smp(kout *o, const smp_kernel_result *r)
             o->cost_cyc[m] = r->host[m].cycles / (double)r->host[m].warp_insts;
         }
         o->have_cyc |= r->host[m].have_cycles;
+        o->model_s[m] = r->host[m].seconds;
     }
+    o->split = 1;
+    o->tests_s[0] = r->host_tests_pre;
+    o->tests_s[1] = r->host_tests_post;
+    o->model_s[0] -= r->host_tests_post; /* the pass's call held them */
+    if (o->model_s[0] < 0)
+        o->model_s[0] = 0;
+    if (r->host[0].warp_insts) /* the model's own cost, tests apart */
+        o->cost_s[0] = o->model_s[0] / (double)r->host[0].warp_insts;
 }
 
 /* The model on kernel j->k (any thread); errors stay in j. */

@@ -1264,9 +1264,13 @@ static int model_run(kbind *b, int m, int whole, int facts, uint64_t first,
         if (whole) {
             b->dram_whole = b->last_dram;
             double util[2] = {r.dram_util, r.l2_util};
+            double t0, t1, c;
+            smp_clock_read(NULL, &t0, &c); /* thread CPU seconds */
             rc = check_sharing(b, (double)r.cycles,
                                (double)(r.cycles - r.sim_cycles),
                                (double)r.warp_insts, util, d);
+            smp_clock_read(NULL, &t1, &c);
+            out->test_seconds = t1 - t0;
             if (rc == 0 && !b->collapsed &&
                 r.warp_insts >= b->small) /* sampled */
                 warm_l2(b, r.dram_util, r.counts.global_sectors, r.ctas);

@@ -710,6 +710,7 @@ int smp_estimate(const smp_engine *e, const smp_plan *p, smp_kernel_result *r,
     int rc;
 
     memset(r->host, 0, sizeof r->host);
+    r->host_tests_pre = r->host_tests_post = 0;
     r->sampled = r->strata = 0;
     r->regions = N;
     r->period = p->period;
@@ -731,7 +732,12 @@ int smp_estimate(const smp_engine *e, const smp_plan *p, smp_kernel_result *r,
         const uint64_t *ains = NULL;
         double fx = 0, comp = 1, A = 0;
         int two = 0;
-        if ((rc = e->aux(e->ctx, &na, &ains, &fx, &comp, &two, d)))
+        double a0, a1, c0, c1;
+        smp_clock_read(p->clock, &a0, &c0);
+        rc = e->aux(e->ctx, &na, &ains, &fx, &comp, &two, d);
+        smp_clock_read(p->clock, &a1, &c1);
+        r->host_tests_pre += a1 - a0;
+        if (rc)
             goto out;
         N = L.N = na;
         r->regions = N;
@@ -763,6 +769,7 @@ int smp_estimate(const smp_engine *e, const smp_plan *p, smp_kernel_result *r,
     }
     if ((rc = call(&L, SMP_INTERVAL, -1, &ev, d)))
         goto out;
+    r->host_tests_post += ev.test_seconds;
     r->interval_cycles = ev.cycles;
     r->warp_insts = ev.warp_insts;
     if (ev.nregions) {

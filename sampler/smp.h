@@ -197,6 +197,11 @@ typedef struct smp_kernel_result {
     int pilot;                /* 1: the pilot (half the period's sample) was
                                  precise enough and is the sample            */
     smp_host_cost host[SMP_NMODELS];
+    /* thread CPU seconds of the sampler's tests, for --self-profile:
+     * before the pass (the CTA index, the slice and reuse checks and their
+     * windows in the interval model; in no host[] figure) and after it
+     * (eval test_seconds: part of host[SMP_INTERVAL]) */
+    double host_tests_pre, host_tests_post;
     double host_seconds;      /* wall seconds for this kernel                */
     ua_counts counts;         /* per-kernel counts: from the whole-kernel run
                                  (detailed when it ran the whole kernel, else
@@ -266,6 +271,11 @@ typedef struct smp_eval {
                                 seeing the whole run (0: e->nregions)       */
     double compose;          /* whole(SMP_INTERVAL): kernel cycles per cycle
                                 of the regions' sum (s / num_sms), 0 unknown */
+    double test_seconds;     /* whole: thread CPU seconds of the call spent
+                                on the sampler's tests after the run (the
+                                stand-ins' judgement and fold, the reuse
+                                and composition verdicts), reported apart
+                                (smp_kernel_result.host_tests_post)         */
 } smp_eval;
 
 /*

@@ -340,6 +340,11 @@ int main(void)
                 if (fw[i].why == SMP_SLICE_REUSE) { /* folded, 8 SMs */
                     CHECK(r1.fold_bytes > 0);
                     CHECK_EQ_INT(r1.region_sms, 8);
+                    /* the stand-ins' fold and judgement after the pass:
+                     * CPU time of their own, within the pass's call */
+                    CHECK(r1.host_tests_post > 0 &&
+                          r1.host_tests_post <
+                              r1.host[SMP_INTERVAL].seconds);
                 }
                 CHECK_EQ_INT(r1.how, SMP_HOW_SAMPLED);
                 CHECK_EQ_INT(r1.full_why, SMP_FULL_NONE);
@@ -680,6 +685,9 @@ int main(void)
                     (unsigned long long)r2.warm_ctas,
                     (unsigned long long)r2.host[SMP_INTERVAL].runs);
             CHECK(r2.phase1 > 0);
+            /* the CTA index and the slice check before phase 1, no pass */
+            CHECK(r2.host_tests_pre > 0);
+            CHECK(r2.host_tests_post == 0);
             CHECK_EQ_INT(r2.warm_ctas, 2);
             CHECK(r2.ci95[0] <= cfull && cfull <= r2.ci95[1]);
             CHECK(fabs(r2.estimate - cfull) / cfull < 0.03);
