@@ -655,7 +655,6 @@ static int standin_worth(const kbind *b, double pass)
     return 2.0 * (double)sample_n(b) * (double)last < (double)b->ctas;
 }
 
-/* Would choose_standins take stand-ins, with `pass` still to pay? */
 /* Would stand-ins on `sms` SMs be worth sampling, with `pass` still to
  * pay (b unchanged)? */
 static int standin_worth_on(const kbind *b, long sms, double pass)
@@ -665,6 +664,7 @@ static int standin_worth_on(const kbind *b, long sms, double pass)
     return standin_worth(&s, pass);
 }
 
+/* Would choose_standins take stand-ins, with `pass` still to pay? */
 static int standins_ahead(const kbind *b, double pass)
 {
     if (!b->g->smp_standin || b->shared || b->standin || !may_slice(b))
