@@ -511,6 +511,39 @@ int main(void)
     }
     wc_trace_close(t);
 
+    /* Two-phase for being DRAM-busy (busy_two_phase: the 1-SM slice of
+     * these gathers, at 3 iterations, keeps DRAM 0.958 busy).  busy_slice
+     * spares the all-SM window only on a saturated slice without cross-CTA
+     * reuse; here the footprint finds it (0.26 DRAM sectors per
+     * instruction against the slice's 0.81), so the window runs (the full
+     * GPU's utilisation measured) and judges: regions on all SMs, too few
+     * to sample, the kernel in detail without the interval pass. */
+    CHECK_EQ_INT(write_trace_t("divergent", 3648, 256, 3), 0);
+    {
+        char sass[96]; /* without the listing, as `warpcast synth` writes */
+        snprintf(sass, sizeof sass, "%s/kernels.sass", dir);
+        CHECK_EQ_INT(remove(sass), 0);
+    }
+    CHECK_EQ_INT(wc_trace_open(dir, &t, &d), 0);
+    if (!t)
+        CHECK_DONE();
+    {
+        wc_gpu g2 = g;
+        CHECK_EQ_INT(wc_gpu_set(&g2, "smp_two_phase_busy_insts=1000", &d), 0);
+        smp_options_default(&o);
+        CHECK_EQ_INT(smp_run_kernel(t, 0, &g2, &o, &r1, &d), 0);
+        fprintf(stderr, "divergent x4 waves i3 (two-phase, DRAM-busy): slice "
+                "invalid %d, util %.2f/%.2f slice %.2f/%.2f full, %s, "
+                "interval runs %zu\n", r1.slice_invalid, r1.util_slice[0],
+                r1.util_slice[1], r1.util_full[0], r1.util_full[1],
+                smp_how_name(r1.how), r1.host[SMP_INTERVAL].runs);
+        CHECK(r1.slice_invalid & SMP_SLICE_REUSE);
+        CHECK(r1.util_full[0] > 0);
+        CHECK_EQ_INT(r1.how, SMP_HOW_FULL);
+        CHECK_EQ_INT(r1.host[SMP_INTERVAL].runs, 0);
+    }
+    wc_trace_close(t);
+
     /* The run-detailed-or-sample rule on predicted detailed cost (shared
      * H100 SXM traces, default options).  vadd_ffma 8192 x 256: bandwidth-
      * bound; its slice is judged like for like (stop 24: the middle
@@ -679,12 +712,19 @@ int main(void)
                                         1000000, &d), 0);
             CHECK_EQ_INT(smp_run_kernel(tw, 0, &gw, &o, &r2, &d), 0);
             fprintf(stderr, "  two-phase: %.0f [%.0f, %.0f] (%+.2f%%), "
-                    "phase 1 %zu, warm-up %llu, interval runs %llu\n",
+                    "phase 1 %zu, warm-up %llu, interval runs %llu, "
+                    "%llu of %llu warp insts, full-GPU DRAM %.3f\n",
                     r2.estimate, r2.ci95[0], r2.ci95[1],
                     100 * (r2.estimate - cfull) / cfull, r2.phase1,
                     (unsigned long long)r2.warm_ctas,
-                    (unsigned long long)r2.host[SMP_INTERVAL].runs);
+                    (unsigned long long)r2.host[SMP_INTERVAL].runs,
+                    (unsigned long long)r2.host[SMP_INTERVAL].warp_insts,
+                    (unsigned long long)r2.warp_insts, r2.util_full[0]);
             CHECK(r2.phase1 > 0);
+            /* saturated on its slice, no cross-CTA reuse: judged without
+             * check_slice's all-SM window (bind.c busy_slice), which was
+             * two of the kernel's 4.5 waves in the interval model */
+            CHECK(r2.util_full[0] == 0);
             /* the CTA index and the slice check before phase 1, no pass */
             CHECK(r2.host_tests_pre > 0);
             CHECK(r2.host_tests_post == 0);
