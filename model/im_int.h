@@ -245,7 +245,15 @@ typedef struct im_static {
  * identical results: test_warp_memo).  Only binary traces have static
  * record numbers; text traces are always walked.
  */
-#define IM_WM_SLOTS 16      /* recorded warps per kernel run (by hash)   */
+#define IM_WM_SLOTS 256     /* recorded warps per kernel run (by hash,
+                               two ways)                                 */
+#define IM_WM_SLOTS_LONG 16 /* ... of them (one way) for a warp of more
+                               than IM_WM_SHORT instructions or
+                               IM_WM_SHORT_MEM memory outcomes: the
+                               memo's memory stays under about 15 MB     */
+#define IM_WM_SHORT 256
+#define IM_WM_SHORT_MEM 64
+#define IM_WM_RECENT 16     /* slots last stored or recalled: templates   */
 #define IM_WM_MAXI 16384    /* longest warp buffered and recorded        */
 #define IM_WM_MAXU 4096     /* records with addresses copied per warp    */
 #define IM_WM_MAXRAW 65536  /* encoded stream bytes kept per warp        */
@@ -344,6 +352,12 @@ typedef struct im_walker {
     wc_inst in[IM_NBUF]; /* decoding buffers of a trace source           */
     im_static *memo;    /* [IM_MEMO_N], allocated by the first warp       */
     uint8_t *memo_full; /* [IM_MEMO_N]: 1 where memo[i] is filled         */
+    /* per static record number (a binary trace's sid) met so far: 1 an
+     * instruction without a memory path (its mask keys the warp memo by
+     * whether a lane is active), 2 one with it, 0 not met (im_warp.c,
+     * key_word) */
+    uint8_t *sid_kind;
+    size_t sid_kind_n;
     uint64_t kmask[IM_KEY_W]; /* key bytes that count (all but per-instance
                                  iflags bits)                            */
     wc_inst minst;      /* a static record with this instance's mask      */
@@ -363,6 +377,9 @@ typedef struct im_walker {
     uint32_t *wat;      /* [memory outcome]: its instruction in wbuf      */
     size_t wat_cap;
     uint64_t wm_hits, wm_stored; /* warps recalled, recorded            */
+    uint16_t wm_recent[IM_WM_RECENT]; /* slots last stored or recalled,
+                                          latest first (tmpl_find)       */
+    unsigned wm_nrecent;
     uint64_t wm_found;  /* lookups that found the warp's instructions     */
     /* requests already made for the warp being walked (a recall that
      * stopped at a request whose wait differed): their waits, in order */

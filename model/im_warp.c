@@ -411,6 +411,26 @@ static void big_free(im_walker *w)
     w->big_sreg = w->big_dreg = NULL;
 }
 
+/* Note the kind of static record sid (memory path mk or none) for
+ * key_word; out of memory: left unknown (keyed in full). */
+static void sid_kind_set(im_walker *w, uint32_t sid, int mk)
+{
+    if (sid == WC_SID_NONE)
+        return;
+    if (sid >= w->sid_kind_n) {
+        size_t n = w->sid_kind_n ? w->sid_kind_n : 256;
+        while (n <= sid)
+            n *= 2;
+        uint8_t *k = realloc(w->sid_kind, n);
+        if (!k)
+            return;
+        memset(k + w->sid_kind_n, 0, n - w->sid_kind_n);
+        w->sid_kind = k;
+        w->sid_kind_n = n;
+    }
+    w->sid_kind[sid] = mk ? 2 : 1;
+}
+
 /* memo_get's lookup by PC and its misses. */
 static const im_static *memo_get_slow(im_walker *w, const wc_inst *in,
                                       uint32_t sid)
@@ -423,8 +443,10 @@ static const im_static *memo_get_slow(im_walker *w, const wc_inst *in,
         return s;
     s->sid = sid;
     w->memo_full[i] = memo_fill(w, s, in, 0) == 0;
-    if (w->memo_full[i])
+    if (w->memo_full[i]) {
+        sid_kind_set(w, sid, s->mk);
         return s;
+    }
     if (!w->big) {
         w->big = malloc(sizeof *w->big);
         w->big_rd = malloc(WC_MAX_SRC * 256 * sizeof *w->big_rd);
@@ -437,6 +459,7 @@ static const im_static *memo_get_slow(im_walker *w, const wc_inst *in,
         }
     }
     memo_fill(w, w->big, in, 1);
+    sid_kind_set(w, sid, w->big->mk);
     return w->big;
 }
 
@@ -446,6 +469,9 @@ void im_walker_free(im_walker *w)
         return;
     wc_pool_free(w->memo, IM_MEMO_N * sizeof *w->memo, 0);
     wc_pool_free(w->memo_full, IM_MEMO_N, 0);
+    free(w->sid_kind);
+    w->sid_kind = NULL;
+    w->sid_kind_n = 0;
     if (w->wm)
         for (int i = 0; i <= IM_WM_SLOTS; i++) {
             im_wm *e = &w->wm[i];
@@ -556,17 +582,69 @@ static void acc_key(const im_macc *a, uint64_t k[2])
            (uint64_t)(a->dram_bytes > 0) << 41;
 }
 
+/*
+ * The warp memo's word for an instruction: its static record and its
+ * active mask, the mask reduced to whether any lane is active for a
+ * record without a memory path (im_static.mk 0).  The walk reads such an
+ * instruction's mask only for that: a barrier ends a phase, and nothing
+ * else, when some lane is active; its issue, register reads, unit,
+ * results and counts (ua_counts_inst: by unit) are the record's whatever
+ * the lanes.  So two warps whose words are equal walk alike, and a warp
+ * whose divergent branches give other lanes on another warp's path (the
+ * `mixed` kernel's data-dependent branch) is recalled, not walked.  A
+ * memory instruction keeps its mask (its lanes' addresses, its outcome
+ * keyed beside it; mk 3, constant loads, too: kept whole, as is a record
+ * not met, sid_kind 0).  The recorded sequence (im_wm.seq) keeps the
+ * masks themselves: templates decode the stream from them.
+ */
+static inline uint64_t key_word(const im_walker *w, uint32_t sid,
+                                uint32_t mask)
+{
+    if (sid < w->sid_kind_n && w->sid_kind[sid] == 1)
+        mask = mask != 0;
+    return (uint64_t)sid << 32 | mask;
+}
+
+/* The slots (way 0 and 1) of a warp of n instructions and naux memory
+ * outcomes whose memo hash is h: two of IM_WM_SLOTS, or one of the first
+ * IM_WM_SLOTS_LONG for a long warp (the memo's memory bounded: a slot
+ * keeps the warp's instructions, outcomes, requests and stream). */
+static inline size_t wm_slot(uint64_t h, size_t n, size_t naux, int way)
+{
+    if (n > IM_WM_SHORT || naux > IM_WM_SHORT_MEM)
+        return h & (IM_WM_SLOTS_LONG - 1);
+    return (way ? h >> 32 : h) & (IM_WM_SLOTS - 1);
+}
+
+/* Slot i stored or recalled now: first of w->wm_recent. */
+static void wm_used(im_walker *w, size_t i)
+{
+    unsigned k = 0;
+    while (k < w->wm_nrecent && w->wm_recent[k] != i)
+        k++;
+    if (k == w->wm_nrecent && k < IM_WM_RECENT)
+        w->wm_nrecent++;
+    if (k == IM_WM_RECENT)
+        k--;
+    for (; k > 0; k--)
+        w->wm_recent[k] = w->wm_recent[k - 1];
+    w->wm_recent[0] = (uint16_t)i;
+}
+
 /* The recorded warp equal to the one buffered (NULL: none). */
 static const im_wm *wm_find(const im_walker *w, uint64_t h, int sub,
                             size_t n, size_t naux)
 {
-    const im_wm *e = &w->wm[h & (IM_WM_SLOTS - 1)];
+    const im_wm *e = &w->wm[wm_slot(h, n, naux, 0)];
+    if (!e->full || e->hash != h)
+        e = &w->wm[wm_slot(h, n, naux, 1)];
     if (!e->full || e->hash != h || e->sub != sub || e->n != n ||
         e->naux != naux || e->share_sub != w->share_sub ||
         e->share_sm != w->share_sm)
         return NULL;
     for (size_t i = 0; i < n; i++)
-        if (e->seq[i] != ((uint64_t)w->wbuf[i].sid << 32 | w->wbuf[i].mask))
+        if (key_word(w, (uint32_t)(e->seq[i] >> 32), (uint32_t)e->seq[i]) !=
+            key_word(w, w->wbuf[i].sid, w->wbuf[i].mask))
             return NULL;
     if (naux && memcmp(e->aux, w->wkey, 2 * naux * sizeof *e->aux) != 0)
         return NULL;
@@ -889,11 +967,20 @@ static void rec_store(im_walker *w, const im_wm_sum *s)
     e->full = 1;
     e->gen = ++w->wm_gen;
     w->wm_stored++;
-    im_wm *slot = &w->wm[e->hash & (IM_WM_SLOTS - 1)];
+    /* the way holding this hash, else an empty one, else the older */
+    size_t i = wm_slot(e->hash, e->n, e->naux, 0),
+           j = wm_slot(e->hash, e->n, e->naux, 1);
+    const im_wm *a = &w->wm[i], *b = &w->wm[j];
+    if (!(a->full && a->hash == e->hash) &&
+        ((b->full && b->hash == e->hash) || !b->full ||
+         (a->full && b->gen < a->gen)))
+        i = j;
+    im_wm *slot = &w->wm[i];
     im_wm t = *slot;
     *slot = *e;
     *e = t;
     e->full = 0;
+    wm_used(w, i);
 }
 
 /* End of a phase at `end` (phase time): the phase's demand and own demand
@@ -965,11 +1052,11 @@ static uint64_t wm_hash(const im_walker *w, int sub, size_t nb, size_t na)
     size_t i = 0;
     for (size_t j = 0; j < na; j++) {
         for (size_t e = w->wat[j]; i <= e; i++)
-            h = wm_mix(h, (uint64_t)w->wbuf[i].sid << 32 | w->wbuf[i].mask);
+            h = wm_mix(h, key_word(w, w->wbuf[i].sid, w->wbuf[i].mask));
         h = wm_mix(wm_mix(h, w->wkey[2 * j]), w->wkey[2 * j + 1]);
     }
     for (; i < nb; i++)
-        h = wm_mix(h, (uint64_t)w->wbuf[i].sid << 32 | w->wbuf[i].mask);
+        h = wm_mix(h, key_word(w, w->wbuf[i].sid, w->wbuf[i].mask));
     return h;
 }
 
@@ -1208,9 +1295,11 @@ static const im_wm *tmpl_find(im_walker *w, int sub, const unsigned char *p,
                               size_t len, uint64_t n)
 {
     const wc_cta *c = w->raw_cta;
+    /* among the slots last stored or recalled (speed only: any template
+     * gives the same collection) */
     for (int pass = 0; pass < 2; pass++)
-        for (int i = 0; i < IM_WM_SLOTS; i++) {
-            im_wm *e = &w->wm[i];
+        for (unsigned k = 0; k < w->wm_nrecent; k++) {
+            im_wm *e = &w->wm[w->wm_recent[k]];
             if (!e->full || e->n != n || e->tmpl < 0)
                 continue;
             int same = e->sub == sub && e->share_sub == w->share_sub &&
@@ -1341,6 +1430,7 @@ int im_warp_run(im_walker *w, int sub, im_next_fn next, void *ctx,
                     return wc_diag_set(d, WC_EINTERNAL, "", 0, 0,
                                        "out of memory");
                 w->wm_hits++;
+                wm_used(w, (size_t)(e - w->wm));
                 *insts = e->s.insts;
                 *cycles = e->s.total;
                 return 0;
