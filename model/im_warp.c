@@ -642,10 +642,13 @@ static const im_wm *wm_find(const im_walker *w, uint64_t h, int sub,
         e->naux != naux || e->share_sub != w->share_sub ||
         e->share_sm != w->share_sm)
         return NULL;
-    for (size_t i = 0; i < n; i++)
-        if (key_word(w, (uint32_t)(e->seq[i] >> 32), (uint32_t)e->seq[i]) !=
-            key_word(w, w->wbuf[i].sid, w->wbuf[i].mask))
+    for (size_t i = 0; i < n; i++) {
+        uint64_t x = (uint64_t)w->wbuf[i].sid << 32 | w->wbuf[i].mask;
+        if (e->seq[i] != x &&
+            key_word(w, (uint32_t)(e->seq[i] >> 32), (uint32_t)e->seq[i]) !=
+                key_word(w, w->wbuf[i].sid, w->wbuf[i].mask))
             return NULL;
+    }
     if (naux && memcmp(e->aux, w->wkey, 2 * naux * sizeof *e->aux) != 0)
         return NULL;
     return e;
