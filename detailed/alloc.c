@@ -202,7 +202,7 @@ void dm_alloc_tick(dm_sm *sm, dm_sub *s, uint64_t c)
         dm_event_rfc(sm->gpu, w->x->ev[s->alloc.slot % DM_RING], n, hit);
     /* result queue: the write happens lat cycles after issue (shifted by
      * the cycles this instruction was held) */
-    uint8_t wb = dm_dst_banks(p, in);
+    uint8_t wb = dm_shot_banks(sm->gpu, sl);
     if (wb) {
         long lat = dm_inst_lat(p, in, sl->lc);
         /* issued UA_ISSUE_TO_ALLOC cycles before this Allocate */

@@ -47,7 +47,7 @@ static int to_vq(dm_sm *sm, dm_sub *s, dm_warp *w, dm_shot *sl)
     v->tag = s->ctrl.tag;
     v->lc = sl->lc;
     v->lat = dm_inst_lat(p, sl->in, sl->lc);
-    v->wbanks = dm_dst_banks(p, sl->in);
+    v->wbanks = dm_shot_banks(sm->gpu, sl);
     v->issue = s->ctrl.issue;
     (void)w;
     return 1;

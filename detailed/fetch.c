@@ -100,10 +100,13 @@ int dm_warp_next(dm_sm *sm, dm_warp *w)
         }
         if (r[n - 1].in == d) { /* decoded: the last one only */
             const wc_inst *hd;
+            dm_mem_class cl;
             int lc = wc_inst_latclass(d);
+            /* d's class is its kept header's (the same fields but mask) */
             if (lc == WC_LAT_mem &&
                 (hd = hdr_get(sm->gpu, r[n - 1].sid, d)) != NULL &&
-                dm_mem_pre_make(sm->mem, d, &w->la_pre)) {
+                (dm_smemo_class(sm->gpu, sm->mem, hd, &cl),
+                 dm_mem_pre_make_cl(sm->mem, d, &cl, &w->la_pre))) {
                 w->laq_in[n - 1] = hd;
                 w->laq_pre = 1;
             } else {

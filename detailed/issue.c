@@ -152,10 +152,13 @@ static void do_issue(dm_sm *sm, dm_sub *s, unsigned wi, uint64_t c)
             f->warp = wi;
             f->rbar = ctl ? in->ctrl.rbar : -1;
             f->wbar = ctl ? in->ctrl.wbar : -1;
-            f->banks = dm_dst_banks(p, in);
+            f->banks = dm_shot_banks(sm->gpu, sl);
             f->hasdst = 0;
             if (sl->ismem) {
-                dm_mem_classify(sm->mem, in, &cl);
+                if (dm_shot_static(sl))
+                    dm_smemo_class(sm->gpu, sm->mem, in, &cl);
+                else
+                    dm_mem_classify(sm->mem, in, &cl);
                 f->hasdst = cl.raw >= 0;
             } else {
                 for (unsigned i = 0; i < in->ndst; i++)

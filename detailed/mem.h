@@ -191,6 +191,9 @@ typedef struct dm_mem_pre {
 /* 1 when *pre holds what a push of in needs (then dm_mem_push_pre may
  * replace dm_mem_push_cl, with in's header: no lane address is read). */
 int dm_mem_pre_make(dm_mem *m, const wc_inst *in, dm_mem_pre *pre);
+/* dm_mem_pre_make with the class of in already made (dm_mem_classify). */
+int dm_mem_pre_make_cl(dm_mem *m, const wc_inst *in, const dm_mem_class *cl,
+                       dm_mem_pre *pre);
 /* dm_mem_push_cl with the lanes' part from pre: in's addr[] is not read. */
 int dm_mem_push_pre(dm_mem *m, unsigned sc, const wc_inst *in,
                     const dm_mem_class *cl, const dm_mem_pre *pre,

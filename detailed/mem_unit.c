@@ -124,6 +124,11 @@ struct dm_mem {
     uint64_t shared_free;
     uint64_t const_free; /* own constant port (const_ii > 0)               */
     unsigned rr;
+    /* speed only: bit sc when sub[sc].nstarted > 0 (its head may be
+     * granted: gmask) and when sub[sc].nstarted < sub[sc].n (a request may
+     * start: smask), so that the tick and next_action visit only those
+     * units, in the same order */
+    unsigned gmask, smask;
     unsigned prt_used;
     size_t pending;
     uint64_t last_done;
@@ -141,6 +146,14 @@ struct dm_mem {
      * cycle before which dm_mem_tick has nothing to do (0: look) */
     uint64_t ev_min, tick_idle;
     uint64_t seq;
+    /* speed only: the line count and sectors of a global or constant
+     * request without lane addresses, a function of its path, mask and
+     * width alone (ua_coalesce lays its lanes out from address 0), by
+     * (path, width) (push: nolines) */
+    struct {
+        uint32_t mask, sectors, n;
+        uint8_t width, path;  /* path PATH_NONE: empty */
+    } nam[4];
     ua_line scratch[UA_MAX_LINES];
     dm_mem_stats st;
     ua_counts cnt;       /* this SM's part of the kernel counts            */
@@ -348,9 +361,15 @@ int dm_mem_pre_make(dm_mem *m, const wc_inst *in, dm_mem_pre *pre)
 {
     dm_mem_class cl;
     dm_mem_classify(m, in, &cl);
-    if (cl.atomic)
+    return dm_mem_pre_make_cl(m, in, &cl, pre);
+}
+
+int dm_mem_pre_make_cl(dm_mem *m, const wc_inst *in, const dm_mem_class *cl,
+                       dm_mem_pre *pre)
+{
+    if (cl->atomic)
         return 0;
-    int path = (int)cl.path;
+    int path = (int)cl->path;
     if (path == PATH_GLOBAL || path == PATH_CONST) {
         unsigned lb = path == PATH_GLOBAL ? m->l1_line : m->cc_line;
         unsigned sb = path == PATH_GLOBAL ? m->sector : m->cc_line;
@@ -391,6 +410,29 @@ int dm_mem_push_pre(dm_mem *m, unsigned sc, const wc_inst *in,
     return push(m, sc, in, cl, pre, warp, tag, issue_cycle);
 }
 
+/* The line count of a global or constant request of in without lane
+ * addresses, and its sectors in *sectors.  Speed only: its lines are
+ * never looked at (the grant looks lines up only with addresses) and
+ * their count and sectors are a function of path, mask and width (2.6% of
+ * the host instructions on copy2, callgrind, went to ua_coalesce for its
+ * LDCs), so they are kept by those rather than made at every push. */
+static unsigned nolines(dm_mem *m, const wc_inst *in, int path, unsigned lb,
+                        unsigned sb, unsigned *sectors)
+{
+    unsigned k = ((unsigned)in->width >> 2 ^ (path == PATH_CONST ? 2u : 0u)) & 3u;
+    if (m->nam[k].path != path || m->nam[k].mask != in->mask ||
+        m->nam[k].width != in->width) {
+        unsigned n = ua_coalesce(in, lb, sb, m->scratch);
+        m->nam[k].n = n;
+        m->nam[k].sectors = ua_lines_sectors(m->scratch, n);
+        m->nam[k].mask = in->mask;
+        m->nam[k].width = in->width;
+        m->nam[k].path = (uint8_t)path;
+    }
+    *sectors = m->nam[k].sectors;
+    return m->nam[k].n;
+}
+
 /* pre: the lanes' part found before (dm_mem_pre_make), else NULL */
 static int push(dm_mem *m, unsigned sc, const wc_inst *in,
                 const dm_mem_class *cl, const dm_mem_pre *pre, uint32_t warp,
@@ -419,14 +461,22 @@ static int push(dm_mem *m, unsigned sc, const wc_inst *in,
     if (q->path == PATH_GLOBAL || q->path == PATH_CONST) {
         unsigned lb = q->path == PATH_GLOBAL ? m->l1_line : m->cc_line;
         unsigned sb = q->path == PATH_GLOBAL ? m->sector : m->cc_line;
-        unsigned n = pre ? pre->n : ua_coalesce(in, lb, sb, m->scratch);
-        if (keep_lines(q, m->scratch, pre, n) != 0)
-            return -1;
+        unsigned n, sectors;
+        if (!pre && !q->has_addr) {
+            n = nolines(m, in, q->path, lb, sb, &sectors);
+        } else {
+            n = pre ? pre->n : ua_coalesce(in, lb, sb, m->scratch);
+            if (keep_lines(q, m->scratch, pre, n) != 0)
+                return -1;
+            q->units = n; /* req_lines */
+            sectors = q->path == PATH_GLOBAL ? ua_lines_sectors(req_lines(q), n)
+                                             : 0;
+        }
         q->units = n;
         if (q->path == PATH_GLOBAL) {
             q->sub_lines = n;
             m->cnt.global_requests += n;
-            m->cnt.global_sectors += ua_lines_sectors(req_lines(q), n);
+            m->cnt.global_sectors += sectors;
         }
     } else if (q->path == PATH_SHARED) {
         q->units = pre ? pre->units
@@ -447,6 +497,7 @@ static int push(dm_mem *m, unsigned sc, const wc_inst *in,
     if (s->nstarted == s->n)
         s->next_issue = issue_cycle;
     s->n++;
+    m->smask |= 1u << sc;
     m->pending++;
     m->st.requests++;
     return 0;
@@ -485,8 +536,11 @@ static void start_head(dm_mem *m, unsigned sc, uint64_t now)
         s->head_cport = q->path == PATH_CONST && m->const_ii;
     }
     s->nstarted++;
+    m->gmask |= 1u << sc;
     if (s->nstarted < s->n)
         s->next_issue = s->ring[(s->head + s->nstarted) % m->cap].issue;
+    else
+        m->smask &= ~(1u << sc);
     m->st.queue_wait_cycles += now - (q->issue + m->dispatch);
     if (q->cl.war <= m->sub_latency) {
         uint64_t d = q->cl.war > (long)m->dispatch
@@ -670,6 +724,8 @@ static void grant(dm_mem *m, unsigned sc, uint64_t now)
     s->n--;
     s->nstarted--;
     m->prt_used++;
+    if (!s->nstarted)
+        m->gmask &= ~(1u << sc);
     if (s->nstarted) {
         const mreq *h = &s->ring[s->head];
         s->head_leave = h->leave;
@@ -687,23 +743,22 @@ static void grant(dm_mem *m, unsigned sc, uint64_t now)
 static uint64_t next_action(const dm_mem *m)
 {
     uint64_t t = UINT64_MAX, leave = UINT64_MAX;
-    for (unsigned sc = 0; sc < m->nsub; sc++) {
-        const msub *s = &m->sub[sc];
-        if (s->nstarted) { /* grant: see dm_mem_tick */
-            uint64_t g = s->head_leave,
-                     pf = s->head_cport ? m->const_free : m->shared_free;
-            if (pf > g)
-                g = pf;
-            if (g < leave)
-                leave = g;
-        }
-        if (s->nstarted < s->n) {           /* start: see dm_mem_tick */
-            uint64_t st = s->next_issue + m->dispatch;
-            if (s->agu_free > st)
-                st = s->agu_free;
-            if (st < t)
-                t = st;
-        }
+    for (unsigned b = m->gmask; b; b &= b - 1) { /* grant: see dm_mem_tick */
+        const msub *s = &m->sub[__builtin_ctz(b)];
+        uint64_t g = s->head_leave,
+                 pf = s->head_cport ? m->const_free : m->shared_free;
+        if (pf > g)
+            g = pf;
+        if (g < leave)
+            leave = g;
+    }
+    for (unsigned b = m->smask; b; b &= b - 1) { /* start: see dm_mem_tick */
+        const msub *s = &m->sub[__builtin_ctz(b)];
+        uint64_t st = s->next_issue + m->dispatch;
+        if (s->agu_free > st)
+            st = s->agu_free;
+        if (st < t)
+            t = st;
     }
     if (leave != UINT64_MAX && m->prt_used < m->prt_cap && leave < t)
         t = leave;
@@ -715,33 +770,41 @@ int dm_mem_tick(dm_mem *m, uint64_t now)
     int acted = 0, granted = 0;
     if (now < m->tick_idle)
         return 0; /* nothing can start or be granted yet */
-    if ((now >= m->shared_free || (m->const_ii && now >= m->const_free)) &&
+    if (m->gmask &&
+        (now >= m->shared_free || (m->const_ii && now >= m->const_free)) &&
         m->prt_used < m->prt_cap) {
-        /* round robin; a grant makes its port busy (occupancy >= 1 cycle),
-         * so at most one grant per port and cycle */
-        unsigned first = m->rr;
-        for (unsigned k = 0, sc = first; k < m->nsub; k++) {
-            msub *s = &m->sub[sc];
-            if (s->nstarted && s->head_leave <= now &&
-                now >= (s->head_cport ? m->const_free : m->shared_free) &&
-                m->prt_used < m->prt_cap) {
-                grant(m, sc, now);
-                acted = granted = 1;
-                m->rr = sc + 1 == m->nsub ? 0 : sc + 1;
-                if (!m->const_ii)
-                    break; /* one port: one grant */
+        /* round robin from rr; a grant makes its port busy (occupancy >= 1
+         * cycle), so at most one grant per port and cycle.  Only the units
+         * with a started head (gmask) can be granted: from rr up, then
+         * from 0 (a grant changes only its own unit's bit) */
+        unsigned first = m->rr, g = m->gmask;
+        unsigned part[2] = {g & (~0u << first), g & ((1u << first) - 1u)};
+        int one_port_done = 0;
+        for (int h = 0; h < 2 && !one_port_done; h++)
+            for (unsigned b = part[h]; b; b &= b - 1) {
+                unsigned sc = (unsigned)__builtin_ctz(b);
+                msub *s = &m->sub[sc];
+                if (s->head_leave <= now &&
+                    now >= (s->head_cport ? m->const_free : m->shared_free) &&
+                    m->prt_used < m->prt_cap) {
+                    grant(m, sc, now);
+                    acted = granted = 1;
+                    m->rr = sc + 1 == m->nsub ? 0 : sc + 1;
+                    if (!m->const_ii) { /* one port: one grant */
+                        one_port_done = 1;
+                        break;
+                    }
+                }
             }
-            if (++sc == m->nsub)
-                sc = 0;
-        }
     }
-    for (unsigned sc = 0; sc < m->nsub; sc++) {
+    /* units with a request not started (smask), in order; a start changes
+     * only its own unit's bit */
+    for (unsigned b = m->smask; b; b &= b - 1) {
+        unsigned sc = (unsigned)__builtin_ctz(b);
         msub *s = &m->sub[sc];
-        if (s->nstarted < s->n && now >= s->agu_free) {
-            if (now >= s->next_issue + m->dispatch) {
-                start_head(m, sc, now);
-                acted = 1;
-            }
+        if (now >= s->agu_free && now >= s->next_issue + m->dispatch) {
+            start_head(m, sc, now);
+            acted = 1;
         }
     }
     if (!acted)
