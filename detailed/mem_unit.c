@@ -108,6 +108,9 @@ typedef struct hev {
 _Static_assert(sizeof(hev) == 32, "hev: two siblings a host cache line");
 
 struct dm_mem {
+    /* first (mem.h dm_mem_can_accept): copies of nsub and cap, and of each
+     * unit's n (msub.n), kept where they change */
+    dm_mem_q q;
     /* configuration */
     const wc_gpu *g;
     const ua_mem_rows *rows; /* seed 000 Table 2, decoded once (uarch):
@@ -221,6 +224,8 @@ dm_mem *dm_mem_create(const wc_gpu *g, dm_l2 *l2)
     m->g = g;
     m->nsub = (unsigned)g->subcores_per_sm; /* bounds 1.. in the key table */
     m->cap = (unsigned)(g->mem_queue_entries + g->mem_latch_entries);
+    m->q.nsub = m->nsub;
+    m->q.cap = m->cap;
     m->prt_cap = (unsigned)g->mem_prt_entries;
     m->dispatch = nonneg(g->mem_dispatch_cycles);
     m->sub_latency = g->mem_sub_latency;
@@ -241,7 +246,7 @@ dm_mem *dm_mem_create(const wc_gpu *g, dm_l2 *l2)
     m->bank_bytes = (unsigned)g->shmem_bank_bytes;
     m->cc_line = (unsigned)g->cc_line_bytes;
     m->ev_min = UINT64_MAX;
-    if (m->cap == 0 || m->prt_cap == 0)
+    if (m->cap == 0 || m->prt_cap == 0 || m->nsub > UA_MAX_SUBCORES)
         goto fail;
 
     m->sub = calloc(m->nsub, sizeof *m->sub);
@@ -308,11 +313,6 @@ void dm_mem_free(dm_mem *m)
 }
 
 /* ---- push ------------------------------------------------------------------ */
-
-int dm_mem_can_accept(const dm_mem *m, unsigned sc)
-{
-    return sc < m->nsub && m->sub[sc].n < m->cap;
-}
 
 /* Keep the n lines of src in q (pre: those of pre instead); req_lines
  * finds them once q->units is n. */
@@ -497,6 +497,7 @@ static int push(dm_mem *m, unsigned sc, const wc_inst *in,
     if (s->nstarted == s->n)
         s->next_issue = issue_cycle;
     s->n++;
+    m->q.n[sc] = s->n;
     m->smask |= 1u << sc;
     m->pending++;
     m->st.requests++;
@@ -722,6 +723,7 @@ static void grant(dm_mem *m, unsigned sc, uint64_t now)
 
     s->head = (s->head + 1) % m->cap;
     s->n--;
+    m->q.n[sc] = s->n;
     s->nstarted--;
     m->prt_used++;
     if (!s->nstarted)

@@ -694,7 +694,7 @@ uint64_t dm_sm_next(const dm_sm *sm, uint64_t c)
  * Returns 1 when it woke one. */
 static int mq_wake(dm_sm *sm)
 {
-    int woke = 0;
+    int woke = 0, sc = sm->gpu->shortcuts;
     for (unsigned i = 0; i < sm->p->nsub; i++) {
         dm_sub *s = &sm->sub[i];
         if (!s->mq_sleep || !dm_mem_can_accept(sm->mem, i))
@@ -712,7 +712,7 @@ static int mq_wake(dm_sm *sm)
                     sm->hwhy[wi] == DM_STALL_MEM_QUEUE) {
                     /* dm_wake without reading the warp: position k */
                     sm->hint[wi] = 0;
-                    if (sm->gpu->shortcuts)
+                    if (sc)
                         sm->hwhy[wi] = DM_HW_QREADY;
                     s->issue_idle_until = 0;
                     s->qlim = 0;
