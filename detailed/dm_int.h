@@ -561,6 +561,46 @@ static inline int dm_bit_prev(const uint64_t *m, int below)
     }
 }
 
+/* A walk over the set bits of m[] below position n, highest first (all:
+ * every position below n, whatever m holds).  Speed only: each word is
+ * read once, when the walk reaches it, rather than once a bit (dm_bit_prev
+ * from each position was 2.5% of the host instructions on the synthetic
+ * shared-memory kernel); so a change to a word the walk already read is
+ * not seen.  Issue's and Fetch's scans change no bit but the one of the
+ * position they are at, so they see what dm_bit_prev would. */
+typedef struct dm_bitwalk {
+    const uint64_t *m;
+    uint64_t x;     /* bits of word wd not yet visited */
+    int wd, all;
+} dm_bitwalk;
+
+static inline void dm_bitwalk_init(dm_bitwalk *it, const uint64_t *m, int n,
+                                   int all)
+{
+    it->m = m;
+    it->all = all;
+    it->wd = n > 0 ? (n - 1) / 64 : -1;
+    it->x = 0;
+    if (it->wd >= 0) {
+        it->x = all ? ~(uint64_t)0 : m[it->wd];
+        if (n % 64)
+            it->x &= ((uint64_t)1 << (n % 64)) - 1;
+    }
+}
+
+/* The next position of the walk, or -1 when it is done. */
+static inline int dm_bitwalk_next(dm_bitwalk *it)
+{
+    while (!it->x) {
+        if (--it->wd < 0)
+            return -1;
+        it->x = it->all ? ~(uint64_t)0 : it->m[it->wd];
+    }
+    int b = 63 - __builtin_clzll(it->x);
+    it->x &= ~((uint64_t)1 << b);
+    return it->wd * 64 + b;
+}
+
 /* Something a waiting warp may depend on changed (counter, barrier). */
 static inline void dm_wake(dm_sm *sm, unsigned wi)
 {

@@ -223,8 +223,9 @@ void dm_fetch_tick(dm_sm *sm, dm_sub *s, uint64_t c)
      * miss of the youngest one */
     dm_warp *young = NULL;
     int all = !sm->gpu->shortcuts; /* dm_shortcuts 0: every warp */
-    for (int i = all ? (int)s->nwarps - 1 : dm_bit_prev(s->fwant, (int)s->nwarps);
-         i >= 0; i = all ? i - 1 : dm_bit_prev(s->fwant, i)) {
+    dm_bitwalk it; /* the scan changes no bit before it fetches */
+    dm_bitwalk_init(&it, s->fwant, (int)s->nwarps, all);
+    for (int i; (i = dm_bitwalk_next(&it)) >= 0;) {
         unsigned wi = s->warps[i];
         if (wi == greedy)
             continue;

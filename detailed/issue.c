@@ -308,8 +308,9 @@ static unsigned youngest(dm_sm *sm, dm_sub *s, uint64_t c, unsigned skip,
 {
     int all = !sm->gpu->shortcuts; /* dm_shortcuts 0: every warp */
     uint64_t mh = UINT64_MAX;
-    for (int i = all ? (int)s->nwarps - 1 : dm_bit_prev(s->awake, (int)s->nwarps);
-         i >= 0; i = all ? i - 1 : dm_bit_prev(s->awake, i)) {
+    dm_bitwalk it; /* the scan clears no bit but its own (elig_slow) */
+    dm_bitwalk_init(&it, s->awake, (int)s->nwarps, all);
+    for (int i; (i = dm_bitwalk_next(&it)) >= 0;) {
         unsigned wi = s->warps[i];
         int why = DM_STALL_IDLE;
         if (wi == skip)
