@@ -42,17 +42,14 @@ static void sb_dec(dm_sm *sm, dm_warp *w, const dm_fl *f, int8_t sb)
     dm_wake(sm, wi);
 }
 
-/* The instruction of tag has completed: release its record. */
-static void finish(dm_sm *sm, uint64_t tag)
+/* The instruction of tag (record f) has completed: release its record. */
+static void finish(dm_sm *sm, dm_fl *f, uint64_t tag)
 {
-    dm_fl *f = dm_fl_get(sm, tag);
-    if (!f)
-        return;
     unsigned wi = f->warp;
     dm_warp *w = &sm->warps[wi];
     if (w->outstanding)
         w->outstanding--;
-    dm_fl_release(sm, tag);
+    dm_fl_put(sm, f, tag);
     dm_warp_check_done(sm, wi);
 }
 
@@ -80,11 +77,9 @@ static int wbq_push(dm_sm *sm, dm_sub *s, uint64_t tag, uint8_t banks,
     return 0;
 }
 
-static void on_war(dm_sm *sm, uint64_t tag, uint64_t c)
+/* f: the record of tag (dm_fl_get) */
+static void on_war(dm_sm *sm, dm_fl *f, uint64_t tag, uint64_t c)
 {
-    dm_fl *f = dm_fl_get(sm, tag);
-    if (!f)
-        return;
     dm_warp *w = &sm->warps[f->warp];
     if (f->war_done)
         return;
@@ -97,7 +92,7 @@ static void on_war(dm_sm *sm, uint64_t tag, uint64_t c)
         f->wbar_done = 1;
         if (w->sbmode)
             dm_sb_release(&sm->wcold[f->warp], tag, 1, c);
-        finish(sm, tag);
+        finish(sm, f, tag);
     }
 }
 
@@ -113,11 +108,11 @@ void dm_mem_events(dm_sm *sm, uint64_t c, size_t n)
             if (!f)
                 continue; /* a late event of a finished instruction */
             if (e->kind == DM_MEM_EV_WAR) {
-                on_war(sm, tag, c);
+                on_war(sm, f, tag, c);
             } else if (e->kind == DM_MEM_EV_RAW && f->hasdst && !f->raw_done) {
                 f->raw_done = 1;
                 if (!f->war_done)
-                    on_war(sm, tag, c);
+                    on_war(sm, f, tag, c);
                 wbq_push(sm, &sm->sub[sm->warps[f->warp].sub], tag, f->banks,
                          e->cycle);
             }
@@ -157,7 +152,7 @@ void dm_writeback_tick(dm_sm *sm, dm_sub *s, uint64_t c)
         f->wbar_done = 1;
         if (w->sbmode)
             dm_sb_release(&sm->wcold[f->warp], q.tag, 1, c);
-        finish(sm, q.tag);
+        finish(sm, f, q.tag);
         sm->last_progress = c;
     }
     s->wbq_n = k;

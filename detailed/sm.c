@@ -327,23 +327,6 @@ uint64_t dm_fl_alloc(dm_sm *sm)
     return (uint64_t)gen << 32 | t;
 }
 
-dm_fl *dm_fl_get(dm_sm *sm, uint64_t tag)
-{
-    uint32_t i = (uint32_t)(tag & 0xffffffffu);
-    if (i == 0 || i >= sm->capfl || !sm->fl[i].used ||
-        sm->fl[i].gen != (uint32_t)(tag >> 32))
-        return NULL;
-    return &sm->fl[i];
-}
-
-void dm_fl_release(dm_sm *sm, uint64_t tag)
-{
-    dm_fl *f = dm_fl_get(sm, tag);
-    if (!f)
-        return;
-    f->used = 0;
-    sm->flfree[sm->nflfree++] = (uint32_t)(tag & 0xffffffffu);
-}
 
 /* ---- occupancy ---------------------------------------------------------- */
 
