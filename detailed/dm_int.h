@@ -431,11 +431,16 @@ typedef struct dm_sub {
     unsigned last_issued;    /* warp slot of the last issue, DM_NO_WARP      */
     /* speed only (fetch.c ic_present): per L0 icache set (ic_sets of them,
      * 0: not kept), line + 1 of the line the last full access of that set
-     * found present and ready (0: none).  That line is the set's most
-     * recently used way until the next full access of the set, so another
-     * hit on it would change nothing the cache's later answers depend on */
+     * touched (0: none) and the cycle its fill is ready.  A full access
+     * leaves its line in the L0 (a hit, or inserted from the stream buffer
+     * or by a miss) as the set's most recently used way, its ready cycle
+     * fixed, until the next full access of the set; so another access of
+     * it (a hit, ready or not) would change nothing the cache's later
+     * answers depend on */
     unsigned ic_sets;
-    uint64_t ic_known[DM_IC_SETS];
+    struct dm_ic_known {
+        uint64_t line, ready;
+    } ic_known[DM_IC_SETS];
     unsigned lrr_next;
     unsigned const_warp;     /* warp blocking issue on a const miss          */
     unsigned const_cycles;
@@ -770,6 +775,9 @@ void dm_icache_free(dm_icache *c);
  * effects. */
 int dm_icache_access(dm_icache *c, uint64_t line, uint64_t cycle,
                      int probe_only);
+/* The cycle the fill of line in c's L0 is ready; UINT64_MAX when it is
+ * not in the L0 (0: a perfect cache). */
+uint64_t dm_icache_ready(dm_icache *c, uint64_t line);
 /* Sets of c (a line's set: line % sets); 0 for a perfect cache. */
 unsigned dm_icache_sets(const dm_icache *c);
 

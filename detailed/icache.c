@@ -151,6 +151,14 @@ void dm_icache_free(dm_icache *c)
     free(c);
 }
 
+uint64_t dm_icache_ready(dm_icache *c, uint64_t line)
+{
+    if (c->perfect)
+        return 0;
+    const ic_way *w = sets_find(&c->c, line);
+    return w ? w->ready : UINT64_MAX;
+}
+
 unsigned dm_icache_sets(const dm_icache *c)
 {
     return c->perfect ? 0 : c->c.sets;
