@@ -173,6 +173,7 @@ static int reserve(const dm_params *p, dm_sub *s, const uint8_t *need,
 void dm_release_slot(dm_sub *s, dm_warp *w, uint32_t idx)
 {
     s->fetch_idle = 0;
+    s->fetch_until = 0;
     s->qlim = 0; /* dm_sub_requiet: Fetch to look again */
     w->sh[idx % DM_RING].busy = 0;
     while (w->head != w->iss && !w->sh[w->head % DM_RING].busy) {

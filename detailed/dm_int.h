@@ -397,8 +397,11 @@ typedef struct dm_sub {
     uint64_t pend_tag;       /* the instruction whose counters are pending  */
     /* speed only, never a result: Issue found no eligible warp and every
      * warp is hinted past issue_idle_until (reason issue_idle_why); Fetch
-     * found no warp with room.  Cleared by whatever can change that
-     * (dm_wake, issue, a released ring slot, warps arriving or leaving). */
+     * found no warp with room (fetch_idle), or no line of a warp with room
+     * ready before fetch_until (fetch.c fetch_sleep; 0: none).  Cleared by
+     * whatever can change that (dm_wake, issue, a released ring slot,
+     * warps arriving or leaving). */
+    uint64_t fetch_until;
     uint8_t issue_idle_why;
     uint8_t fetch_idle;
     uint8_t had_warps;       /* a warp ran here: cal / rfc may be dirty
@@ -636,24 +639,28 @@ static inline void dm_sub_touch(dm_sub *s)
 {
     s->issue_idle_until = 0;
     s->fetch_idle = 0;
+    s->fetch_until = 0;
     s->qlim = 0;
 }
 
 /* Speed only.  The cycle before which s is quiet: no warp in its Control or
- * Allocate latch or vector queue, Fetch idle, no writeback due and Issue
- * idle (issue_idle_until) or without warps; 0 when not quiet.  sm.c's tick
+ * Allocate latch or vector queue, Fetch idle (or waiting for icache fills
+ * until fetch_until), no writeback due and Issue idle (issue_idle_until)
+ * or without warps; 0 when not quiet.  sm.c's tick
  * tests `c < qlim` where it tested those six fields (twice a sub-core and
  * cycle: 4.5% of the host instructions on a shared-memory kernel); every
  * change of one of them calls this (or sets qlim 0 where the change makes
  * s busy), and WC_CHECKS builds compare the two (sm.c sub_quiet). */
 static inline uint64_t dm_sub_qlim(const dm_sub *s)
 {
-    if (!s->fetch_idle || s->ctrl.warp != DM_NO_WARP ||
+    if ((!s->fetch_idle && !s->fetch_until) || s->ctrl.warp != DM_NO_WARP ||
         s->alloc.warp != DM_NO_WARP || s->vq_n != 0)
         return 0;
     uint64_t q = s->wbq_min;
     if (s->nwarps && s->issue_idle_until < q)
         q = s->issue_idle_until;
+    if (!s->fetch_idle && s->fetch_until < q)
+        q = s->fetch_until;
     return q;
 }
 static inline void dm_sub_requiet(dm_sub *s)
@@ -775,9 +782,10 @@ void dm_icache_free(dm_icache *c);
  * effects. */
 int dm_icache_access(dm_icache *c, uint64_t line, uint64_t cycle,
                      int probe_only);
-/* The cycle the fill of line in c's L0 is ready; UINT64_MAX when it is
- * not in the L0 (0: a perfect cache). */
-uint64_t dm_icache_ready(dm_icache *c, uint64_t line);
+/* The first cycle from which a probe of line finds it ready, as long as no
+ * full access changes c: its fill time in the L0, else in the stream
+ * buffer; UINT64_MAX when it is in neither (0: a perfect cache). */
+uint64_t dm_icache_when(dm_icache *c, uint64_t line);
 /* Sets of c (a line's set: line % sets); 0 for a perfect cache. */
 unsigned dm_icache_sets(const dm_icache *c);
 

@@ -202,17 +202,65 @@ static inline int ic_present(dm_sub *s, uint64_t line, uint64_t c,
     int r = dm_icache_access(s->l0i, line, c, probe_only);
     if (!probe_only) { /* now in the L0, its set's newest way */
         k->line = line + 1;
-        k->ready = dm_icache_ready(s->l0i, line);
+        k->ready = dm_icache_when(s->l0i, line);
     }
     return r;
+}
+
+/* The first cycle a probe of line finds it ready (dm_icache_when), from
+ * s->ic_known when it has the line. */
+static uint64_t ic_when(dm_sub *s, uint64_t line)
+{
+    if (s->ic_sets) {
+        const struct dm_ic_known *k = &s->ic_known[line % s->ic_sets];
+        if (k->line == line + 1)
+            return k->ready;
+    }
+    return dm_icache_when(s->l0i, line);
+}
+
+/* Speed only.  Fetch found no line ready in cycle c for any warp with room
+ * (the greedy warp's and the youngest one's looked up in full, the others
+ * probed): let it rest until the first of those lines is ready.  Exact:
+ * until a warp's room, the greedy warp or the warps change (each clears
+ * fetch_until), the next ticks would repeat the same lookups; the probes
+ * change nothing, and the full lookups find lines now in the L0 (the last
+ * full lookups put them there) and only touch them again, in the same
+ * order, which leaves their sets' recency order as it is (dm_sub.
+ * ic_known), so the L0 and its stream buffer stay as they are and each
+ * lookup's answer changes first when its line's fill time comes. */
+static void fetch_sleep(dm_sm *sm, dm_sub *s, uint64_t c)
+{
+    uint64_t u = UINT64_MAX;
+    for (unsigned d = 0; d < DM_WMASK; d++)
+        for (uint64_t b = s->fwant[d]; b; b &= b - 1) {
+            unsigned k = d * 64 + (unsigned)__builtin_ctzll(b);
+            if (k >= s->nwarps)
+                break;
+            const dm_warp *w = &sm->warps[s->warps[k]];
+            if (!dm_wants(s->ibuf, w))
+                continue;
+            uint64_t t = ic_when(s, line_of(sm->p, w));
+            if (t < u)
+                u = t;
+        }
+    if (u > c + 1 && u != UINT64_MAX) {
+        s->fetch_until = u;
+        dm_sub_requiet(s);
+    }
 }
 
 void dm_fetch_tick(dm_sm *sm, dm_sub *s, uint64_t c)
 {
     const dm_params *p = sm->p;
     unsigned greedy = DM_NO_WARP;
-    if (s->fetch_idle && sm->gpu->shortcuts)
-        return; /* no warp had room, and none got some since */
+    if (sm->gpu->shortcuts && (s->fetch_idle || c < s->fetch_until))
+        return; /* no warp had room, and none got some since; or no line
+                   of one is ready before fetch_until (fetch_sleep) */
+    if (s->fetch_until) { /* it passed */
+        s->fetch_until = 0;
+        s->qlim = 0; /* dm_sub_requiet: not quiet */
+    }
     if (s->last_issued != DM_NO_WARP &&
         dm_wants(p->ibuf, &sm->warps[s->last_issued])) {
         greedy = s->last_issued;
@@ -248,6 +296,9 @@ void dm_fetch_tick(dm_sm *sm, dm_sub *s, uint64_t c)
         s->fetch_idle = 1;
         dm_sub_requiet(s);
     } else if (young && greedy == DM_NO_WARP &&
-             ic_present(s, line_of(p, young), c, 0))
+               ic_present(s, line_of(p, young), c, 0)) {
         do_fetch(sm, s, young, c);
+    } else if (sm->gpu->shortcuts) {
+        fetch_sleep(sm, s, c);
+    }
 }

@@ -151,12 +151,17 @@ void dm_icache_free(dm_icache *c)
     free(c);
 }
 
-uint64_t dm_icache_ready(dm_icache *c, uint64_t line)
+uint64_t dm_icache_when(dm_icache *c, uint64_t line)
 {
     if (c->perfect)
         return 0;
     const ic_way *w = sets_find(&c->c, line);
-    return w ? w->ready : UINT64_MAX;
+    if (w)
+        return w->ready;
+    for (unsigned i = 0; i < c->nsb; i++) /* as dm_icache_access probes */
+        if (c->sb[i].valid && c->sb[i].line == line)
+            return c->sb[i].ready;
+    return UINT64_MAX;
 }
 
 unsigned dm_icache_sets(const dm_icache *c)

@@ -212,6 +212,7 @@ static void do_issue(dm_sm *sm, dm_sub *s, unsigned wi, uint64_t c)
     dm_next_load(w);
     dm_want_update(s, w);
     s->fetch_idle = 0;
+    s->fetch_until = 0;
     s->issued++;
     sm->gpu->insts++;
     if (in->unit < WC_UNIT_COUNT)
