@@ -469,15 +469,28 @@ void dm_issue_tick(dm_sm *sm, dm_sub *s, uint64_t c)
          * takes the memory-queue entry the pick would have taken (no
          * constant-cache wait: a memory instruction is variable latency,
          * so never constop, fetch.c) */
-        for (unsigned i = 0; i < pick; i++) {
-            unsigned x = s->warps[i];
-            int why = DM_STALL_IDLE;
-            if (sm->gpu->shortcuts && c < sm->hint[x])
-                continue; /* elig()'s first test (asleep: not read) */
-            if (sm->warps[x].nx_ismem && elig(sm, s, x, c, &why)) {
-                pick = i;
-                wi = x;
-                break;
+        int sc = sm->gpu->shortcuts;
+        int found = 0;
+        /* speed only: with dm_shortcuts, the awake warps alone (a warp
+         * without its bit has hint UINT64_MAX and fails elig()'s first
+         * test), oldest first, a word of the set at a time (elig() clears
+         * no bit but the one of the warp it looks at) */
+        for (unsigned d = 0; d * 64 < pick && !found; d++) {
+            uint64_t bits = sc ? s->awake[d] : ~(uint64_t)0;
+            if (pick - d * 64 < 64)
+                bits &= ((uint64_t)1 << (pick - d * 64)) - 1;
+            for (; bits; bits &= bits - 1) {
+                unsigned i = d * 64 + (unsigned)__builtin_ctzll(bits);
+                unsigned x = s->warps[i];
+                int why = DM_STALL_IDLE;
+                if (sc && c < sm->hint[x])
+                    continue; /* elig()'s first test (asleep: not read) */
+                if (sm->warps[x].nx_ismem && elig(sm, s, x, c, &why)) {
+                    pick = i;
+                    wi = x;
+                    found = 1;
+                    break;
+                }
             }
         }
     }
