@@ -174,8 +174,11 @@ static void do_issue(dm_sm *sm, dm_sub *s, unsigned wi, uint64_t c)
                 dm_event_rfc(sm->gpu, w->x->ev[idx % DM_RING], n, hit);
             const wc_inst *min = in;
             wc_inst hdr; /* the static record with this instance's mask;
-                            no lane addresses (addr[] is not read) */
-            if (sl->smask) {
+                            no lane addresses (addr[] is not read); not
+                            made when the record has that mask (speed
+                            only: the unit reads no other field that
+                            differs, line is for diagnostics) */
+            if (sl->smask && in->mask != sl->mask) {
                 memcpy(&hdr, in, offsetof(wc_inst, addr));
                 hdr.mask = sl->mask;
                 hdr.line = 0;

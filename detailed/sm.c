@@ -740,8 +740,10 @@ void dm_sm_tick(dm_sm *sm, uint64_t c)
         if (c >= sm->next_start)
             start_pending(sm, c);
     }
-    for (unsigned i = 0; sm->pend_subs && i < p->nsub; i++) {
-        dm_sub *s = &sm->sub[i];
+    /* the sub-cores whose Control raised counters (a pend_warp >= 0 has
+     * its bit), in order */
+    for (unsigned b = sm->pend_subs; b; b &= b - 1) {
+        dm_sub *s = &sm->sub[__builtin_ctz(b)];
         if (s->pend_warp >= 0) {
             dm_warp *w = &sm->warps[s->pend_warp];
             /* a release that came before this raise cancels it (no record
