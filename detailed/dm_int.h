@@ -846,7 +846,15 @@ static inline void dm_fl_release(dm_sm *sm, uint64_t tag)
     if (f)
         dm_fl_put(sm, f, tag);
 }
-void dm_warp_check_done(dm_sm *sm, unsigned wi);
+/* Mark warp slot wi done when it has nothing left and nothing in flight
+ * (dm_warp_check_done: its usual "not yet" answer inline, speed only). */
+void dm_warp_check_done_full(dm_sm *sm, unsigned wi);
+static inline void dm_warp_check_done(dm_sm *sm, unsigned wi)
+{
+    const dm_warp *w = &sm->warps[wi];
+    if (w->src_end && w->iss == w->tail) /* else it has more to issue */
+        dm_warp_check_done_full(sm, wi);
+}
 /* Release the barrier of CTA slot cta when every live warp arrived. */
 void dm_bar_check(dm_sm *sm, unsigned cta);
 /* A ring slot's instruction left the pipeline front (alloc.c). */

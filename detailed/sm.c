@@ -562,7 +562,7 @@ void dm_bar_check(dm_sm *sm, unsigned ci)
         dm_warp_check_done(sm, ct->slots[i]);
 }
 
-void dm_warp_check_done(dm_sm *sm, unsigned wi)
+void dm_warp_check_done_full(dm_sm *sm, unsigned wi)
 {
     dm_warp *w = &sm->warps[wi];
     if (!w->live || w->done || w->at_bar || !w->src_end || w->la_valid ||
