@@ -247,7 +247,7 @@ typedef struct im_static {
  */
 #define IM_WM_SLOTS 256     /* recorded warps per kernel run (by hash,
                                two ways)                                 */
-#define IM_WM_SLOTS_LONG 16 /* ... of them (one way) for a warp of more
+#define IM_WM_SLOTS_LONG 16 /* ... of them (two ways) for a warp of more
                                than IM_WM_SHORT instructions or
                                IM_WM_SHORT_MEM memory outcomes: the
                                memo's memory stays under about 15 MB     */

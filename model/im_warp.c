@@ -606,14 +606,18 @@ static inline uint64_t key_word(const im_walker *w, uint32_t sid,
 }
 
 /* The slots (way 0 and 1) of a warp of n instructions and naux memory
- * outcomes whose memo hash is h: two of IM_WM_SLOTS, or one of the first
+ * outcomes whose memo hash is h: two of IM_WM_SLOTS, or of the first
  * IM_WM_SLOTS_LONG for a long warp (the memo's memory bounded: a slot
- * keeps the warp's instructions, outcomes, requests and stream). */
+ * keeps the warp's instructions, outcomes, requests and stream).  Two
+ * ways: one way, two shapes of warp that alternate in one slot evict
+ * each other (bench_interval's tensor kernel under stop 36's keys: half
+ * its warps walked). */
 static inline size_t wm_slot(uint64_t h, size_t n, size_t naux, int way)
 {
+    uint64_t x = way ? h >> 32 : h;
     if (n > IM_WM_SHORT || naux > IM_WM_SHORT_MEM)
-        return h & (IM_WM_SLOTS_LONG - 1);
-    return (way ? h >> 32 : h) & (IM_WM_SLOTS - 1);
+        return x & (IM_WM_SLOTS_LONG - 1);
+    return x & (IM_WM_SLOTS - 1);
 }
 
 /* Slot i stored or recalled now: first of w->wm_recent. */
