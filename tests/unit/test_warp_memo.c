@@ -178,6 +178,37 @@ int main(void)
             unlink(bin);
             synth_fixture_close(&fx);
         }
+    /* Long warps (tensor, 32 iterations: 299 instructions, over
+     * IM_WM_SHORT: the 16 long slots) of four shapes a sub-core: recalled
+     * but for the first of each shape.  With those slots one way, two
+     * shapes hashed to one slot evicted each other and half the warps were
+     * walked (stop 36, bench_interval's tensor kernel). */
+    {
+        synth_fixture fx;
+        wc_synth_params sp;
+        wc_synth_defaults(&sp, "tensor");
+        sp.ctas = 64;
+        sp.iters = 32;
+        if (synth_fixture_open(&fx, "wml", &sp, "h100-pcie", 1) != 0) {
+            CHECK(0);
+        } else {
+            char bin[128];
+            snprintf(bin, sizeof bin, "%s/t.wctb", fx.dir);
+            wc_trace *tb = binary_of(fx.t, bin, &fx.d);
+            CHECK(tb != NULL);
+            if (tb) {
+                uint64_t rb = 0, nw = 64 * (sp.threads / 32);
+                compare(tb, &fx.g, 4, "tensor, long warps", &rb);
+                printf("warp memo tensor long warps: %llu of %llu warps "
+                       "recalled, results identical\n",
+                       (unsigned long long)rb, (unsigned long long)nw);
+                CHECK(rb * 10 >= nw * 9);
+                wc_trace_close(tb);
+                unlink(bin);
+            }
+            synth_fixture_close(&fx);
+        }
+    }
     /* what-ifs that move what the memo keys on or waits for: code and
      * constant cache timing, sub-cores, cache geometry and policy, set
      * hashing, the warp-to-sub-core policy */
