@@ -965,6 +965,39 @@ static void rec_begin(im_walker *w, uint64_t h, int sub, size_t n,
     w->wm_rec = 1;
 }
 
+/* *a (capacity *cap elements of size sz, n <= lo used) cut to lo
+ * elements when it holds more (out of memory: kept).  Cut to lo, not n:
+ * a buffer the next short warps regrow would be cut again and again. */
+static void fit(void **a, size_t *cap, size_t n, size_t sz, size_t lo)
+{
+    if (!*a || *cap <= lo || n > lo)
+        return;
+    size_t c = lo;
+    void *q = realloc(*a, c * sz);
+    if (q) {
+        *a = q;
+        *cap = c;
+    }
+}
+#define FIT(a, cap, n, lo) fit((void **)&(a), &(cap), (n), sizeof *(a), (lo))
+
+/* A short warp's slot keeps buffers of about its size.  The recording's
+ * buffers move from slot to slot (rec_store swaps them), so buffers grown
+ * for a long warp would otherwise spread over the IM_WM_SLOTS short slots
+ * and the memo's memory would follow the longest warps, not the slots'
+ * bound. */
+static void wm_fit(im_wm *e)
+{
+    FIT(e->seq, e->cap_n, e->n, IM_WM_SHORT);
+    FIT(e->aux, e->cap_aux, 2 * e->naux, 2 * IM_WM_SHORT_MEM);
+    FIT(e->ev, e->cap_ev, e->nev, 2 * IM_WM_SHORT);
+    FIT(e->ph, e->cap_ph, e->nph, 64);
+    FIT(e->res, e->cap_res, e->nres, 4 * IM_WM_SHORT);
+    FIT(e->raw, e->cap_raw, e->nraw, 65536);
+    FIT(e->seg, e->cap_seg, e->nseg, IM_WM_SHORT_MEM);
+    FIT(e->dec, e->cap_dec, e->nseg, IM_WM_SHORT_MEM);
+}
+
 /* The recording complete: into its slot (the slot's buffers become the
  * next recording's). */
 static void rec_store(im_walker *w, const im_wm_sum *s)
@@ -987,6 +1020,8 @@ static void rec_store(im_walker *w, const im_wm_sum *s)
     *slot = *e;
     *e = t;
     e->full = 0;
+    if (slot->n <= IM_WM_SHORT && slot->naux <= IM_WM_SHORT_MEM)
+        wm_fit(slot);
     wm_used(w, i);
 }
 
