@@ -76,6 +76,45 @@ static wc_trace *binary_of(wc_trace *t, const char *bin, wc_diag *d)
     return tb;
 }
 
+/* Kernel 0 of the synthetic trace sp on gpu, with the config keys sets
+ * (up to 3, NULL-ended; NULL: none) applied, memo on and off compared on
+ * sms SMs (compare) from its binary form and, with text, from the text
+ * too (never recalled).  The binary form's warps recalled; a case that
+ * cannot be made fails a check and gives 0. */
+static uint64_t memo_case(const wc_synth_params *sp, const char *prefix,
+                          const char *gpu, const char *const *sets, long sms,
+                          int text, const char *what)
+{
+    synth_fixture fx;
+    if (synth_fixture_open(&fx, prefix, sp, gpu, 1) != 0) {
+        CHECK(0);
+        return 0;
+    }
+    int ok = 1;
+    for (int j = 0; sets && j < 3 && sets[j] && ok; j++)
+        ok = wc_gpu_set(&fx.g, sets[j], &fx.d) == 0;
+    char bin[128];
+    snprintf(bin, sizeof bin, "%s/t.wctb", fx.dir);
+    wc_trace *tb = ok ? binary_of(fx.t, bin, &fx.d) : NULL;
+    if (!tb) {
+        if (!ok)
+            fixture_show(&fx.d);
+        CHECK(0);
+        synth_fixture_close(&fx);
+        return 0;
+    }
+    uint64_t rb = 0, rt = 0;
+    compare(tb, &fx.g, sms, what, &rb);
+    if (text) {
+        compare(fx.t, &fx.g, sms, what, &rt);
+        CHECK_EQ_INT(rt, 0); /* text: always walked */
+    }
+    wc_trace_close(tb);
+    unlink(bin);
+    synth_fixture_close(&fx);
+    return rb;
+}
+
 /* What wm_check takes of the SM's caches (im_mem.c) to answer a request
  * again without asking (im_warp.c): a line held is answered with its ready
  * time whatever the request's time (and cost), and the request changes
@@ -136,7 +175,6 @@ int main(void)
     static const char *gpus[] = {"h100-pcie", "v100"};
     for (size_t gi = 0; gi < sizeof gpus / sizeof *gpus; gi++)
         for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++) {
-            synth_fixture fx;
             wc_synth_params sp;
             wc_synth_defaults(&sp, kinds[k]);
             sp.ctas = 48;
@@ -145,24 +183,9 @@ int main(void)
                 sp.ctas = 16; /* long warps: hundreds of records with */
                 sp.iters = 80; /* addresses buffered per warp         */
             }
-            if (synth_fixture_open(&fx, "wm", &sp, gpus[gi], 1) != 0) {
-                CHECK(0);
-                continue;
-            }
-            char bin[128];
-            snprintf(bin, sizeof bin, "%s/t.wctb", fx.dir);
-            wc_trace *tb = binary_of(fx.t, bin, &fx.d);
-            if (!tb) {
-                CHECK(0);
-                synth_fixture_close(&fx);
-                continue;
-            }
             char what[96];
             snprintf(what, sizeof what, "%s on %s", kinds[k], gpus[gi]);
-            uint64_t rb = 0, rt = 0;
-            compare(tb, &fx.g, 4, what, &rb);
-            compare(fx.t, &fx.g, 4, what, &rt);
-            CHECK_EQ_INT(rt, 0); /* text: always walked */
+            uint64_t rb = memo_case(&sp, "wm", gpus[gi], NULL, 4, 1, what);
             /* kernels whose warps repeat exactly are recalled; and
              * `mixed` (kernel 0: a data-dependent branch gives each warp
              * its own masks inside it, instructions without a memory
@@ -174,9 +197,6 @@ int main(void)
                 CHECK(rb > 0);
             printf("warp memo %-10s %-9s: %llu warps recalled, results "
                    "identical\n", kinds[k], gpus[gi], (unsigned long long)rb);
-            wc_trace_close(tb);
-            unlink(bin);
-            synth_fixture_close(&fx);
         }
     /* Long warps (tensor, 32 iterations: 299 instructions, over
      * IM_WM_SHORT: the 16 long slots) of four shapes a sub-core: recalled
@@ -184,30 +204,17 @@ int main(void)
      * shapes hashed to one slot evicted each other and half the warps were
      * walked (stop 36, bench_interval's tensor kernel). */
     {
-        synth_fixture fx;
         wc_synth_params sp;
         wc_synth_defaults(&sp, "tensor");
         sp.ctas = 64;
         sp.iters = 32;
-        if (synth_fixture_open(&fx, "wml", &sp, "h100-pcie", 1) != 0) {
-            CHECK(0);
-        } else {
-            char bin[128];
-            snprintf(bin, sizeof bin, "%s/t.wctb", fx.dir);
-            wc_trace *tb = binary_of(fx.t, bin, &fx.d);
-            CHECK(tb != NULL);
-            if (tb) {
-                uint64_t rb = 0, nw = 64 * (sp.threads / 32);
-                compare(tb, &fx.g, 4, "tensor, long warps", &rb);
-                printf("warp memo tensor long warps: %llu of %llu warps "
-                       "recalled, results identical\n",
-                       (unsigned long long)rb, (unsigned long long)nw);
-                CHECK(rb * 10 >= nw * 9);
-                wc_trace_close(tb);
-                unlink(bin);
-            }
-            synth_fixture_close(&fx);
-        }
+        uint64_t nw = 64 * (sp.threads / 32);
+        uint64_t rb = memo_case(&sp, "wml", "h100-pcie", NULL, 4, 0,
+                                "tensor, long warps");
+        printf("warp memo tensor long warps: %llu of %llu warps recalled, "
+               "results identical\n", (unsigned long long)rb,
+               (unsigned long long)nw);
+        CHECK(rb * 10 >= nw * 9);
     }
     /* what-ifs that move what the memo keys on or waits for: code and
      * constant cache timing, sub-cores, cache geometry and policy, set
@@ -224,37 +231,15 @@ int main(void)
     uint64_t wtotal = 0;
     for (size_t wi = 0; wi < sizeof whatif / sizeof *whatif; wi++)
         for (size_t k = 0; k < sizeof wkinds / sizeof *wkinds; k++) {
-            synth_fixture fx;
             wc_synth_params sp;
             wc_synth_defaults(&sp, wkinds[k]);
             sp.ctas = 40;
             sp.iters = 5;
-            if (synth_fixture_open(&fx, "wmw", &sp, "h100-pcie", 1) != 0) {
-                CHECK(0);
-                continue;
-            }
-            int ok = 1;
-            for (int j = 0; j < 3 && whatif[wi][j] && ok; j++)
-                ok = wc_gpu_set(&fx.g, whatif[wi][j], &fx.d) == 0;
-            char bin[128];
-            snprintf(bin, sizeof bin, "%s/t.wctb", fx.dir);
-            wc_trace *tb = ok ? binary_of(fx.t, bin, &fx.d) : NULL;
-            if (!tb) {
-                if (!ok)
-                    fixture_show(&fx.d);
-                CHECK(0);
-                synth_fixture_close(&fx);
-                continue;
-            }
             char what[160];
             snprintf(what, sizeof what, "%s with %s", wkinds[k],
                      whatif[wi][0]);
-            uint64_t rb = 0;
-            compare(tb, &fx.g, 3, what, &rb);
-            wtotal += rb;
-            wc_trace_close(tb);
-            unlink(bin);
-            synth_fixture_close(&fx);
+            wtotal += memo_case(&sp, "wmw", "h100-pcie", whatif[wi], 3, 0,
+                                what);
         }
     printf("warp memo: %zu what-ifs x %zu kinds identical, %llu warps "
            "recalled\n", sizeof whatif / sizeof *whatif,
