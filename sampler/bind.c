@@ -389,14 +389,22 @@ static int model_run(kbind *b, int m, int whole, int facts, uint64_t first,
  * wave of warm-up CTAs; a kernel with too few waves for that runs fully in
  * detail (the engine's small-kernel rule).
  */
+/* Cross-CTA reuse: the middle region on its slice reads more DRAM
+ * sectors per warp instruction (b->m.dram) than the full GPU's dram, by
+ * SMP_SHARE_RATIO and SMP_SHARE_MIN (dram < 0, unknown: none). */
+static int reads_more(const kbind *b, double dram)
+{
+    return dram >= 0 && b->m.dram > SMP_SHARE_RATIO * dram &&
+           b->m.dram - dram > SMP_SHARE_MIN;
+}
+
 /* The reuse and bandwidth parts of the verdict (slice_verdict). */
 static int unlike_bits(kbind *b, double dram, const double util[2],
                        double ugap)
 {
     int bad = 0;
     b->dram_slice = b->m.dram;
-    if (b->m.dram > SMP_SHARE_RATIO * dram &&
-        b->m.dram - dram > SMP_SHARE_MIN)
+    if (reads_more(b, dram))
         bad |= SMP_SLICE_REUSE;
     b->util_full[0] = util[0];
     b->util_full[1] = util[1];
@@ -1021,8 +1029,7 @@ static int check_slice(kbind *b, int force, int steady, uint64_t total,
             double dram = -1;
             if ((rc = footprint_dram(b, (double)total, &dram, d)))
                 return rc;
-            if (dram < 0 || !(b->m.dram > SMP_SHARE_RATIO * dram &&
-                              b->m.dram - dram > SMP_SHARE_MIN)) {
+            if (!reads_more(b, dram)) {
                 /* kept for the regions of w waves, should the stand-ins
                  * fail: check_sharing runs it then and judges them as
                  * here (its own test after the pass allows a larger
@@ -1926,17 +1933,17 @@ static int busy_slice(kbind *b, uint64_t total, wc_diag *d)
     int rc = run_mid(b, d);
     if (rc)
         return rc;
-    double dram = -1;
-    if (b->m.util[0] >= SMP_UTIL_SATURATED &&
-        (rc = footprint_dram(b, (double)total, &dram, d)))
-        return rc;
-    if (b->m.util[0] < SMP_UTIL_SATURATED ||
-        (dram >= 0 && b->m.dram > SMP_SHARE_RATIO * dram &&
-         b->m.dram - dram > SMP_SHARE_MIN))
-        return check_slice(b, 1, 0, total, d);
-    b->m.sliced = 1;
-    b->dram_slice = b->m.dram;
-    return 0;
+    if (b->m.util[0] >= SMP_UTIL_SATURATED) {
+        double dram = -1;
+        if ((rc = footprint_dram(b, (double)total, &dram, d)))
+            return rc;
+        if (!reads_more(b, dram)) {
+            b->m.sliced = 1;
+            b->dram_slice = b->m.dram;
+            return 0;
+        }
+    }
+    return check_slice(b, 1, 0, total, d);
 }
 
 static int eng_aux(void *ctx, size_t *nregions, const uint64_t **ins,
