@@ -1725,7 +1725,12 @@ static int standin_fold(kbind *b, wc_diag *d)
             b->fold.n = nch;
             b->fold.chunk = b->fold_chunk;
             b->fold.span = (uint64_t)span;
-            b->fold_slot = ua_fold_index(&b->fold); /* NULL: bisected */
+            /* the probe's index: the same chunks (it does not hang on
+             * the span) */
+            b->fold.slot = probe.slot;
+            b->fold.slot_lg = probe.slot_lg;
+            b->fold_slot = pslot;
+            pslot = NULL;
         }
         free(pslot);
     }
