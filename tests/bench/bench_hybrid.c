@@ -22,8 +22,8 @@
  * reported run): hybrid/detailed speed (CPU seconds of this process, both
  * models on one thread: the host is shared, wall time is mostly waiting;
  * a kernel hybrid mode runs fully in detail does the same work in both, so
- * there each side is the least of one run per seed, the host's noise of
- * +-10% otherwise deciding "slower"; a sampled kernel: seed 1's run against
+ * there each side is the least of one run per seed, the two models' runs
+ * interleaved, the host's noise otherwise deciding "slower"; a sampled kernel: seed 1's run against
  * one detailed run), its interval-bound speedup (the detailed run over
  * the interval model's share of seed 1's hybrid run: the speedup were the
  * detailed sample free, what the whole-kernel pass alone allows), error
@@ -163,11 +163,26 @@ static int bench_trace(const char *label, const char *path, int seeds,
 
         smp_options o;
         smp_options_default(&o);
-        smp_kernel_result r1, r;
+        smp_kernel_result r1 = {0}, r;
         int cover = 0, ncis = 0;
         double hy_s = 0, hy_min = 0;
         for (int s = 1; s <= seeds; s++) {
             o.seed = (uint64_t)s;
+            if (s > 1 && r1.how == SMP_HOW_FULL) {
+                /* the same work on both sides: a detailed run next to
+                 * each hybrid one, so that the host's slow spells (it
+                 * moves 2x within minutes) fall on both alike */
+                double el = 0;
+                int drc = run_detailed(t, k, &g, &dr, &el, &d);
+                dm_result_free(&dr);
+                if (drc) {
+                    diag_print(&d);
+                    wc_trace_close(t);
+                    return 1;
+                }
+                if (el < dm_s)
+                    dm_s = el;
+            }
             double t0 = cpu_now();
             if (smp_run_kernel(t, k, &g, &o, &r, &d)) {
                 diag_print(&d);
@@ -186,23 +201,8 @@ static int bench_trace(const char *label, const char *path, int seeds,
                 cover += r.ci95[0] <= truth && truth <= r.ci95[1];
             }
         }
-        if (r1.how == SMP_HOW_FULL) {
-            /* the same work on both sides: least of `seeds` runs each */
-            for (int s = 2; s <= seeds; s++) {
-                double el = 0;
-                int drc = run_detailed(t, k, &g, &dr, &el, &d);
-                dm_result_free(&dr);
-                if (drc) {
-                    diag_print(&d);
-                    wc_trace_close(t);
-                    return 1;
-                }
-                if (el < dm_s)
-                    dm_s = el;
-            }
-            if (hy_min < hy_s)
-                hy_s = hy_min;
-        }
+        if (r1.how == SMP_HOW_FULL && hy_min < hy_s)
+            hy_s = hy_min; /* least of `seeds` runs each, interleaved */
         double err = 100.0 * (r1.estimate - truth) / truth;
         /* the speedup with the detailed sample free: the detailed run
          * over the interval model's share of seed 1's hybrid run (the
