@@ -139,13 +139,15 @@ static void scale_key(wc_gpu *s, const char *key, double f, double quantum)
     (void)wc_gpu_set_num(s, key, v, &d); /* out of bounds: keep the value */
 }
 
-/* The config of a slice of `sms` SMs of g. */
-static void slice_config(const wc_gpu *g, long sms, wc_gpu *s)
+/* The config of a slice of `sms` SMs of g for a kernel that occupies
+ * `active` of its SMs (active_sms): the slice's share of every GPU-wide
+ * resource is sms / active, what each of its SMs has in the full run. */
+static void slice_config(const wc_gpu *g, long sms, long active, wc_gpu *s)
 {
     *s = *g;
     if (sms >= g->num_sms)
         return;
-    double f = (double)sms / (double)g->num_sms;
+    double f = (double)sms / (double)(active < sms ? sms : active);
     s->num_sms = sms;
     scale_key(s, "l2_bw", f, 0);
     scale_key(s, "dram_bw", f, 0);
@@ -268,11 +270,57 @@ static void set_rctas(kbind *b, uint64_t rctas)
     b->nregions = (size_t)n;
 }
 
+/*
+ * The SMs the kernel occupies in the full run: all of them, or one per
+ * CTA when it has fewer CTAs than the GPU has SMs (the dispatcher gives
+ * an idle SM a CTA before a second one to a busy SM).  The SMs left idle
+ * leave the L2, its bandwidth, DRAM's and the dispatcher to the busy
+ * ones, so a slice is s of these, not s of num_sms: on h100-pcie a
+ * one-wave `divergent` kernel of 36 CTAs (each on its own SM of 114)
+ * gave its 1-SM stand-ins 1/114 of DRAM's bandwidth where each SM has
+ * 1/36 of it, and hybrid mode said +4.3% / +6.7% (i4 / i16) with the
+ * interval missing the detailed answer; with s / 36, +0.7% / +1.8%
+ * (docs/sampler.md, "Kernels on fewer SMs than the GPU's").
+ */
+static long active_sms(const kbind *b)
+{
+    long n = b->g->num_sms;
+    return b->ctas < (uint64_t)n ? (long)(b->ctas ? b->ctas : 1) : n;
+}
+
+/* A slice's share of the kernel's SMs, s / active (at most 1). */
+static double slice_share(const kbind *b)
+{
+    long a = active_sms(b);
+    return b->sms >= a ? 1.0 : (double)b->sms / (double)a;
+}
+
+/*
+ * A one-wave kernel's regions (stand-ins or not: in one wave they are the
+ * same) take at least SMP_ONE_WAVE_SMS SMs.  All its SMs start at once and each runs its CTAs to the end, so a slice's
+ * one L2 and one DRAM server at s / active of the bandwidth get every
+ * burst of its SMs at the same moment and serve it active / s times as
+ * slowly as the whole GPU's spread it over its channels while the SMs
+ * drift apart ("a slice's memory servers", stop 34).  Measured on
+ * one-wave kernels of 24-100 CTAs x 128 threads, i4 and i16, on h100-pcie
+ * (docs/sampler.md, "Kernels on fewer SMs than the GPU's"): on 1 SM
+ * `divergent` 100 CTAs +3.33% / +4.55% and `memory` 60 CTAs +3.42% /
+ * +4.93%, all four intervals missing; on 4 SMs +0.57% / +1.25% and
+ * +0.40% / +0.48%, covered, and every kernel of the nine kinds within
+ * 1.9%.
+ */
+#define SMP_ONE_WAVE_SMS 4
+
 /* Regions of s SMs (b->occ, b->waves, b->ctas set) with w warm-up CTAs
  * (< 0: one wave of the region's SMs). */
 static void set_sms(kbind *b, long sms, long w)
 {
     const wc_gpu *g = b->g;
+    /* a one-wave kernel's regions, unless the width was asked for (--set
+     * smp_region_sms, the option) */
+    if (b->one_wave && sms < SMP_ONE_WAVE_SMS && b->o->region_sms <= 0 &&
+        g->smp_region_sms <= 0)
+        sms = SMP_ONE_WAVE_SMS;
     if (sms > g->num_sms)
         sms = g->num_sms;
     if (sms < 1)
@@ -280,7 +328,8 @@ static void set_sms(kbind *b, long sms, long w)
     b->sms = sms;
     set_rctas(b, (uint64_t)(sms * b->occ * b->waves));
     b->warm = w < 0 ? (uint64_t)(sms * b->occ) : (uint64_t)w;
-    slice_config(g, sms, &b->slice);
+    long active = active_sms(b);
+    slice_config(g, sms, active, &b->slice);
     if (b->slice.max_ctas_per_sm > b->occ)
         b->slice.max_ctas_per_sm = b->occ;
     /* The interval model scales the L2/DRAM bandwidth to its `sms` itself
@@ -289,9 +338,10 @@ static void set_sms(kbind *b, long sms, long w)
      * the slice config (bandwidth already scaled, num_sms = sms) it would
      * take the scaled bandwidth as the GPU's and stretch the service time
      * by num_sms / sms (3.6 -> 409.7 cycles on h100-pcie, 1-SM regions).
-     * So it gets the slice with the full GPU's SM count and bandwidths. */
+     * So it gets the slice with the full GPU's bandwidths and, for its
+     * share, the SMs the kernel occupies (active_sms). */
     b->islice = b->slice;
-    b->islice.num_sms = g->num_sms;
+    b->islice.num_sms = active > sms ? active : sms;
     b->islice.l2_bw = g->l2_bw;
     b->islice.dram_bw = g->dram_bw;
 }
@@ -425,10 +475,9 @@ static int unlike_bits(kbind *b, double dram, const double util[2],
 static int slice_verdict(kbind *b, double dram, const double util[2],
                          double cpi, double gap, double ugap)
 {
-    const wc_gpu *g = b->g;
     int bad = unlike_bits(b, dram, util, ugap);
     double mine = b->m.mid.warp_insts
-                      ? (double)b->sms / (double)g->num_sms *
+                      ? slice_share(b) *
                             (b->m.mid.cycles - b->m.mid.fixed) /
                             (double)b->m.mid.warp_insts
                       : cpi;
@@ -585,14 +634,15 @@ static void go_standin(kbind *b, long sms)
     b->standin = 1;
 }
 
-/* Kernel cycles per cycle of the regions' sum: s / num_sms for regions
- * that split the kernel among the SMs; a stand-in region is the whole run
- * (each of the ctas / rctas regions lasts as long as the kernel). */
+/* Kernel cycles per cycle of the regions' sum: s / active (slice_share)
+ * for regions that split the kernel among the SMs it occupies; a stand-in
+ * region is the whole run (each of the ctas / rctas regions lasts as long
+ * as the kernel). */
 static double compose_of(const kbind *b)
 {
     if (b->standin)
         return b->ctas ? (double)b->rctas / (double)b->ctas : 0;
-    return (double)b->sms / (double)b->g->num_sms;
+    return slice_share(b);
 }
 
 /*

@@ -52,10 +52,11 @@ static int check_count_;
     do {                                                                       \
         const char *a_ = (a), *b_ = (b);                                       \
         check_count_++;                                                        \
-        if (strcmp(a_, b_) != 0) {                                             \
+        if (!a_ || !b_ || strcmp(a_, b_) != 0) {                               \
             check_failures_++;                                                 \
             fprintf(stderr, "%s:%d: %s == \"%s\", expected \"%s\"\n",          \
-                    __FILE__, __LINE__, #a, a_, b_);                           \
+                    __FILE__, __LINE__, #a, a_ ? a_ : "(null)",                \
+                    b_ ? b_ : "(null)");                                       \
         }                                                                      \
     } while (0)
 
