@@ -116,7 +116,7 @@ unit: $(UNIT_BIN)
 	done; exit $$fail
 
 golden: $(PROG)
-	@WARPCAST=$(PROG) tests/golden/run.sh
+	@WARPCAST=$(PROG) tests/golden/run.sh && WARPCAST=$(PROG) tests/golden/tcache_names.sh
 
 fuzz-replay: $(FUZZ_REPLAY)
 	@fail=0; for r in $(FUZZ_REPLAY); do \

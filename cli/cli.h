@@ -67,6 +67,9 @@ void cli_warn_unknown_ops(const cli_common *c, const wc_trace *t);
  * converted-trace cache (cli/tcache.c): converted once, read in the binary
  * form afterwards, identical results.  Errors: wc_trace_open's. */
 enum { CLI_TCACHE = 1, CLI_TCACHE_NO_TICKER = 2 };
+/* d about a kernel of a trace cli_open_trace read from the cache: name
+ * the trace the user gave instead of the cache file. */
+void cli_tcache_name(wc_diag *d);
 int cli_open_trace(const cli_common *c, const char *path, int flags,
                    wc_trace **out, wc_diag *d);
 /* The same for calibrate (a cal_open_fn; ctx: the cli_common): serialised,

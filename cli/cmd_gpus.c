@@ -74,10 +74,14 @@ static int list_keys(const cli_common *c, int markdown)
         free(md);
     } else {
         for (size_t i = 0; i < n; i++) {
-            char def[128];
+            char def[128], bnd[64] = "-";
             key_default(&keys[i], def, sizeof def);
-            fprintf(f, "%-28s %-6s %-10s %-14s %s\n", keys[i].name,
-                    tname[keys[i].type], def, keys[i].unit, keys[i].help);
+            if (keys[i].type != WC_KT_STR)
+                snprintf(bnd, sizeof bnd, "[%g, %g]", keys[i].lo,
+                         keys[i].hi);
+            fprintf(f, "%-28s %-6s %-10s %-20s %-14s %s\n", keys[i].name,
+                    tname[keys[i].type], def, bnd, keys[i].unit,
+                    keys[i].help);
         }
     }
     cli_close_out(c, f);

@@ -84,9 +84,11 @@ static void json_error(int code, const char *file, long line, long col,
     json_end(&j);
 }
 
-_Noreturn void cli_fail(const wc_diag *d)
+_Noreturn void cli_fail(const wc_diag *dd)
 {
     char buf[2600];
+    wc_diag x = *dd, *d = &x;
+    cli_tcache_name(d);
     wc_diag_format(d, buf, sizeof buf);
     fflush(stdout);
     fprintf(stderr, "%s\n", buf);

@@ -14,6 +14,44 @@
  * few milliseconds, less than making and finding an entry. */
 #define TCACHE_MIN_BYTES (256u * 1024u)
 
+/* The cache files this process read in place of the traces named on its
+ * command line (cli_tcache_name): a message about a kernel of the binary
+ * form (line 0: not about its bytes) names the trace the user gave, not a
+ * file in the cache (`predict --gpu v100 --set max_warps_per_sm=1 T`
+ * said "~/.cache/warpcast/traces/668c....wctb: error: kernel cannot run
+ * on v100", and "T/kernel-1.traceg: error: ..." with --no-trace-cache). */
+#define ALIASES 16
+static struct {
+    char from[WC_TCACHE_PATH_MAX];
+    char to[1024];
+} alias_[ALIASES];
+static unsigned nalias_;
+static pthread_mutex_t alias_mu_ = PTHREAD_MUTEX_INITIALIZER;
+
+static void alias_add(const char *from, const char *to)
+{
+    pthread_mutex_lock(&alias_mu_);
+    unsigned i = nalias_ % ALIASES;
+    snprintf(alias_[i].from, sizeof alias_[i].from, "%s", from);
+    snprintf(alias_[i].to, sizeof alias_[i].to, "%s", to);
+    nalias_++;
+    pthread_mutex_unlock(&alias_mu_);
+}
+
+void cli_tcache_name(wc_diag *d)
+{
+    if (!d || d->line != 0 || !d->file[0])
+        return;
+    pthread_mutex_lock(&alias_mu_);
+    unsigned n = nalias_ < ALIASES ? nalias_ : ALIASES;
+    for (unsigned i = 0; i < n; i++)
+        if (strcmp(d->file, alias_[i].from) == 0) {
+            snprintf(d->file, sizeof d->file, "%s", alias_[i].to);
+            break;
+        }
+    pthread_mutex_unlock(&alias_mu_);
+}
+
 static void note_fail(const cli_common *c, const char *what, const wc_diag *d)
 {
     if (c->quiet)
@@ -57,6 +95,7 @@ int cli_open_trace(const cli_common *c, const char *path, int flags,
     if (have && e.hit) {
         if (wc_trace_open(e.path, &b, &bd) == 0 && wc_trace_is_binary(b)) {
             *out = b;
+            alias_add(e.path, path);
             print_warn(c, e.warn);
             wc_tcache_entry_free(&e);
             return 0;
@@ -110,6 +149,7 @@ int cli_open_trace(const cli_common *c, const char *path, int flags,
                 dir);
     wc_trace_close(*out);
     *out = b;
+    alias_add(e.path, path);
     wc_tcache_entry_free(&e);
     return 0;
 }

@@ -270,6 +270,11 @@ static void fmt_bound(double v, char *buf, size_t n)
 static const char *const enum_policy_[] = {"cggty", "gto", "lrr", "rba", NULL};
 static const char *const enum_assign_[] = {"rr", "srr", "shuffle", NULL};
 static const char *const enum_dep_[] = {"auto", "ctrl", "scoreboard", NULL};
+/* arch is information, but its help names its values: anything else was
+ * taken without a word (arch=bad, an empty value) */
+static const char *const enum_arch_[] = {"unknown", "gt200",  "volta",
+                                         "turing",  "ampere", "ada",
+                                         "hopper",  "blackwell", NULL};
 
 const char *const *wc_key_enum(const char *name)
 {
@@ -281,7 +286,33 @@ const char *const *wc_key_enum(const char *name)
         return enum_assign_;
     if (strcmp(name, "dep_mode") == 0)
         return enum_dep_;
+    if (strcmp(name, "arch") == 0)
+        return enum_arch_;
     return NULL;
+}
+
+/* shmem_carveouts: empty, or KiB sizes (integers 0 to 1048576) separated
+ * by single commas; else writes a message to err and returns -1 (it took
+ * "a", "1,,2", "-1", "1e400" and "0," without a word). */
+static int check_carveouts(const char *s, size_t len, char *err, size_t errn)
+{
+    size_t i = 0;
+    while (i < len) {
+        size_t j = i;
+        unsigned long v = 0;
+        while (j < len && isdigit((unsigned char)s[j]) && v <= 1048576)
+            v = v * 10 + (unsigned long)(s[j++] - '0');
+        if (j == i || v > 1048576 || (j < len && s[j] != ',') ||
+            (j < len && j + 1 == len)) {
+            snprintf(err, errn,
+                     "shmem_carveouts '%.*s': expected KiB sizes (0 to "
+                     "1048576) separated by commas, as \"0,8,16,32\"",
+                     (int)len, s);
+            return -1;
+        }
+        i = j + 1;
+    }
+    return 0;
 }
 
 /* 0 when s[0..len) is one of the values of k (or k is no enumeration);
@@ -322,6 +353,9 @@ static int parse_value(const wc_key_desc *k, const char *s, size_t len,
                 return -1;
             }
         if (check_enum(k, s, len, err, errn) != 0)
+            return -1;
+        if (strcmp(k->name, "shmem_carveouts") == 0 &&
+            check_carveouts(s, len, err, errn) != 0)
             return -1;
         memcpy(field_s(g, k), s, len);
         field_s(g, k)[len] = '\0';

@@ -220,6 +220,9 @@ int dm_mem_tick(dm_mem *m, uint64_t now);
 size_t dm_mem_poll(dm_mem *m, uint64_t now, dm_mem_event *ev, size_t max);
 /* Instructions pushed whose events have not all been polled (0: idle). */
 size_t dm_mem_pending(const dm_mem *m);
+/* The cycle of the earliest memory event scheduled (a WAR or RAW of a
+ * request the servers have timed), UINT64_MAX when none. */
+uint64_t dm_mem_next_event(const dm_mem *m);
 /* A cycle >= now before which neither dm_mem_tick nor dm_mem_poll can do
  * anything unless something is pushed (UINT64_MAX: nothing to do): the
  * core may skip both until then (speed only, never a result). */

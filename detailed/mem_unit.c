@@ -836,6 +836,11 @@ size_t dm_mem_pending(const dm_mem *m)
     return m->pending;
 }
 
+uint64_t dm_mem_next_event(const dm_mem *m)
+{
+    return m->nheap ? m->heap[0].e.cycle : UINT64_MAX;
+}
+
 uint64_t dm_mem_next_cycle(const dm_mem *m, uint64_t now)
 {
     uint64_t t = m->nheap ? m->heap[0].e.cycle : UINT64_MAX;

@@ -241,6 +241,26 @@ static int gpu_init(dm_gpu *gpu, const wc_gpu *g, const dm_options *o,
     return 0;
 }
 
+/*
+ * No progress for the watchdog's span at cycle c, but is some progress
+ * already scheduled?  A memory request the L2 and DRAM servers have timed
+ * ends at its event's cycle, however far ahead a slow server put it
+ * (gt200 with dram_bw = 1 byte a cycle: 171 CTAs of a streaming kernel
+ * queue up to 210K cycles for their lines, past the watchdog's allowance
+ * of one warp's request, and the run stopped as a hang at 2.8M of its
+ * 3.1M cycles).  A hang has no such event: the watchdog fires once the
+ * last one has passed.
+ */
+static int progress_ahead(const dm_gpu *gpu, uint64_t c)
+{
+    for (unsigned i = 0; i < gpu->nsms; i++) {
+        uint64_t t = dm_mem_next_event(gpu->sms[i].mem);
+        if (t != UINT64_MAX && t > c)
+            return 1;
+    }
+    return 0;
+}
+
 static int watchdog(dm_gpu *gpu, uint64_t c)
 {
     char buf[900];
@@ -690,8 +710,12 @@ int dm_run_kernel(wc_trace *t, size_t k, const wc_gpu *g, const dm_options *o,
                 next = dc;
         }
         if (c > last_prog && c - last_prog > gpu.p.watchdog) {
-            rc = watchdog(&gpu, c);
-            goto out;
+            if (progress_ahead(&gpu, c)) {
+                last_prog = c; /* waiting for a timed memory event */
+            } else {
+                rc = watchdog(&gpu, c);
+                goto out;
+            }
         }
         if (opt.max_cycles && c >= opt.max_cycles) {
             rc = wc_diag_set(d, WC_EINTERNAL, "", 0, 0,
@@ -804,8 +828,12 @@ int dm_run_ubench(const wc_ubench *u, const wc_gpu *g, const dm_options *o,
         if (!busy)
             break;
         if (c - last_prog > gpu.p.watchdog) {
-            rc = watchdog(&gpu, c);
-            goto out;
+            if (progress_ahead(&gpu, c)) {
+                last_prog = c; /* waiting for a timed memory event */
+            } else {
+                rc = watchdog(&gpu, c);
+                goto out;
+            }
         }
         if (gpu.o.max_cycles && c >= gpu.o.max_cycles) {
             rc = wc_diag_set(d, WC_EINTERNAL, "", 0, 0,

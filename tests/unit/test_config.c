@@ -177,15 +177,14 @@ static void test_files(void)
     write_file("top.cfg", "include base.cfg   # comment\r\n"
                           "\n   # indented comment\n"
                           "num_sms = 20\n"
-                          "arch = \"amp # ere\"  # quoted hash\n"
+                          "name = \"amp # ere\"  # quoted hash\n"
                           "l2_size = 6MiB\n"
                           "clock_mhz = 1.5e3\n");
     memset(&d, 0, sizeof d);
     CHECK_EQ_INT(load_tmp("top.cfg", &g, &d), WC_OK);
     CHECK_EQ_INT(g.num_sms, 20);
     CHECK_EQ_INT(g.lat_fp32, 7);
-    CHECK_STR(g.name, "base");
-    CHECK_STR(g.arch, "amp # ere");
+    CHECK_STR(g.name, "amp # ere");
     CHECK_EQ_INT(g.l2_size, 6 * 1024 * 1024);
     CHECK_NEAR(g.clock_mhz, 1500, 0);
     CHECK(strstr(g.source, "top.cfg") != NULL);
@@ -325,6 +324,26 @@ static void test_set(void)
     CHECK_STR(g.name, "my gpu");
     CHECK_EQ_INT(wc_gpu_set(&g, "l2_size=40MiB", &d), WC_OK);
     CHECK_EQ_INT(g.l2_size, 40L * 1024 * 1024);
+    /* the information keys hold what their help names */
+    CHECK_EQ_INT(wc_gpu_set(&g, "arch=hopper", &d), WC_OK);
+    CHECK_STR(g.arch, "hopper");
+    CHECK_EQ_INT(wc_gpu_set(&g, "arch=bad", &d), WC_EUSAGE);
+    CHECK(strstr(d.msg, "arch 'bad': expected unknown, gt200") != NULL);
+    CHECK_EQ_INT(wc_gpu_set(&g, "arch=", &d), WC_EUSAGE);
+    CHECK_STR(g.arch, "hopper");
+    CHECK_EQ_INT(wc_gpu_set(&g, "shmem_carveouts=0,8,16,228", &d), WC_OK);
+    CHECK_STR(g.shmem_carveouts, "0,8,16,228");
+    CHECK_EQ_INT(wc_gpu_set(&g, "shmem_carveouts=", &d), WC_OK);
+    {
+        static const char *const bad[] = {"a", "1,,2", "-1", "1e400", "0,",
+                                          ",", "1048577", "8;16"};
+        for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+            char a[64];
+            snprintf(a, sizeof a, "shmem_carveouts=%s", bad[i]);
+            CHECK_EQ_INT(wc_gpu_set(&g, a, &d), WC_EUSAGE);
+            CHECK(strstr(d.msg, "expected KiB sizes") != NULL);
+        }
+    }
 
     memset(&d, 0, sizeof d);
     CHECK_EQ_INT(wc_gpu_set(&g, "num_sms", &d), WC_EUSAGE);

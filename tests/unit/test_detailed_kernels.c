@@ -514,8 +514,43 @@ static void test_pool_reuse(void)
     synth_fixture_close(&fx);
 }
 
+/* A slow DRAM is not a hang: gt200 with dram_bw = 1 byte a cycle, 171
+ * CTAs of a streaming kernel queue for their lines longer than the
+ * watchdog allows (200K cycles past one warp's request).  Their events are
+ * scheduled, so the run goes on to the same cycles as with a watchdog
+ * that never fires (it stopped as a hang at cycle 2.8M of 3.1M). */
+static void test_slow_dram_no_watchdog(void)
+{
+    synth_fixture fx;
+    wc_synth_params sp;
+    wc_synth_defaults(&sp, "memory");
+    sp.ctas = 171;
+    sp.threads = 128;
+    sp.iters = 3;
+    if (synth_fixture_open(&fx, "slowdram", &sp, "gt200", 1) != 0) {
+        CHECK(0);
+        return;
+    }
+    CHECK(wc_gpu_set(&fx.g, "dram_bw=1", &fx.d) == 0);
+    wc_gpu never = fx.g;
+    CHECK(wc_gpu_set(&never, "watchdog_cycles=1000000000", &fx.d) == 0);
+    dm_result a, b;
+    memset(&a, 0, sizeof a);
+    memset(&b, 0, sizeof b);
+    int ra = dm_run_kernel(fx.t, 0, &fx.g, NULL, &a, &fx.d);
+    if (ra)
+        fprintf(stderr, "slow dram: %s\n", fx.d.msg);
+    CHECK_EQ_INT(ra, 0);
+    CHECK_EQ_INT(dm_run_kernel(fx.t, 0, &never, NULL, &b, &fx.d), 0);
+    CHECK(a.cycles > 1000000 && same_result(&a, &b));
+    dm_result_free(&a);
+    dm_result_free(&b);
+    synth_fixture_close(&fx);
+}
+
 int main(void)
 {
+    test_slow_dram_no_watchdog();
     test_pool_reuse();
     test_launch_model();
     test_gather_release();
