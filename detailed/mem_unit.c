@@ -843,7 +843,7 @@ uint64_t dm_mem_next_event(const dm_mem *m)
 
 uint64_t dm_mem_next_cycle(const dm_mem *m, uint64_t now)
 {
-    uint64_t t = m->nheap ? m->heap[0].e.cycle : UINT64_MAX;
+    uint64_t t = dm_mem_next_event(m);
     uint64_t a = next_action(m); /* a full PRT waits for a RAW event */
     if (a < t)
         t = a;

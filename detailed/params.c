@@ -75,31 +75,24 @@ int dm_params_load(const wc_gpu *g, dm_params *p, wc_diag *d)
             return wc_diag_set(d, WC_EINPUT, g->source, 0, 0,
                                "lat_%s = %ld: the detailed model needs < %d",
                                wc_latclass_name(k), c.lat[k], DM_CAL - 8);
-    /* the MUFU functions' latencies (ua_core.c's order; 0: lat_sfu) and
-     * the tensor variants' (0: lat_tensor): a fixed-latency write-back is
-     * booked in the same DM_CAL-cycle ring */
-    static const char *const mufu_key[8] = {
-        "lat_sfu",       "lat_mufu_ex2", "lat_mufu_sin",  "lat_mufu_rcp",
-        "lat_mufu_rsq",  "lat_mufu_lg2", "lat_mufu_sqrt", "lat_mufu_tanh"};
-    for (int k = 0; k < 8; k++)
-        if (c.mufu[k] >= DM_CAL - 8)
-            return wc_diag_set(d, WC_EINPUT, g->source, 0, 0,
-                               "%s = %ld: the detailed model needs < %d",
-                               k > 0 && c.mufu[k] != c.lat[WC_LAT_sfu]
-                                   ? mufu_key[k]
-                                   : "lat_sfu",
-                               c.mufu[k], DM_CAL - 8);
+    /* the keys of the MUFU functions' latencies (c.mufu[1..7], ua_core.c's
+     * order; 0 there takes lat_sfu, checked above) and of the tensor
+     * variants' (0: lat_tensor): a fixed-latency write-back is booked in
+     * the same DM_CAL-cycle ring */
     const struct {
         const char *key;
         long v;
-    } ten[] = {{"lat_tensor_k16", c.tensor_k16},
-               {"lat_tensor_int", c.tensor_int},
-               {"lat_tensor_fp64", c.tensor_fp64}};
-    for (size_t k = 0; k < sizeof ten / sizeof ten[0]; k++)
-        if (ten[k].v >= DM_CAL - 8)
+    } fixed[] = {{"lat_mufu_ex2", c.mufu[1]},    {"lat_mufu_sin", c.mufu[2]},
+                 {"lat_mufu_rcp", c.mufu[3]},    {"lat_mufu_rsq", c.mufu[4]},
+                 {"lat_mufu_lg2", c.mufu[5]},    {"lat_mufu_sqrt", c.mufu[6]},
+                 {"lat_mufu_tanh", c.mufu[7]},   {"lat_tensor_k16", c.tensor_k16},
+                 {"lat_tensor_int", c.tensor_int},
+                 {"lat_tensor_fp64", c.tensor_fp64}};
+    for (size_t k = 0; k < sizeof fixed / sizeof fixed[0]; k++)
+        if (fixed[k].v >= DM_CAL - 8)
             return wc_diag_set(d, WC_EINPUT, g->source, 0, 0,
                                "%s = %ld: the detailed model needs < %d",
-                               ten[k].key, ten[k].v, DM_CAL - 8);
+                               fixed[k].key, fixed[k].v, DM_CAL - 8);
     p->core = c;
     p->policy = (int)c.policy;
     p->assign = (int)c.assign;

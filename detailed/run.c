@@ -261,6 +261,21 @@ static int progress_ahead(const dm_gpu *gpu, uint64_t c)
     return 0;
 }
 
+static int watchdog(dm_gpu *gpu, uint64_t c);
+
+/* The watchdog's test at cycle c (both run loops): 0, with *last_prog
+ * moved to c when a timed memory event is still to come, or its error. */
+static int watchdog_check(dm_gpu *gpu, uint64_t c, uint64_t *last_prog)
+{
+    if (c <= *last_prog || c - *last_prog <= gpu->p.watchdog)
+        return 0;
+    if (progress_ahead(gpu, c)) {
+        *last_prog = c; /* waiting for a timed memory event */
+        return 0;
+    }
+    return watchdog(gpu, c);
+}
+
 static int watchdog(dm_gpu *gpu, uint64_t c)
 {
     char buf[900];
@@ -709,14 +724,8 @@ int dm_run_kernel(wc_trace *t, size_t k, const wc_gpu *g, const dm_options *o,
             if (dc < next)
                 next = dc;
         }
-        if (c > last_prog && c - last_prog > gpu.p.watchdog) {
-            if (progress_ahead(&gpu, c)) {
-                last_prog = c; /* waiting for a timed memory event */
-            } else {
-                rc = watchdog(&gpu, c);
-                goto out;
-            }
-        }
+        if ((rc = watchdog_check(&gpu, c, &last_prog)) != 0)
+            goto out;
         if (opt.max_cycles && c >= opt.max_cycles) {
             rc = wc_diag_set(d, WC_EINTERNAL, "", 0, 0,
                              "detailed model: max_cycles %llu reached",
@@ -827,14 +836,8 @@ int dm_run_ubench(const wc_ubench *u, const wc_gpu *g, const dm_options *o,
         }
         if (!busy)
             break;
-        if (c - last_prog > gpu.p.watchdog) {
-            if (progress_ahead(&gpu, c)) {
-                last_prog = c; /* waiting for a timed memory event */
-            } else {
-                rc = watchdog(&gpu, c);
-                goto out;
-            }
-        }
+        if ((rc = watchdog_check(&gpu, c, &last_prog)) != 0)
+            goto out;
         if (gpu.o.max_cycles && c >= gpu.o.max_cycles) {
             rc = wc_diag_set(d, WC_EINTERNAL, "", 0, 0,
                              "detailed model: max_cycles %llu reached",

@@ -139,15 +139,14 @@ static void scale_key(wc_gpu *s, const char *key, double f, double quantum)
     (void)wc_gpu_set_num(s, key, v, &d); /* out of bounds: keep the value */
 }
 
-/* The config of a slice of `sms` SMs of g for a kernel that occupies
- * `active` of its SMs (active_sms): the slice's share of every GPU-wide
- * resource is sms / active, what each of its SMs has in the full run. */
-static void slice_config(const wc_gpu *g, long sms, long active, wc_gpu *s)
+/* The config of a slice of `sms` SMs of g with share f of every GPU-wide
+ * resource (slice_share: sms / active, what each of its SMs has in the
+ * full run). */
+static void slice_config(const wc_gpu *g, long sms, double f, wc_gpu *s)
 {
     *s = *g;
     if (sms >= g->num_sms)
         return;
-    double f = (double)sms / (double)(active < sms ? sms : active);
     s->num_sms = sms;
     scale_key(s, "l2_bw", f, 0);
     scale_key(s, "dram_bw", f, 0);
@@ -297,8 +296,9 @@ static double slice_share(const kbind *b)
 
 /*
  * A one-wave kernel's regions (stand-ins or not: in one wave they are the
- * same) take at least SMP_ONE_WAVE_SMS SMs.  All its SMs start at once and each runs its CTAs to the end, so a slice's
- * one L2 and one DRAM server at s / active of the bandwidth get every
+ * same) take at least SMP_ONE_WAVE_SMS SMs.  All its SMs start at once and
+ * each runs its CTAs to the end, so a slice's one L2 and one DRAM server
+ * at s / active of the bandwidth get every
  * burst of its SMs at the same moment and serve it active / s times as
  * slowly as the whole GPU's spread it over its channels while the SMs
  * drift apart ("a slice's memory servers", stop 34).  Measured on
@@ -329,7 +329,7 @@ static void set_sms(kbind *b, long sms, long w)
     set_rctas(b, (uint64_t)(sms * b->occ * b->waves));
     b->warm = w < 0 ? (uint64_t)(sms * b->occ) : (uint64_t)w;
     long active = active_sms(b);
-    slice_config(g, sms, active, &b->slice);
+    slice_config(g, sms, slice_share(b), &b->slice);
     if (b->slice.max_ctas_per_sm > b->occ)
         b->slice.max_ctas_per_sm = b->occ;
     /* The interval model scales the L2/DRAM bandwidth to its `sms` itself
