@@ -258,6 +258,33 @@ static uint64_t busiest_ctas(const kbind *b)
     return (b->ctas + n - 1) / n;
 }
 
+/*
+ * The CTAs a region of `sms` SMs runs as its share of one wave: the
+ * busiest SM's load on each of them, except in a one-wave kernel whose
+ * CTAs do not divide evenly over the SMs.  There the dispatcher gives
+ * every SM q = ctas / num_sms CTAs and r = ctas % num_sms of them one more;
+ * the kernel ends with those r, which finish their last CTA alone, the
+ * other SMs idle and the L2 and DRAM theirs.  A region of the busiest
+ * load (q + 1 on each SM) keeps all its SMs busy to the end at s / active
+ * of the bandwidth, so its tail is served num_sms / r times as slowly as
+ * the whole run's.  The region mirrors the whole wave instead: its share
+ * of the CTAs, round(ctas s / num_sms), at least one SM of q + 1, which
+ * the dispatcher (both models: one CTA to each idle SM first) lays out
+ * as the whole GPU's, q on each SM and one more on some.
+ */
+static uint64_t wave_ctas(const kbind *b, long sms)
+{
+    uint64_t n = (uint64_t)b->g->num_sms, s = (uint64_t)sms;
+    uint64_t q = b->ctas / n, r = b->ctas % n;
+    uint64_t busiest = busiest_ctas(b) * s;
+    if (!b->one_wave || q == 0 || r == 0 || s >= n)
+        return busiest;
+    uint64_t m = (uint64_t)llround((double)b->ctas * (double)s / (double)n);
+    if (m < q * s + 1)
+        m = q * s + 1;
+    return m < busiest ? m : busiest;
+}
+
 /* Regions of rctas CTAs: the last takes the remainder; a remainder under
  * half a region joins the region before it. */
 static void set_rctas(kbind *b, uint64_t rctas)
@@ -326,7 +353,8 @@ static void set_sms(kbind *b, long sms, long w)
     if (sms < 1)
         sms = 1;
     b->sms = sms;
-    set_rctas(b, (uint64_t)(sms * b->occ * b->waves));
+    set_rctas(b, b->one_wave ? wave_ctas(b, sms)
+                             : (uint64_t)(sms * b->occ * b->waves));
     b->warm = w < 0 ? (uint64_t)(sms * b->occ) : (uint64_t)w;
     long active = active_sms(b);
     slice_config(g, sms, slice_share(b), &b->slice);
@@ -629,7 +657,7 @@ static void go_standin(kbind *b, long sms)
     b->shared = 0;
     b->slice_sms = sms;
     set_sms(b, sms, 0);
-    set_rctas(b, busiest_ctas(b) * (uint64_t)b->sms);
+    set_rctas(b, wave_ctas(b, b->sms));
     b->warm = 0;
     b->standin = 1;
 }
@@ -923,7 +951,7 @@ static int small_rule(kbind *b, uint64_t small, double A, uint64_t *out,
 static int busiest_load(kbind *b, uint64_t total, double util[2],
                         double *cpi, wc_diag *d)
 {
-    uint64_t count = busiest_ctas(b) * (uint64_t)b->sms;
+    uint64_t count = wave_ctas(b, b->sms);
     if (count >= b->ctas || total == 0)
         return 0;
     uint64_t first, rcount;
