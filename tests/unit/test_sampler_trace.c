@@ -16,11 +16,12 @@
 
 static char dir[64];
 
-static int write_trace_t(const char *kind, unsigned ctas, unsigned threads,
-                         unsigned iters)
+static int write_trace_s(const char *kind, unsigned ctas, unsigned threads,
+                         unsigned iters, int with_sass)
 {
     wc_synth_params p;
     wc_synth_defaults(&p, kind);
+    p.with_sass = with_sass;
     p.ctas = ctas;
     p.threads = threads;
     p.iters = iters;
@@ -30,6 +31,12 @@ static int write_trace_t(const char *kind, unsigned ctas, unsigned threads,
         return -1;
     }
     return 0;
+}
+
+static int write_trace_t(const char *kind, unsigned ctas, unsigned threads,
+                         unsigned iters)
+{
+    return write_trace_s(kind, ctas, threads, iters, 1);
 }
 
 static int write_trace(const char *kind, unsigned ctas, unsigned iters)
@@ -348,23 +355,28 @@ int main(void)
      * on a100 (1.62 waves: 7 CTAs on the busiest SM, 6.48 on average):
      * its 1-SM stand-in asks 8% more than its share of DRAM, +6.88%,
      * missing; widened to 4 SMs that mirror the load (widen_uneven),
-     * -1.37%. */
+     * -1.37%.  chase 700 x 512 i4 on v100, without a listing: its 1-SM
+     * stand-in is judged unlike the whole run, and on regions of two
+     * waves it was -5.55%; widened once more before giving up
+     * (widen_unlike), -1.53%. */
     {
         static const struct {
             const char *kind;
             unsigned ctas, threads, iters;
             const char *gpu;
-        } ow[] = {{"divergent", 36, 128, 16, "h100-pcie"},
-                  {"divergent", 100, 128, 16, "h100-pcie"},
-                  {"divergent", 24, 128, 4, "a100"},
-                  {"tensor", 130, 128, 4, "a100"},
-                  {"fp64", 100, 128, 4, "v100"},
-                  {"chase", 400, 1024, 2, "rtx-a6000"},
-                  {"divergent", 300, 1024, 2, "rtx-a6000"},
-                  {"memory", 700, 512, 4, "a100"}};
+            int no_sass; /* 1: no control-bit listing */
+        } ow[] = {{"divergent", 36, 128, 16, "h100-pcie", 0},
+                  {"divergent", 100, 128, 16, "h100-pcie", 0},
+                  {"divergent", 24, 128, 4, "a100", 0},
+                  {"tensor", 130, 128, 4, "a100", 0},
+                  {"fp64", 100, 128, 4, "v100", 0},
+                  {"chase", 400, 1024, 2, "rtx-a6000", 0},
+                  {"divergent", 300, 1024, 2, "rtx-a6000", 0},
+                  {"memory", 700, 512, 4, "a100", 0},
+                  {"chase", 700, 512, 4, "v100", 1}};
         for (size_t i = 0; i < sizeof ow / sizeof ow[0]; i++) {
-            CHECK_EQ_INT(write_trace_t(ow[i].kind, ow[i].ctas, ow[i].threads,
-                                       ow[i].iters), 0);
+            CHECK_EQ_INT(write_trace_s(ow[i].kind, ow[i].ctas, ow[i].threads,
+                                       ow[i].iters, !ow[i].no_sass), 0);
             CHECK_EQ_INT(wc_trace_open(dir, &t, &d), 0);
             if (!t)
                 CHECK_DONE();
