@@ -289,10 +289,10 @@ static double load_excess(const kbind *b)
  * stand-ins keep it where it is within SMP_UNEVEN of the mean (many
  * CTAs a SM: the mirror would move the sampled windows, not the load;
  * `mixed` 16384 x 64 k5 on h100-sxm, 8-SM stand-ins of 993 CTAs instead
- * of 1000, went +1.49% -> +4.15%, the noise of its reuse stand-ins).  Measured (docs/sampler.md,
- * "Regions that mirror the whole run's load"): one-wave kernels of 130-250
- * CTAs on a100, up to +18.26% with intervals missing on the busiest load,
- * within 2.37%.
+ * of 1000, went +1.49% -> +4.15%, the noise of its reuse stand-ins).
+ * Measured (docs/sampler.md, "Regions that mirror the whole run's load"):
+ * one-wave kernels of 130-250 CTAs on a100, up to +18.26% with intervals
+ * missing on the busiest load, within 2.37%.
  */
 static uint64_t wave_ctas(const kbind *b, long sms)
 {
@@ -885,43 +885,42 @@ static int standin_fold(kbind *b, wc_diag *d);
  * on the busiest SM, 6.48 on average) +6.96%, interval missing -> -1.09%;
  * `chase` 700 x 512 i4 on h100-pcie -4.51% -> -2.98%.
  */
-static void widen_uneven(kbind *b)
+/* Narrow stand-ins that fold no shared data laid out again on
+ * SMP_ONE_WAVE_SMS SMs (go_standin: they mirror the load), where those
+ * are fewer than the GPU's and still worth sampling; slice_sms (the layout
+ * check_sharing goes back to) is kept.  1 when b was widened. */
+static int standin_widen(kbind *b)
 {
     const wc_gpu *g = b->g;
     if (b->fold.n || b->sms >= SMP_ONE_WAVE_SMS || b->ctas == 0 ||
         b->o->region_sms > 0 || g->smp_region_sms > 0)
-        return;
-    if (load_excess(b) <= SMP_UNEVEN)
-        return;
+        return 0;
     kbind w = *b; /* a scratch copy: go_standin writes the layout only */
     go_standin(&w, SMP_ONE_WAVE_SMS);
-    if (!standin_worth(&w, 0))
-        return;
-    long s0 = b->slice_sms; /* the layout to go back to, as it was */
+    if (w.sms >= g->num_sms || !standin_worth(&w, 0))
+        return 0;
+    long s0 = b->slice_sms;
     go_standin(b, SMP_ONE_WAVE_SMS);
     b->slice_sms = s0;
+    return 1;
+}
+
+static void widen_uneven(kbind *b)
+{
+    if (load_excess(b) > SMP_UNEVEN)
+        (void)standin_widen(b);
 }
 
 static int judge_standin(kbind *b, double whole, double fixed,
                          const double util[2], int *bad, wc_diag *d);
 
-/* Stand-ins of fewer than SMP_ONE_WAVE_SMS SMs judged unlike (*bad set),
- * with no shared data folded: laid out again on SMP_ONE_WAVE_SMS SMs and
- * judged again where still worth sampling (*bad: the new verdict); else
- * b is left as it was. */
+/* Narrow stand-ins judged unlike (*bad set): widened (standin_widen) and
+ * judged again, *bad the new verdict; else left as they were. */
 static int widen_unlike(kbind *b, double whole, double fixed,
                         const double util[2], int *bad, wc_diag *d)
 {
-    if (!*bad || b->fold.n || b->sms >= SMP_ONE_WAVE_SMS ||
-        b->o->region_sms > 0 || b->g->smp_region_sms > 0)
+    if (!*bad || !standin_widen(b))
         return 0;
-    kbind w = *b; /* a scratch copy: go_standin writes the layout only */
-    go_standin(&w, SMP_ONE_WAVE_SMS);
-    if (w.sms >= b->g->num_sms || !standin_worth(&w, 0))
-        return 0;
-    long s0 = b->slice_sms; /* the layout to go back to, as it was */
-    go_standin(b, SMP_ONE_WAVE_SMS);
-    b->slice_sms = s0;
     *bad = 0;
     return judge_standin(b, whole, fixed, util, bad, d);
 }
