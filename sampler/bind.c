@@ -367,6 +367,13 @@ static double slice_share(const kbind *b)
  */
 #define SMP_ONE_WAVE_SMS 4
 
+/* A region width asked for (--set smp_region_sms, the option): the
+ * sampler then keeps it, widening nothing and judging no slice. */
+static int width_asked(const kbind *b)
+{
+    return b->o->region_sms > 0 || b->g->smp_region_sms > 0;
+}
+
 /* Regions of s SMs (b->occ, b->waves, b->ctas set) with w warm-up CTAs
  * (< 0: one wave of the region's SMs). */
 static void set_sms(kbind *b, long sms, long w)
@@ -376,7 +383,7 @@ static void set_sms(kbind *b, long sms, long w)
      * at a time, unless the width was asked for (--set smp_region_sms,
      * the option) */
     if ((b->one_wave || b->occ == 1) && sms < SMP_ONE_WAVE_SMS &&
-        b->o->region_sms <= 0 && g->smp_region_sms <= 0)
+        !width_asked(b))
         sms = SMP_ONE_WAVE_SMS;
     if (sms > g->num_sms)
         sms = g->num_sms;
@@ -655,8 +662,7 @@ static int run_mid_steady(kbind *b, wc_diag *d)
 
 static int may_slice(const kbind *b)
 {
-    return b->sms < b->g->num_sms && b->nregions >= 4 &&
-           b->o->region_sms <= 0 && b->g->smp_region_sms <= 0;
+    return b->sms < b->g->num_sms && b->nregions >= 4 && !width_asked(b);
 }
 
 static void go_all_sms(kbind *b)
@@ -869,6 +875,26 @@ static void slice_unlike(kbind *b, double pass, int try_standin)
  */
 static int standin_fold(kbind *b, wc_diag *d);
 
+/* Narrow stand-ins that fold no shared data laid out again on
+ * SMP_ONE_WAVE_SMS SMs (go_standin: they mirror the load), where those
+ * are fewer than the GPU's and still worth sampling; slice_sms (the layout
+ * check_sharing goes back to) is kept.  1 when b was widened. */
+static int standin_widen(kbind *b)
+{
+    const wc_gpu *g = b->g;
+    if (b->fold.n || b->sms >= SMP_ONE_WAVE_SMS || b->ctas == 0 ||
+        width_asked(b))
+        return 0;
+    kbind w = *b; /* a scratch copy: go_standin writes the layout only */
+    go_standin(&w, SMP_ONE_WAVE_SMS);
+    if (w.sms >= g->num_sms || !standin_worth(&w, 0))
+        return 0;
+    long s0 = b->slice_sms;
+    go_standin(b, SMP_ONE_WAVE_SMS);
+    b->slice_sms = s0;
+    return 1;
+}
+
 /*
  * Stand-ins too narrow to hold the whole run's load.  A 1-SM stand-in
  * runs the busiest SM's ceil(ctas / num_sms) CTAs, and asks that over
@@ -885,26 +911,6 @@ static int standin_fold(kbind *b, wc_diag *d);
  * on the busiest SM, 6.48 on average) +6.96%, interval missing -> -1.09%;
  * `chase` 700 x 512 i4 on h100-pcie -4.51% -> -2.98%.
  */
-/* Narrow stand-ins that fold no shared data laid out again on
- * SMP_ONE_WAVE_SMS SMs (go_standin: they mirror the load), where those
- * are fewer than the GPU's and still worth sampling; slice_sms (the layout
- * check_sharing goes back to) is kept.  1 when b was widened. */
-static int standin_widen(kbind *b)
-{
-    const wc_gpu *g = b->g;
-    if (b->fold.n || b->sms >= SMP_ONE_WAVE_SMS || b->ctas == 0 ||
-        b->o->region_sms > 0 || g->smp_region_sms > 0)
-        return 0;
-    kbind w = *b; /* a scratch copy: go_standin writes the layout only */
-    go_standin(&w, SMP_ONE_WAVE_SMS);
-    if (w.sms >= g->num_sms || !standin_worth(&w, 0))
-        return 0;
-    long s0 = b->slice_sms;
-    go_standin(b, SMP_ONE_WAVE_SMS);
-    b->slice_sms = s0;
-    return 1;
-}
-
 static void widen_uneven(kbind *b)
 {
     if (load_excess(b) > SMP_UNEVEN)
@@ -979,9 +985,7 @@ static int small_rule(kbind *b, uint64_t small, double A, uint64_t *out,
      * the one-wave H100 SXM kernels of 80K-320K warp instructions: 3-7x
      * faster than detailed, within 1.1%.  Unless its slice is busy
      * (pre_pass_slice). */
-    if (b->one_wave && b->waves == 1 && b->sms < g->num_sms &&
-        b->nregions >= 4 && b->o->region_sms <= 0 &&
-        g->smp_region_sms <= 0) {
+    if (b->one_wave && b->waves == 1 && may_slice(b)) {
         b->one_wave_small = 1;
         *out = 0;
         return 0;
@@ -1243,18 +1247,16 @@ static int check_sharing(kbind *b, double whole, double fixed,
     if (b->standin && b->standin_first) {
         if ((rc = judge_standin(b, whole, fixed, util, &bad, d)))
             return rc;
-        if (!bad && standin_worth(b, 0))
-            return 0;
         /* Narrow stand-ins unlike the whole run, with no shared data
          * folded: once more on SMP_ONE_WAVE_SMS SMs that mirror the load
-         * (widen_uneven), judged the same way (chase 700 x 512 i4 on v100,
+         * (widen_unlike), judged the same way (chase 700 x 512 i4 on v100,
          * 9 CTAs on the busiest SM, 8.75 on average: its 1-SM stand-in
          * judged unlike, on regions of two waves -5.55%; on 4-SM
          * stand-ins -1.53%).  Folded ones keep the width of their verdict
          * (on 8 SMs, mixed 400 x 1024 k5 on h100-sxm was -12.26%). */
         if ((rc = widen_unlike(b, whole, fixed, util, &bad, d)))
             return rc;
-        if (b->standin && !bad && standin_worth(b, 0))
+        if (!bad && standin_worth(b, 0))
             return 0;
         /* Stand-ins unlike the whole run (chase 4096 x 128 i8, h100-pcie:
          * +14.5%, a table shared across the kernel): the regions of
@@ -1928,8 +1930,7 @@ static int standin_fold(kbind *b, wc_diag *d)
  */
 static int check_overlap(kbind *b, wc_diag *d)
 {
-    if (b->sms >= b->g->num_sms || b->nregions < 4 || b->o->region_sms > 0 ||
-        b->g->smp_region_sms > 0)
+    if (!may_slice(b))
         return 0;
     secset A = {0}, B = {0};
     uint64_t common = 0;
@@ -2162,7 +2163,7 @@ static int eng_aux(void *ctx, size_t *nregions, const uint64_t **ins,
     }
     if (tp) {
         /* Finer regions: the detailed sample is a count, not a share. */
-        if (b->o->region_sms <= 0 && g->smp_region_sms <= 0) {
+        if (!width_asked(b)) {
             long sms = (long)((double)b->ctas /
                               ((double)b->occ * (double)b->waves *
                                (double)g->smp_two_phase_regions));
