@@ -1396,66 +1396,101 @@ int wc_cta_raw_inst(const wc_cta *c, const unsigned char *p, size_t len,
     return 0;
 }
 
-int wc_cta_raw_inst_like(const wc_cta *c, const unsigned char *p,
-                         size_t len, wc_rawpos *s, const unsigned char *tp,
-                         size_t tlen, const wc_inst *tin, uint32_t tsid,
-                         wc_inst *in, uint32_t *sid, unsigned *flags)
+int wc_rawtmpl_prep(const wc_cta *c, const unsigned char *tp, size_t tlen,
+                    const wc_inst *tin, uint32_t tsid, int strided,
+                    wc_rawtmpl *t)
 {
+    memset(t, 0, sizeof *t);
     if (!c || c->k->kind != KIND_BIN || !c->k->bin->tab)
-        return -1;
+        return 0;
     const struct wctb_kern *b = c->k->bin;
-    size_t ta = 0, a = s->at;
+    size_t ta = 0;
     uint64_t v;
-    if (tlen == 0 || a >= len)
-        goto slow;
+    if (tlen == 0 || tlen > UINT32_MAX)
+        return 0;
     unsigned tag = tp[ta++];
-    /* a strided record decodes from two varints (lanes_strided): the
-     * comparisons below cost more than that (memory trace, callgrind:
-     * 405 M host instructions decoding against 615 M through here) */
     if ((tag & ~(unsigned)(T_ID | T_MASK | T_AMODE)) ||
-        (tag & T_AMODE) == T_AMODE || (tag & T_AMODE) == A_STRIDE)
-        goto slow;
-    uint32_t id = s->pid + 1, mask = s->pmask;
+        (tag & T_AMODE) == T_AMODE ||
+        (!strided && (tag & T_AMODE) == A_STRIDE))
+        return 0;
     if (tag & T_ID) {
-        if (get_var(tp, tlen, &ta, &v) != 0)
-            goto slow;
-        id = (uint32_t)v;
-        if (v >= b->tab_n)
-            goto slow;
+        if (get_var(tp, tlen, &ta, &v) != 0 || v != tsid)
+            return 0;
+        t->has_id = 1;
     }
     if (tag & T_MASK) {
-        if (tlen - ta < 4)
-            goto slow;
-        mask = get32(tp + ta);
+        if (tlen - ta < 4 || get32(tp + ta) != tin->mask)
+            return 0;
         ta += 4;
+        t->has_mask = 1;
     }
-    if (id != tsid || id >= b->tab_n ||
-        !(b->tab[id].iflags & WC_IF_HAS_ADDR) || tin->mask != mask)
-        goto slow;
-    /* the same head (tag, record, mask): the template's record and mask */
-    size_t head = ta;
-    if (len - a < head || memcmp(p + a, tp, head) != 0)
-        goto slow;
+    unsigned mode = tag & T_AMODE;
+    if (tsid >= b->tab_n || !(b->tab[tsid].iflags & WC_IF_HAS_ADDR) ||
+        (mode != A_ALL && !tin->mask))
+        return 0;
+    t->head = (uint32_t)ta;
     if (get_var(tp, tlen, &ta, &v) != 0) /* the template's base */
-        goto slow;
-    size_t ca = a + head;
-    if (get_var(p, len, &ca, &v) != 0) /* this one's */
-        goto slow;
-    size_t tail = tlen - ta;
-    if (len - ca < tail || memcmp(p + ca, tp + ta, tail) != 0)
-        goto slow;
+        return 0;
+    t->tail_at = (uint32_t)ta;
+    t->tlen = (uint32_t)tlen;
+    t->sid = tsid;
+    t->mask = tin->mask;
+    t->all = mode == A_ALL;
+    t->tbase = mode == A_ALL ? tin->addr[0]
+                             : tin->addr[__builtin_ctz(tin->mask)];
+    t->ok = 1;
+    return 1;
+}
+
+/* n bytes at a and b the same (n mostly a few: no call) */
+static inline int same_bytes(const unsigned char *a, const unsigned char *b,
+                             size_t n)
+{
+    if (n > 16)
+        return memcmp(a, b, n) == 0;
+    unsigned x = 0;
+    for (size_t i = 0; i < n; i++)
+        x |= (unsigned)(a[i] ^ b[i]);
+    return x == 0;
+}
+
+int wc_cta_raw_moved(const unsigned char *p, size_t len, wc_rawpos *s,
+                     const unsigned char *tp, const wc_rawtmpl *t,
+                     uint64_t *d, int *all)
+{
+    size_t a = s->at;
+    uint64_t v;
+    /* the record and mask the bytes give: the template's, from its bytes
+     * or (where they leave them out) from the instruction before */
+    if (!t->ok || a >= len || (!t->has_id && s->pid + 1 != t->sid) ||
+        (!t->has_mask && s->pmask != t->mask))
+        return 0;
+    /* the same head (tag, record, mask) */
+    if (len - a < t->head || !same_bytes(p + a, tp, t->head))
+        return 0;
+    size_t ca = a + t->head;
+    if (get_var(p, len, &ca, &v) != 0) /* this one's base */
+        return 0;
+    size_t tail = t->tlen - t->tail_at;
+    if (len - ca < tail || !same_bytes(p + ca, tp + t->tail_at, tail))
+        return 0;
     /* the lanes' bytes are the template's: each lane is its lane moved by
      * the difference of the bases (mod 2^64, as dec_inst adds them);
      * lanes a mode leaves 0 (inactive, but for A_ALL) stay 0 */
-    unsigned mode = tag & T_AMODE;
-    if (mode != A_ALL && !mask)
-        goto slow;
     uint64_t base = s->pbase + unzz(v);
-    uint64_t tbase = mode == A_ALL ? tin->addr[0]
-                                   : tin->addr[__builtin_ctz(mask)];
-    uint64_t d = base - tbase;
+    *d = base - t->tbase;
+    *all = t->all;
+    s->at = ca + tail;
+    s->pid = t->sid;
+    s->pmask = t->mask;
+    s->pbase = base;
+    return 1;
+}
+
+void wc_inst_moved(wc_inst *in, const wc_inst *tin, uint64_t d, int all)
+{
     rec_head(in, tin);
-    if (mode == A_ALL || mask == 0xffffffffu) {
+    if (all || tin->mask == 0xffffffffu) {
 #if defined(__SSE2__)
         __m128i dv = _mm_set1_epi64x((long long)d);
 #if defined(__GNUC__)
@@ -1473,18 +1508,32 @@ int wc_cta_raw_inst_like(const wc_cta *c, const unsigned char *p,
 #endif
     } else {
         memcpy(in->addr, tin->addr, sizeof in->addr);
-        for (uint32_t m = mask; m; m &= m - 1)
+        for (uint32_t m = tin->mask; m; m &= m - 1)
             in->addr[__builtin_ctz(m)] += d;
     }
-    s->at = ca + tail;
-    s->pid = id;
-    s->pmask = mask;
-    s->pbase = base;
-    *sid = id;
-    *flags = b->tfl[id];
+}
+
+int wc_cta_raw_inst_like(const wc_cta *c, const unsigned char *p,
+                         size_t len, wc_rawpos *s, const unsigned char *tp,
+                         size_t tlen, const wc_inst *tin, uint32_t tsid,
+                         wc_inst *in, uint32_t *sid, unsigned *flags)
+{
+    if (!c || c->k->kind != KIND_BIN || !c->k->bin->tab)
+        return -1;
+    wc_rawtmpl t;
+    uint64_t d;
+    int all;
+    /* a strided record decodes from two varints (lanes_strided): the
+     * comparisons and the copy cost more than that (memory trace,
+     * callgrind: 405 M host instructions decoding against 615 M through
+     * here) */
+    if (!wc_rawtmpl_prep(c, tp, tlen, tin, tsid, 0, &t) ||
+        !wc_cta_raw_moved(p, len, s, tp, &t, &d, &all))
+        return wc_cta_raw_inst(c, p, len, s, in, sid, flags);
+    wc_inst_moved(in, tin, d, all);
+    *sid = tsid;
+    *flags = c->k->bin->tfl[tsid] | WC_RAW_MOVED;
     return 0;
-slow:
-    return wc_cta_raw_inst(c, p, len, s, in, sid, flags);
 }
 
 const wc_inst *wc_cta_static(const wc_cta *c, uint32_t sid)

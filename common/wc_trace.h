@@ -234,6 +234,8 @@ typedef struct wc_rawpos {
 void wc_rawpos_init(wc_rawpos *s);
 #define WC_RAW_ADDR 1u          /* the record has lane addresses          */
 #define WC_RAW_UNKNOWN 2u       /* its opcode is not in the table         */
+#define WC_RAW_MOVED 4u         /* (wc_cta_raw_inst_like) its lanes are the
+                                   template's, each moved by one difference */
 /* Decode the instruction at s of p[0..len), an encoded stream of c's
  * kernel, into *in (every field) and *sid, with *flags (WC_RAW_*) of its
  * record; s moves past it.  0, or -1 when the bytes do not decode (nothing
@@ -249,11 +251,38 @@ int wc_cta_raw_inst(const wc_cta *c, const unsigned char *p, size_t len,
  * mask, and after their address base have the template's lane bytes, *in
  * is *tin with its lanes moved by the difference of the bases, without
  * decoding them (the same result as wc_cta_raw_inst); otherwise
- * wc_cta_raw_inst.  Any template gives wc_cta_raw_inst's result. */
+ * wc_cta_raw_inst.  Any template gives wc_cta_raw_inst's result, but for
+ * WC_RAW_MOVED in *flags, set where the lanes were moved from *tin's. */
 int wc_cta_raw_inst_like(const wc_cta *c, const unsigned char *p,
                          size_t len, wc_rawpos *s, const unsigned char *tp,
                          size_t tlen, const wc_inst *tin, uint32_t tsid,
                          wc_inst *in, uint32_t *sid, unsigned *flags);
+/* Speed only: a template instruction (tp[0 .. tlen), its encoded bytes,
+ * decoded into *tin, of record tsid) made ready for wc_cta_raw_moved:
+ * where its bytes start, its base and its lanes' bytes.  1, or 0 when
+ * it cannot serve as a template (its lanes strided and strided 0, bytes
+ * that do not decode to *tin's record and mask); t->ok says the same. */
+typedef struct wc_rawtmpl {
+    uint64_t tbase;             /* its first active lane's address        */
+    uint32_t head, tail_at, tlen; /* bytes of its head, where its lanes'
+                                   bytes start, all its bytes            */
+    uint32_t sid, mask;
+    uint8_t has_id, has_mask, all, ok;
+} wc_rawtmpl;
+int wc_rawtmpl_prep(const wc_cta *c, const unsigned char *tp, size_t tlen,
+                    const wc_inst *tin, uint32_t tsid, int strided,
+                    wc_rawtmpl *t);
+/* Whether the bytes at s of p[0 .. len) repeat template t's (tp its bytes)
+ * but for the address base, without decoding them: 1 with s moved past
+ * them, *d the difference of the bases and *all (the instruction is
+ * wc_inst_moved(in, tin, *d, *all), of record t->sid), else 0 with s
+ * unchanged (decode it with wc_cta_raw_inst). */
+int wc_cta_raw_moved(const unsigned char *p, size_t len, wc_rawpos *s,
+                     const unsigned char *tp, const wc_rawtmpl *t,
+                     uint64_t *d, int *all);
+/* *in = *tin with each active lane moved by d (mod 2^64), or with all: every
+ * lane (a record of every lane's address); inactive lanes else as tin's. */
+void wc_inst_moved(wc_inst *in, const wc_inst *tin, uint64_t d, int all);
 /* Static record sid of c's kernel (binary traces; NULL past the table). */
 const wc_inst *wc_cta_static(const wc_cta *c, uint32_t sid);
 /* Warp w as read to its end (its next read gives the end). */

@@ -308,13 +308,18 @@ typedef struct im_wm {
      * later warp whose stream has the same bytes outside those
      * instructions has the same instructions (im_warp.c, fast_collect) */
     unsigned char *raw;
-    size_t nraw, cap_raw, raw_used, nseg, cap_seg, cap_dec;
+    size_t nraw, cap_raw, raw_used, nseg, cap_seg, cap_dec, cap_wf, cap_rt;
     int tmpl;
     im_wm_seg *seg;
     wc_inst *dec;       /* [nseg]: those instructions decoded: a later
                            warp's that repeat their bytes after the address
                            base are these, moved to its base
-                           (wc_cta_raw_inst_like)                          */
+                           (wc_cta_raw_moved)                              */
+    wc_rawtmpl *rt;     /* [nseg]: their bytes (wc_rawtmpl_prep)          */
+    uint32_t *wf;       /* [nseg]: dec[j]'s wavefronts where it is a
+                           shared-memory access, else UINT32_MAX: a later
+                           warp's instruction that is dec[j] moved by whole
+                           rows of banks has as many (tmpl_wavefronts)    */
 } im_wm;
 
 
@@ -370,6 +375,10 @@ typedef struct im_walker {
     wc_iref *wbuf;
     size_t wbuf_cap;
     wc_inst *wcopy;     /* [IM_WM_MAXU] */
+    uint8_t *wmoved;    /* [IM_WM_MAXU]: tmpl_match: wcopy[j] is its
+                           template's dec[j] moved by wdelta[j], or will
+                           be (TM_* in im_warp.c)                         */
+    uint64_t *wdelta;   /* [IM_WM_MAXU]                                   */
     im_macc *waux;
     size_t waux_cap;
     uint64_t *wkey;     /* what the walk reads of waux (two words each)   */

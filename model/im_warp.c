@@ -483,10 +483,16 @@ void im_walker_free(im_walker *w)
             free(e->raw);
             free(e->seg);
             free(e->dec);
+            free(e->wf);
+            free(e->rt);
         }
     free(w->wm);
     free(w->wbuf);
     free(w->wcopy);
+    free(w->wmoved);
+    free(w->wdelta);
+    w->wmoved = NULL;
+    w->wdelta = NULL;
     free(w->pre);
     w->pre = NULL;
     free(w->waux);
@@ -996,6 +1002,8 @@ static void wm_fit(im_wm *e)
     FIT(e->raw, e->cap_raw, e->nraw, 65536);
     FIT(e->seg, e->cap_seg, e->nseg, IM_WM_SHORT_MEM);
     FIT(e->dec, e->cap_dec, e->nseg, IM_WM_SHORT_MEM);
+    FIT(e->wf, e->cap_wf, e->nseg, IM_WM_SHORT_MEM);
+    FIT(e->rt, e->cap_rt, e->nseg, IM_WM_SHORT_MEM);
 }
 
 /* The recording complete: into its slot (the slot's buffers become the
@@ -1257,15 +1265,48 @@ static void tmpl_make(im_walker *w, im_wm *e, const wc_cta *c)
             return;
         if (fl & WC_RAW_ADDR) {
             if (e->nseg == IM_WM_MAXU || GROW(e->seg, e->cap_seg, e->nseg) ||
-                GROW(e->dec, e->cap_dec, e->nseg))
+                GROW(e->dec, e->cap_dec, e->nseg) ||
+                GROW(e->wf, e->cap_wf, e->nseg) ||
+                GROW(e->rt, e->cap_rt, e->nseg))
                 return;
+            /* a shared-memory access's wavefronts now: a repeat moved by
+             * whole rows has as many, and is then not decoded
+             * (tmpl_match) */
+            const im_static *ms = memo_get(w, w->tscratch, sid);
+            e->wf[e->nseg] = ms && ms->mk == 2
+                                 ? im_mem_wavefronts(w->p, w->tscratch)
+                                 : UINT32_MAX;
             e->dec[e->nseg] = *w->tscratch;
+            /* its bytes ready for tmpl_match; a strided full warp's
+             * record decodes from two varints, at less than the cost of
+             * its comparison and copy, but a shared-memory access is not
+             * copied (tmpl_inst) */
+            wc_rawtmpl_prep(c, e->raw + beg, s.at - beg, w->tscratch, sid,
+                            e->wf[e->nseg] != UINT32_MAX, &e->rt[e->nseg]);
             e->seg[e->nseg++] =
                 (im_wm_seg){(uint32_t)i, (uint32_t)beg, (uint32_t)s.at};
         }
     }
     e->raw_used = s.at;
     e->tmpl = 1;
+}
+
+/* w->wmoved[j] (tmpl_match): the warp's instruction j of template e (j
+ * below e->nseg) is the template's moved by w->wdelta[j] (TM_MOVED), not
+ * decoded yet (TM_LAZY), every lane moved (TM_ALL: a record of every
+ * lane's address) */
+enum { TM_MOVED = 1, TM_LAZY = 2, TM_ALL = 4 };
+
+/* The warp's instruction j of template e, decoded into w->wcopy[j] if it
+ * was not (TM_LAZY). */
+static const wc_inst *tmpl_inst(im_walker *w, const im_wm *e, size_t j)
+{
+    if (w->wmoved[j] & TM_LAZY) {
+        wc_inst_moved(&w->wcopy[j], &e->dec[j], w->wdelta[j],
+                      (w->wmoved[j] & TM_ALL) != 0);
+        w->wmoved[j] &= (uint8_t)~TM_LAZY;
+    }
+    return &w->wcopy[j];
 }
 
 /* 1 when the stream p[0 .. len) (of e->n instructions, from c's kernel)
@@ -1291,20 +1332,35 @@ static int tmpl_match(im_walker *w, const im_wm *e, const wc_cta *c,
             s.pmask = (uint32_t)e->seq[g->idx - 1];
         }
         wc_inst *in = &w->wcopy[j];
+        const wc_inst *tin = &e->dec[j];
         uint32_t sid;
         unsigned fl;
-        /* a strided full warp's record decodes from two varints: its
-         * template would cost more (wc_cta_raw_inst_like) */
-        int rc = e->dec[j].lanes_affine
-                     ? wc_cta_raw_inst(c, p, len, &s, in, &sid, &fl)
-                     : wc_cta_raw_inst_like(
-                           c, p, len, &s, e->raw + g->beg, g->end - g->beg,
-                           &e->dec[j], (uint32_t)(e->seq[g->idx] >> 32), in,
-                           &sid, &fl);
-        if (rc != 0 ||
+        uint64_t dd;
+        int all;
+        /* the template's bytes but for the base: its lanes moved; a
+         * shared-memory access's not even that until asked for
+         * (tmpl_inst: tmpl_wavefronts may not need them) */
+        if (wc_cta_raw_moved(p, len, &s, e->raw + g->beg, &e->rt[j], &dd,
+                             &all)) {
+            w->wdelta[j] = dd;
+            w->wmoved[j] = TM_MOVED | TM_LAZY | (all ? TM_ALL : 0);
+            if (e->wf[j] == UINT32_MAX)
+                tmpl_inst(w, e, j);
+            at = s.at;
+            te = g->end;
+            continue;
+        }
+        if (wc_cta_raw_inst(c, p, len, &s, in, &sid, &fl) != 0 ||
             ((uint64_t)sid << 32 | in->mask) != e->seq[g->idx] ||
             fl != WC_RAW_ADDR)
             return 0;
+        /* both strided full warps of one stride: in is e's moved
+         * (tmpl_wavefronts) */
+        int moved = in->lanes_affine && tin->lanes_affine &&
+                    in->addr[1] - in->addr[0] == tin->addr[1] - tin->addr[0];
+        w->wmoved[j] = moved ? TM_MOVED : 0;
+        if (moved)
+            w->wdelta[j] = in->addr[0] - tin->addr[0];
         at = s.at;
         te = g->end;
     }
@@ -1317,6 +1373,8 @@ static int tmpl_match(im_walker *w, const im_wm *e, const wc_cta *c,
 static void tmpl_fill(im_walker *w, const im_wm *e, const wc_cta *c)
 {
     const wc_inst *tab = wc_cta_static(c, 0); /* sids checked: in table */
+    for (size_t k = 0; k < e->nseg; k++)
+        tmpl_inst(w, e, k);
     size_t j = 0;
     for (size_t i = 0; i < e->n; i++) {
         wc_iref *b = &w->wbuf[i];
@@ -1333,8 +1391,8 @@ static void tmpl_fill(im_walker *w, const im_wm *e, const wc_cta *c)
  * repeats (tmpl_match), one on the same sub-core with the same sharing
  * first (then the hash collect would make is its hash when the outcomes
  * agree); NULL when none. */
-static const im_wm *tmpl_find(im_walker *w, int sub, const unsigned char *p,
-                              size_t len, uint64_t n)
+static im_wm *tmpl_find(im_walker *w, int sub, const unsigned char *p,
+                        size_t len, uint64_t n)
 {
     const wc_cta *c = w->raw_cta;
     /* among the slots last stored or recalled (speed only: any template
@@ -1356,6 +1414,27 @@ static const im_wm *tmpl_find(im_walker *w, int sub, const unsigned char *p,
     return NULL;
 }
 
+/* im_mem_wavefronts of template t's instruction j in this warp (a
+ * shared-memory access; fast_collect matched the warp to t: the same
+ * record and mask).  Speed only: where its lanes are t's moved by one
+ * difference (tmpl_match) of whole rows of banks (a row a power of two:
+ * every lane keeps its bank, and lanes keep sharing or not sharing a
+ * word), the count is t's, worked out once per template (a kernel whose
+ * CTAs index the same shared array: the same addresses in every CTA).
+ * The instruction is then not decoded at all. */
+static unsigned tmpl_wavefronts(im_walker *w, im_wm *t, size_t j)
+{
+    const im_par *p = w->p;
+    uint64_t row = (uint64_t)p->shmem_banks * p->shmem_bank_bytes;
+    if ((w->wmoved[j] & TM_MOVED) && row && !(row & (row - 1)) &&
+        !(w->wdelta[j] & (row - 1))) {
+        if (t->wf[j] == UINT32_MAX)
+            t->wf[j] = im_mem_wavefronts(p, &t->dec[j]);
+        return t->wf[j];
+    }
+    return im_mem_wavefronts(p, tmpl_inst(w, t, j));
+}
+
 /* collect for a warp with a template: the same results (*ended), its
  * instructions with addresses decoded and asked for in order, the rest
  * taken from the template.  *hit: the recorded warp wm_find would find,
@@ -1374,9 +1453,12 @@ static int fast_collect(im_walker *w, int sub, im_cta_acc *acc,
     w->raw_p = rp; /* recorded with the warp (rec_begin) */
     w->raw_len = rl;
     if (n > IM_WM_MAXI ||
-        (!w->wcopy && !(w->wcopy = malloc(IM_WM_MAXU * sizeof *w->wcopy))))
+        (!w->wcopy && !(w->wcopy = malloc(IM_WM_MAXU * sizeof *w->wcopy))) ||
+        (!w->wmoved && !(w->wmoved = malloc(IM_WM_MAXU))) ||
+        (!w->wdelta &&
+         !(w->wdelta = malloc(IM_WM_MAXU * sizeof *w->wdelta))))
         return -1;
-    const im_wm *t = tmpl_find(w, sub, rp, rl, n);
+    im_wm *t = tmpl_find(w, sub, rp, rl, n);
     if (!t)
         return -1;
     size_t ns = t->nseg;
@@ -1387,15 +1469,27 @@ static int fast_collect(im_walker *w, int sub, im_cta_acc *acc,
         return -1;
     size_t na = 0;
     for (size_t j = 0; j < ns; j++) {
-        const wc_inst *in = &w->wcopy[j];
+        /* the template's record for the memo (the same record) */
         uint32_t sid = (uint32_t)(t->seq[t->seg[j].idx] >> 32);
-        const im_static *ms = memo_get(w, in, sid);
+        const im_static *ms = memo_get(w, &t->dec[j], sid);
         if (!ms)
             return wc_diag_set(d, WC_EINTERNAL, "", 0, 0, "out of memory");
         if (ms->mk != 1 && ms->mk != 2)
             continue;
         w->wat[na] = t->seg[j].idx;
-        mem_outcome(w, acc, ms, in, &w->waux[na]);
+        if (ms->mk == 2) {
+            unsigned wf = tmpl_wavefronts(w, t, j);
+#ifdef WC_CHECKS
+            if (wf != im_mem_wavefronts(w->p, tmpl_inst(w, t, j)))
+                return wc_diag_set(d, WC_EINTERNAL, "", 0, 0,
+                                   "a template's wavefronts are not its "
+                                   "repeat's");
+#endif
+            memset(&w->waux[na], 0, sizeof w->waux[na]);
+            w->waux[na].wavefronts = wf;
+        } else {
+            mem_outcome(w, acc, ms, tmpl_inst(w, t, j), &w->waux[na]);
+        }
         na++;
     }
     outcomes_sum(w, na, sum);

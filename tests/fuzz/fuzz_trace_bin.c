@@ -40,7 +40,8 @@ static void cleanup(void)
  * *h a hash of the records. */
 /* The last instruction with addresses decoded by its bytes in this
  * kernel, as a template for wc_cta_raw_inst_like, which must give what
- * wc_cta_raw_inst gave (any template of the kernel gives its result). */
+ * wc_cta_raw_inst gave (any template of the kernel gives its result), and
+ * for wc_cta_raw_moved, whose moved template must be it. */
 static struct {
     int used;
     uint32_t sid;
@@ -61,10 +62,24 @@ static void like_check(const wc_cta *c, const unsigned char *p, size_t len,
         unsigned fl2;
         assert(wc_cta_raw_inst_like(c, p, len, &s, ft.b, ft.len, &ft.in,
                                     ft.sid, &got, &sid2, &fl2) == 0);
-        assert(sid2 == sid && fl2 == fl && s.at == s1->at &&
-               s.pid == s1->pid && s.pmask == s1->pmask &&
+        assert(sid2 == sid && (fl2 & ~WC_RAW_MOVED) == fl &&
+               s.at == s1->at && s.pid == s1->pid && s.pmask == s1->pmask &&
                s.pbase == s1->pbase);
         assert(memcmp(&got, ref, sizeof got) == 0);
+        /* the bytes alone, strided templates too (wc_cta_raw_moved) */
+        wc_rawtmpl rt;
+        uint64_t d;
+        int all;
+        s = *s0;
+        if (wc_rawtmpl_prep(c, ft.b, ft.len, &ft.in, ft.sid, 1, &rt) &&
+            wc_cta_raw_moved(p, len, &s, ft.b, &rt, &d, &all)) {
+            wc_inst_moved(&got, &ft.in, d, all);
+            assert(rt.sid == sid && s.at == s1->at && s.pid == s1->pid &&
+                   s.pmask == s1->pmask && s.pbase == s1->pbase);
+            assert(memcmp(&got, ref, sizeof got) == 0);
+        } else {
+            assert(memcmp(&s, s0, sizeof s) == 0);
+        }
     }
     if (ilen <= sizeof ft.b) {
         ft.used = 1;

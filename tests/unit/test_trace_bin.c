@@ -298,7 +298,7 @@ typedef struct tpl {
     wc_inst in;
 } tpl;
 static tpl tpls[TPL_N + 1];
-static long long like_fast, like_calls;
+static long long like_fast, like_calls, like_moved, raw_moved_n;
 
 /* wc_cta_raw_inst_like from s0 with each template, against the ordinary
  * decode (*s1, *ref, sid, fl); then the instruction becomes a template.
@@ -325,11 +325,29 @@ static int like_check(const wc_cta *y, const unsigned char *p, size_t len,
             bad = 1;
             continue;
         }
-        bad |= sid2 != sid || fl2 != fl || s.at != s1->at ||
-               s.pid != s1->pid || s.pmask != s1->pmask ||
+        bad |= sid2 != sid || (fl2 & ~WC_RAW_MOVED) != fl ||
+               s.at != s1->at || s.pid != s1->pid || s.pmask != s1->pmask ||
                s.pbase != s1->pbase ||
                memcmp(&got, ref, sizeof got) != 0;
         like_fast += t->sid == sid && t->len == ilen;
+        like_moved += (fl2 & WC_RAW_MOVED) != 0;
+        /* the bytes alone (strided templates too): where they say the
+         * lanes are the template's moved, wc_inst_moved gives the
+         * ordinary decode, and the position its */
+        wc_rawtmpl rt;
+        uint64_t dd;
+        int all;
+        s = *s0;
+        if (wc_rawtmpl_prep(y, t->b, t->len, &t->in, t->sid, 1, &rt) &&
+            wc_cta_raw_moved(p, len, &s, t->b, &rt, &dd, &all)) {
+            wc_inst_moved(&got, &t->in, dd, all);
+            bad |= rt.sid != sid || s.at != s1->at || s.pid != s1->pid ||
+                   s.pmask != s1->pmask || s.pbase != s1->pbase ||
+                   memcmp(&got, ref, sizeof got) != 0;
+            raw_moved_n++;
+        } else {
+            bad |= memcmp(&s, s0, sizeof s) != 0; /* unchanged */
+        }
     }
     if (ilen <= TPL_B) {
         tpl *slots[2] = {mine, last};
@@ -663,9 +681,13 @@ int main(void)
      * template of the same record (its lanes moved, or decoded when they
      * differ) and of another */
     fprintf(stderr, "raw_inst_like: %lld calls, %lld with a template of "
-            "the record and length\n", like_calls, like_fast);
+            "the record and length, %lld moved; raw_moved (strided "
+            "templates too) %lld moved\n", like_calls, like_fast, like_moved,
+            raw_moved_n);
     CHECK(like_fast > 1000);
     CHECK(like_calls > like_fast);
+    CHECK(like_moved > 100);
+    CHECK(raw_moved_n > like_moved); /* strided records moved too */
     nftw(tmpdir, rm_cb, 16, FTW_DEPTH | FTW_PHYS);
     CHECK_DONE();
 }
