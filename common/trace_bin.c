@@ -1436,6 +1436,7 @@ int wc_rawtmpl_prep(const wc_cta *c, const unsigned char *tp, size_t tlen,
     t->sid = tsid;
     t->mask = tin->mask;
     t->all = mode == A_ALL;
+    t->strided = mode == A_STRIDE;
     t->tbase = mode == A_ALL ? tin->addr[0]
                              : tin->addr[__builtin_ctz(tin->mask)];
     t->ok = 1;

@@ -267,7 +267,8 @@ typedef struct wc_rawtmpl {
     uint32_t head, tail_at, tlen; /* bytes of its head, where its lanes'
                                    bytes start, all its bytes            */
     uint32_t sid, mask;
-    uint8_t has_id, has_mask, all, ok;
+    uint8_t has_id, has_mask, all, strided, ok; /* strided: its lanes
+                                   decode from a base and a stride       */
 } wc_rawtmpl;
 int wc_rawtmpl_prep(const wc_cta *c, const unsigned char *tp, size_t tlen,
                     const wc_inst *tin, uint32_t tsid, int strided,

@@ -1241,6 +1241,12 @@ static int collect(im_walker *w, int sub, im_next_fn next, void *ctx,
  *                                    decoded, its own addresses
  */
 
+/* w->wmoved[j] (tmpl_match): the warp's instruction j of template e (j
+ * below e->nseg) is the template's moved by w->wdelta[j] (TM_MOVED), not
+ * decoded yet (TM_LAZY), every lane moved (TM_ALL: a record of every
+ * lane's address) */
+enum { TM_MOVED = 1, TM_LAZY = 2, TM_ALL = 4 };
+
 /* Work out where e's instructions with addresses sit in e->raw by
  * decoding it with c's kernel (the kernel e was read from): e->tmpl 1, or
  * -1 where e cannot serve (its stream does not decode to its
@@ -1282,7 +1288,7 @@ static void tmpl_make(im_walker *w, im_wm *e, const wc_cta *c)
              * its comparison and copy, but a shared-memory access is not
              * copied (tmpl_inst) */
             wc_rawtmpl_prep(c, e->raw + beg, s.at - beg, w->tscratch, sid,
-                            e->wf[e->nseg] != UINT32_MAX, &e->rt[e->nseg]);
+                            1, &e->rt[e->nseg]);
             e->seg[e->nseg++] =
                 (im_wm_seg){(uint32_t)i, (uint32_t)beg, (uint32_t)s.at};
         }
@@ -1290,12 +1296,6 @@ static void tmpl_make(im_walker *w, im_wm *e, const wc_cta *c)
     e->raw_used = s.at;
     e->tmpl = 1;
 }
-
-/* w->wmoved[j] (tmpl_match): the warp's instruction j of template e (j
- * below e->nseg) is the template's moved by w->wdelta[j] (TM_MOVED), not
- * decoded yet (TM_LAZY), every lane moved (TM_ALL: a record of every
- * lane's address) */
-enum { TM_MOVED = 1, TM_LAZY = 2, TM_ALL = 4 };
 
 /* The warp's instruction j of template e, decoded into w->wcopy[j] if it
  * was not (TM_LAZY). */
@@ -1309,6 +1309,28 @@ static const wc_inst *tmpl_inst(im_walker *w, const im_wm *e, size_t j)
     return &w->wcopy[j];
 }
 
+/* The length of the longest common prefix of a[0 .. n) and b[0 .. n). */
+static size_t same_prefix(const unsigned char *a, const unsigned char *b,
+                          size_t n)
+{
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t x, y;
+        memcpy(&x, a + i, 8);
+        memcpy(&y, b + i, 8);
+        if (x != y) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+            return i + (size_t)__builtin_ctzll(x ^ y) / 8;
+#else
+            break;
+#endif
+        }
+    }
+    while (i < n && a[i] == b[i])
+        i++;
+    return i;
+}
+
 /* 1 when the stream p[0 .. len) (of e->n instructions, from c's kernel)
  * is e's instructions: e's bytes outside its instructions with addresses,
  * and those decoding (into w->wcopy[0 .. e->nseg), addresses their own)
@@ -1319,7 +1341,7 @@ static int tmpl_match(im_walker *w, const im_wm *e, const wc_cta *c,
     size_t at = 0, te = 0;
     wc_rawpos s;
     wc_rawpos_init(&s);
-    for (size_t j = 0; j < e->nseg; j++) {
+    for (size_t j = 0; j < e->nseg;) {
         const im_wm_seg *g = &e->seg[j];
         size_t l = g->beg - te;
         if (len - at < l || memcmp(p + at, e->raw + te, l) != 0)
@@ -1335,34 +1357,56 @@ static int tmpl_match(im_walker *w, const im_wm *e, const wc_cta *c,
         const wc_inst *tin = &e->dec[j];
         uint32_t sid;
         unsigned fl;
-        uint64_t dd;
+        uint64_t dd = 0;
         int all;
-        /* the template's bytes but for the base: its lanes moved; a
-         * shared-memory access's not even that until asked for
-         * (tmpl_inst: tmpl_wavefronts may not need them) */
-        if (wc_cta_raw_moved(p, len, &s, e->raw + g->beg, &e->rt[j], &dd,
+        /* the template's bytes but for the base: its lanes moved, not
+         * decoded until asked for (tmpl_inst: tmpl_wavefronts may not need
+         * them); a strided full warp's record decodes from two varints, at
+         * less than the cost of its comparison and copy, but for a
+         * shared-memory access, which may need neither */
+        if ((e->wf[j] != UINT32_MAX || !e->rt[j].strided) &&
+            wc_cta_raw_moved(p, len, &s, e->raw + g->beg, &e->rt[j], &dd,
                              &all)) {
-            w->wdelta[j] = dd;
             w->wmoved[j] = TM_MOVED | TM_LAZY | (all ? TM_ALL : 0);
-            if (e->wf[j] == UINT32_MAX)
-                tmpl_inst(w, e, j);
-            at = s.at;
-            te = g->end;
-            continue;
+        } else {
+            if (wc_cta_raw_inst(c, p, len, &s, in, &sid, &fl) != 0 ||
+                ((uint64_t)sid << 32 | in->mask) != e->seq[g->idx] ||
+                fl != WC_RAW_ADDR)
+                return 0;
+            /* both strided full warps of one stride: in is e's moved */
+            int moved = in->lanes_affine && tin->lanes_affine &&
+                        in->addr[1] - in->addr[0] ==
+                            tin->addr[1] - tin->addr[0];
+            w->wmoved[j] = moved ? TM_MOVED : 0;
+            dd = in->addr[0] - tin->addr[0];
         }
-        if (wc_cta_raw_inst(c, p, len, &s, in, &sid, &fl) != 0 ||
-            ((uint64_t)sid << 32 | in->mask) != e->seq[g->idx] ||
-            fl != WC_RAW_ADDR)
-            return 0;
-        /* both strided full warps of one stride: in is e's moved
-         * (tmpl_wavefronts) */
-        int moved = in->lanes_affine && tin->lanes_affine &&
-                    in->addr[1] - in->addr[0] == tin->addr[1] - tin->addr[0];
-        w->wmoved[j] = moved ? TM_MOVED : 0;
-        if (moved)
-            w->wdelta[j] = in->addr[0] - tin->addr[0];
+        w->wdelta[j] = dd;
         at = s.at;
         te = g->end;
+        j++;
+        if (!(w->wmoved[j - 1] & TM_MOVED))
+            continue;
+        /* Moved by dd: so is every later instruction whose bytes, and
+         * those before it, repeat e's (the later bases are coded as
+         * differences from the one before: a warp that is e moved repeats
+         * e's bytes after its first base, as a CTA's warp repeats another
+         * CTA's); those are taken without a look at their bytes, nothing
+         * decoded. */
+        size_t m = same_prefix(p + at, e->raw + te,
+                               len - at < e->raw_used - te ? len - at
+                                                           : e->raw_used - te);
+        size_t k = j;
+        while (k < e->nseg && e->seg[k].end <= te + m && e->rt[k].ok) {
+            w->wmoved[k] = TM_MOVED | TM_LAZY | (e->rt[k].all ? TM_ALL : 0);
+            w->wdelta[k] = dd;
+            k++;
+        }
+        if (k > j) {
+            at += e->seg[k - 1].end - te;
+            te = e->seg[k - 1].end;
+            s.pbase = e->rt[k - 1].tbase + dd; /* its base, moved */
+            j = k;
+        }
     }
     size_t l = e->raw_used - te;
     return len - at >= l && memcmp(p + at, e->raw + te, l) == 0;
