@@ -96,6 +96,90 @@ unsigned dm_rfc_access(const dm_params *p, dm_sub *s, unsigned warp,
     return op;
 }
 
+void dm_rfcops_make(const dm_params *p, const wc_inst *in, dm_rfcops *o)
+{
+    _Static_assert(WC_RZ <= 256 && DM_RFC_OPS <= 32 && WC_MAX_SRC <= 8,
+                   "dm_rfcops: a register in a byte, a uid and a slot in a "
+                   "32-bit mask");
+    unsigned op = 0, n = 0, nu = 0;
+    uint8_t uid_of[256];
+    uint64_t seen[4] = {0, 0, 0, 0};
+    o->live = 0;
+    o->ok = 0;
+    for (unsigned i = 0; i < in->nsrc; i++) {
+        wc_reg r = in->src[i];
+        if (!WC_REG_IS_R(r))
+            continue;
+        unsigned slot = op++;
+        if (r == WC_RZ)
+            continue;
+        if (slot < 8)
+            o->live |= (uint8_t)(1u << slot);
+        unsigned nr = in->src_nregs[i] ? in->src_nregs[i] : 1;
+        for (unsigned k = 0; k < nr; k++) {
+            unsigned reg = (unsigned)r + k;
+            if (reg >= WC_RZ)
+                break;
+            if (n == DM_RFC_OPS) { /* more than an entry holds */
+                o->ok = 0;
+                return;
+            }
+            uint64_t bit = (uint64_t)1 << (reg & 63);
+            if (!(seen[reg >> 6] & bit)) {
+                seen[reg >> 6] |= bit;
+                uid_of[reg] = (uint8_t)nu++;
+            }
+            o->e[n].reg = (uint8_t)reg;
+            o->e[n].bank = (uint8_t)dm_bank(p, reg);
+            o->e[n].slot = (uint8_t)slot;
+            o->e[n].uid = uid_of[reg];
+            n++;
+        }
+    }
+    o->nop = (uint8_t)op;
+    o->n = (uint8_t)n;
+    o->ok = 1;
+}
+
+unsigned dm_rfc_access_ops(const dm_params *p, dm_sub *s, unsigned warp,
+                           const dm_rfcops *o, uint8_t reuse, uint8_t *hit,
+                           uint8_t nbank[DM_MAX_BANKS], int commit)
+{
+    uint32_t missed = 0; /* distinct registers read from the RF */
+    unsigned nohit = 0;  /* slots with a register not in the RFC */
+    int rfc = p->rfc != 0;
+    memset(nbank, 0, DM_MAX_BANKS);
+    for (unsigned i = 0; i < o->n; i++) {
+        unsigned b = o->e[i].bank, slot = o->e[i].slot, reg = o->e[i].reg;
+        dm_rfce *e = NULL;
+        int h = 0;
+        if (rfc && slot < DM_RFC_SLOTS) {
+            e = &s->rfc[b][slot];
+            h = e->warp == warp && e->reg == reg;
+        }
+        if (!h) {
+            uint32_t bit = (uint32_t)1 << o->e[i].uid;
+            nohit |= 1u << slot;
+            if (!(missed & bit)) {
+                missed |= bit;
+                nbank[b]++;
+            }
+        }
+        if (commit && e) {
+            if ((reuse >> slot) & 1u) {
+                e->warp = warp;
+                e->reg = (uint16_t)reg;
+            } else {
+                e->warp = DM_NO_WARP;
+            }
+        }
+    }
+    if (hit)
+        for (unsigned k = 0; k < o->nop && k < 8; k++)
+            hit[k] = (uint8_t)(((o->live & ~nohit) >> k) & 1u);
+    return o->nop;
+}
+
 /* The RFC update of dm_rfc_access(..., commit = 1) alone: allocation by
  * reuse bits, invalidation of the slots read (Allocate looked the operands
  * up already). */
@@ -125,6 +209,26 @@ static void rfc_commit(const dm_params *p, dm_sub *s, unsigned warp,
             } else {
                 e->warp = DM_NO_WARP;
             }
+        }
+    }
+}
+
+/* rfc_commit by the instruction's reads o (dm_rfcops_make). */
+static void rfc_commit_ops(const dm_params *p, dm_sub *s, unsigned warp,
+                           const dm_rfcops *o, uint8_t reuse)
+{
+    if (!p->rfc)
+        return;
+    for (unsigned i = 0; i < o->n; i++) {
+        unsigned slot = o->e[i].slot;
+        if (slot >= DM_RFC_SLOTS)
+            continue;
+        dm_rfce *e = &s->rfc[o->e[i].bank][slot];
+        if ((reuse >> slot) & 1u) {
+            e->warp = warp;
+            e->reg = o->e[i].reg;
+        } else {
+            e->warp = DM_NO_WARP;
         }
     }
 }
@@ -195,10 +299,20 @@ void dm_alloc_tick(dm_sm *sm, dm_sub *s, uint64_t c)
     dm_shot *sl = &w->sh[s->alloc.slot % DM_RING];
     const wc_inst *in = sl->in;
     uint8_t need[DM_MAX_BANKS], hit[8] = {0};
-    unsigned n = dm_rfc_access(p, s, wi, in, hit, need, 0);
+    /* a static record's reads worked out once (speed only) */
+    const dm_rfcops *o =
+        dm_shot_static(sl) ? dm_smemo_ops(sm->gpu, in) : NULL;
+    if (o && !o->ok)
+        o = NULL;
+    unsigned n = o ? dm_rfc_access_ops(p, s, wi, o, in->ctrl.reuse, hit,
+                                       need, 0)
+                   : dm_rfc_access(p, s, wi, in, hit, need, 0);
     if (!reserve(p, s, need, c))
         return; /* hold: Control and Issue stall behind us */
-    rfc_commit(p, s, wi, in);
+    if (o)
+        rfc_commit_ops(p, s, wi, o, in->ctrl.reuse);
+    else
+        rfc_commit(p, s, wi, in);
     if (sm->gpu->o.timeline)
         dm_event_rfc(sm->gpu, w->x->ev[s->alloc.slot % DM_RING], n, hit);
     /* result queue: the write happens lat cycles after issue (shifted by

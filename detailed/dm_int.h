@@ -378,6 +378,20 @@ typedef struct dm_rfce {
     uint16_t reg;
 } dm_rfce;
 
+/* Speed only: the register reads of an instruction's regular source
+ * operands as dm_rfc_access goes through them, worked out once per static
+ * record (dm_smemo_ops): entry i reads register reg of bank `bank` for
+ * operand slot `slot`; uid numbers the distinct registers (a register read
+ * twice is read once).  live: the slots below 8 of operands other than RZ;
+ * nop: the regular source operands. */
+#define DM_RFC_OPS (WC_MAX_SRC * 4)
+typedef struct dm_rfcops {
+    uint8_t nop, n, live, ok; /* ok 0: more reads than e[] holds (not used) */
+    struct {
+        uint8_t reg, bank, slot, uid;
+    } e[DM_RFC_OPS];
+} dm_rfcops;
+
 typedef struct dm_icache dm_icache;
 typedef struct dm_l1i dm_l1i;
 #define DM_IC_SETS 64 /* dm_sub.ic_known: L0 icaches of more sets keep none */
@@ -753,7 +767,9 @@ struct dm_gpu {
         const wc_inst *in;   /* NULL: empty                                 */
         uint8_t banks;       /* dm_dst_banks(in)                            */
         uint8_t has_cl;      /* cl holds dm_mem_classify(in)                */
+        uint8_t has_ops;     /* ops holds dm_rfcops_make(in)                */
         dm_mem_class cl;
+        dm_rfcops ops;
     } smemo[DM_SMEMO];
     /* dm_quantum (docs/model-detailed.md, "Quantum"): gpu_cycle runs each
      * SM through cycles [c, c + quantum) before the next SM, so that an
@@ -906,8 +922,29 @@ static inline struct dm_smemo *dm_smemo_get(dm_gpu *gpu, const wc_inst *in)
         e->in = in;
         e->banks = dm_dst_banks(&gpu->p, in);
         e->has_cl = 0;
+        e->has_ops = 0;
     }
     return e;
+}
+
+/* The register reads of in's regular sources (struct dm_rfcops). */
+void dm_rfcops_make(const dm_params *p, const wc_inst *in, dm_rfcops *o);
+/* dm_rfc_access of an instruction by its reads o (dm_rfcops_make of it)
+ * and its reuse bits: the same hit flags, reads per bank, RFC update and
+ * return value. */
+unsigned dm_rfc_access_ops(const dm_params *p, dm_sub *s, unsigned warp,
+                           const dm_rfcops *o, uint8_t reuse, uint8_t *hit,
+                           uint8_t nbank[DM_MAX_BANKS], int commit);
+
+/* dm_rfcops_make of a static record in (dm_shot_static), by the memo. */
+static inline const dm_rfcops *dm_smemo_ops(dm_gpu *gpu, const wc_inst *in)
+{
+    struct dm_smemo *e = dm_smemo_get(gpu, in);
+    if (!e->has_ops) {
+        dm_rfcops_make(&gpu->p, in, &e->ops);
+        e->has_ops = 1;
+    }
+    return &e->ops;
 }
 
 /* The record of ring slot sl stays put and unchanged for the run

@@ -169,7 +169,13 @@ static void do_issue(dm_sm *sm, dm_sub *s, unsigned wi, uint64_t c)
         }
         if (sl->ismem && tag) {
             uint8_t hit[WC_MAX_SRC], nb[DM_MAX_BANKS];
-            unsigned n = dm_rfc_access(p, s, wi, in, hit, nb, 1);
+            /* a static record's reads worked out once (speed only) */
+            const dm_rfcops *o =
+                dm_shot_static(sl) ? dm_smemo_ops(sm->gpu, in) : NULL;
+            unsigned n = o && o->ok ? dm_rfc_access_ops(p, s, wi, o,
+                                                        in->ctrl.reuse, hit,
+                                                        nb, 1)
+                                    : dm_rfc_access(p, s, wi, in, hit, nb, 1);
             if (sm->gpu->o.timeline)
                 dm_event_rfc(sm->gpu, w->x->ev[idx % DM_RING], n, hit);
             const wc_inst *min = in;
