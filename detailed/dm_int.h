@@ -767,10 +767,10 @@ struct dm_gpu {
         const wc_inst *in;   /* NULL: empty                                 */
         uint8_t banks;       /* dm_dst_banks(in)                            */
         uint8_t has_cl;      /* cl holds dm_mem_classify(in)                */
-        uint8_t has_ops;     /* ops holds dm_rfcops_make(in)                */
+        uint8_t has_ops;     /* smemo_ops[] holds dm_rfcops_make(in)        */
         dm_mem_class cl;
-        dm_rfcops ops;
     } smemo[DM_SMEMO];
+    dm_rfcops smemo_ops[DM_SMEMO]; /* apart: the entries stay small */
     /* dm_quantum (docs/model-detailed.md, "Quantum"): gpu_cycle runs each
      * SM through cycles [c, c + quantum) before the next SM, so that an
      * SM's state is loaded into the host caches once a quantum instead of
@@ -940,11 +940,12 @@ unsigned dm_rfc_access_ops(const dm_params *p, dm_sub *s, unsigned warp,
 static inline const dm_rfcops *dm_smemo_ops(dm_gpu *gpu, const wc_inst *in)
 {
     struct dm_smemo *e = dm_smemo_get(gpu, in);
+    dm_rfcops *o = &gpu->smemo_ops[e - gpu->smemo];
     if (!e->has_ops) {
-        dm_rfcops_make(&gpu->p, in, &e->ops);
+        dm_rfcops_make(&gpu->p, in, o);
         e->has_ops = 1;
     }
-    return &e->ops;
+    return o;
 }
 
 /* The record of ring slot sl stays put and unchanged for the run
