@@ -1385,6 +1385,7 @@ int wc_cta_raw_inst(const wc_cta *c, const unsigned char *p, size_t len,
     dstate st = {s->pid, s->pmask, s->pbase};
     const char *why = NULL;
     size_t at = s->at;
+    unsigned masked = at < len && (p[at] & T_MASK) ? WC_RAW_MASKED : 0u;
     if (dec_inst(p, len, &at, &st, b->tab, b->tab_n, in, &why) != 0)
         return -1;
     s->at = at;
@@ -1392,7 +1393,7 @@ int wc_cta_raw_inst(const wc_cta *c, const unsigned char *p, size_t len,
     s->pmask = st.pmask;
     s->pbase = st.pbase;
     *sid = st.pid;
-    *flags = b->tfl[st.pid];
+    *flags = b->tfl[st.pid] | masked;
     return 0;
 }
 
@@ -1534,6 +1535,43 @@ int wc_cta_raw_inst_like(const wc_cta *c, const unsigned char *p,
     wc_inst_moved(in, tin, d, all);
     *sid = tsid;
     *flags = c->k->bin->tfl[tsid] | WC_RAW_MOVED;
+    return 0;
+}
+
+int wc_cta_raw_plain(const wc_cta *c, const unsigned char *p, size_t len,
+                     wc_rawpos *s, uint32_t *sid, uint32_t *mask)
+{
+    if (!c || c->k->kind != KIND_BIN || !c->k->bin->tab)
+        return -1;
+    const struct wctb_kern *b = c->k->bin;
+    size_t a = s->at;
+    uint64_t v;
+    if (a >= len)
+        return -1;
+    unsigned tag = p[a++];
+    if (tag & ~(unsigned)(T_ID | T_MASK))
+        return -1; /* not a plain record's tag (no address mode) */
+    uint32_t id = s->pid + 1, m = s->pmask;
+    if (tag & T_ID) {
+        if (get_var(p, len, &a, &v) != 0 || v >= b->tab_n)
+            return -1;
+        id = (uint32_t)v;
+    } else if (id >= b->tab_n) {
+        return -1;
+    }
+    if (tag & T_MASK) {
+        if (len - a < 4)
+            return -1;
+        m = get32(p + a);
+        a += 4;
+    }
+    if (b->tab[id].iflags & WC_IF_HAS_ADDR)
+        return -1;
+    s->at = a;
+    s->pid = id;
+    s->pmask = m;
+    *sid = id;
+    *mask = m;
     return 0;
 }
 

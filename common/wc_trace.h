@@ -236,6 +236,8 @@ void wc_rawpos_init(wc_rawpos *s);
 #define WC_RAW_UNKNOWN 2u       /* its opcode is not in the table         */
 #define WC_RAW_MOVED 4u         /* (wc_cta_raw_inst_like) its lanes are the
                                    template's, each moved by one difference */
+#define WC_RAW_MASKED 8u        /* (wc_cta_raw_inst) its bytes give its mask
+                                   (else it has the one before's)          */
 /* Decode the instruction at s of p[0..len), an encoded stream of c's
  * kernel, into *in (every field) and *sid, with *flags (WC_RAW_*) of its
  * record; s moves past it.  0, or -1 when the bytes do not decode (nothing
@@ -284,6 +286,13 @@ int wc_cta_raw_moved(const unsigned char *p, size_t len, wc_rawpos *s,
 /* *in = *tin with each active lane moved by d (mod 2^64), or with all: every
  * lane (a record of every lane's address); inactive lanes else as tin's. */
 void wc_inst_moved(wc_inst *in, const wc_inst *tin, uint64_t d, int all);
+/* The instruction at s of an encoded stream of c's kernel when it is one
+ * without lane addresses: 0 with its record *sid and mask *mask, s moved
+ * past it (wc_cta_raw_inst would give the same, and a table record); -1
+ * otherwise (an instruction with addresses, or bytes that do not decode),
+ * s unchanged.  Reads no more than its few bytes. */
+int wc_cta_raw_plain(const wc_cta *c, const unsigned char *p, size_t len,
+                     wc_rawpos *s, uint32_t *sid, uint32_t *mask);
 /* Static record sid of c's kernel (binary traces; NULL past the table). */
 const wc_inst *wc_cta_static(const wc_cta *c, uint32_t sid);
 /* Warp w as read to its end (its next read gives the end). */

@@ -316,6 +316,9 @@ typedef struct im_wm {
                            base are these, moved to its base
                            (wc_cta_raw_moved)                              */
     wc_rawtmpl *rt;     /* [nseg]: their bytes (wc_rawtmpl_prep)          */
+    uint32_t *ioff;     /* [n + 1]: where each instruction starts in raw  */
+    uint8_t *iexp;      /* [n]: 1 where its bytes give its mask           */
+    size_t cap_ioff, cap_iexp;
     uint32_t *wf;       /* [nseg]: dec[j]'s wavefronts where it is a
                            shared-memory access, else UINT32_MAX: a later
                            warp's instruction that is dec[j] moved by whole
@@ -379,6 +382,10 @@ typedef struct im_walker {
                            template's dec[j] moved by wdelta[j], or will
                            be (TM_* in im_warp.c)                         */
     uint64_t *wdelta;   /* [IM_WM_MAXU]                                   */
+    struct im_wov {     /* tmpl_match: instruction idx of the warp has   */
+        uint32_t idx, mask; /* mask, not its template's (tmpl_fill)       */
+    } *wov;
+    size_t nov, wov_cap;
     im_macc *waux;
     size_t waux_cap;
     uint64_t *wkey;     /* what the walk reads of waux (two words each)   */

@@ -485,14 +485,19 @@ void im_walker_free(im_walker *w)
             free(e->dec);
             free(e->wf);
             free(e->rt);
+            free(e->ioff);
+            free(e->iexp);
         }
     free(w->wm);
     free(w->wbuf);
     free(w->wcopy);
     free(w->wmoved);
     free(w->wdelta);
+    free(w->wov);
     w->wmoved = NULL;
     w->wdelta = NULL;
+    w->wov = NULL;
+    w->wov_cap = w->nov = 0;
     free(w->pre);
     w->pre = NULL;
     free(w->waux);
@@ -1008,6 +1013,8 @@ static void wm_fit(im_wm *e)
     FIT(e->dec, e->cap_dec, e->nseg, IM_WM_SHORT_MEM);
     FIT(e->wf, e->cap_wf, e->nseg, IM_WM_SHORT_MEM);
     FIT(e->rt, e->cap_rt, e->nseg, IM_WM_SHORT_MEM);
+    FIT(e->ioff, e->cap_ioff, e->n + 1, IM_WM_SHORT + 1);
+    FIT(e->iexp, e->cap_iexp, e->n, IM_WM_SHORT);
 }
 
 /* The recording complete: into its slot (the slot's buffers become the
@@ -1264,15 +1271,21 @@ static void tmpl_make(im_walker *w, im_wm *e, const wc_cta *c)
         return;
     wc_rawpos s;
     wc_rawpos_init(&s);
+    if (GROW(e->ioff, e->cap_ioff, e->n) ||
+        (e->n && GROW(e->iexp, e->cap_iexp, e->n - 1)))
+        return;
     for (size_t i = 0; i < e->n; i++) {
         size_t beg = s.at;
         uint32_t sid;
         unsigned fl;
-        if (wc_cta_raw_inst(c, e->raw, e->nraw, &s, w->tscratch, &sid,
+        if (beg > UINT32_MAX ||
+            wc_cta_raw_inst(c, e->raw, e->nraw, &s, w->tscratch, &sid,
                             &fl) != 0 ||
             ((uint64_t)sid << 32 | w->tscratch->mask) != e->seq[i] ||
             (fl & WC_RAW_UNKNOWN))
             return;
+        e->ioff[i] = (uint32_t)beg;
+        e->iexp[i] = (fl & WC_RAW_MASKED) != 0;
         if (fl & WC_RAW_ADDR) {
             if (e->nseg == IM_WM_MAXU || GROW(e->seg, e->cap_seg, e->nseg) ||
                 GROW(e->dec, e->cap_dec, e->nseg) ||
@@ -1297,6 +1310,9 @@ static void tmpl_make(im_walker *w, im_wm *e, const wc_cta *c)
                 (im_wm_seg){(uint32_t)i, (uint32_t)beg, (uint32_t)s.at};
         }
     }
+    if (s.at > UINT32_MAX)
+        return;
+    e->ioff[e->n] = (uint32_t)s.at;
     e->raw_used = s.at;
     e->tmpl = 1;
 }
@@ -1335,6 +1351,104 @@ static size_t same_prefix(const unsigned char *a, const unsigned char *b,
     return i;
 }
 
+/* Instruction idx of the warp has mask, not its template's (tmpl_fill);
+ * 0, or -1 out of memory. */
+static int tmpl_own_mask(im_walker *w, size_t idx, uint32_t mask)
+{
+    if (GROW(w->wov, w->wov_cap, w->nov))
+        return -1;
+    w->wov[w->nov].idx = (uint32_t)idx;
+    w->wov[w->nov++].mask = mask;
+    return 0;
+}
+
+/*
+ * The instructions without addresses from e's instruction i0 (at e->raw +
+ * *te) up to i1 (at tend), against this stream's from *at (state *s): 1
+ * when they are e's records with masks the memo takes alike (key_word:
+ * one active lane as good as another where the walk does not read the
+ * lanes), *at, *te and *s past them; else 0.  Masks that differ are noted
+ * for tmpl_fill (tmpl_own_mask).
+ *
+ * The bytes are compared as far as they agree, and only an instruction
+ * whose bytes differ is read (a data-dependent branch: other lanes
+ * active).  From the same state, the same bytes decode alike; where the
+ * masks differ (an instruction's bytes gave other lanes), the same bytes
+ * give e's records, each with this stream's mask where its bytes give
+ * none (e->iexp), until one gives a mask.
+ */
+static int tmpl_gap(im_walker *w, const im_wm *e, const wc_cta *c,
+                    const unsigned char *p, size_t len, size_t *at,
+                    size_t *te, wc_rawpos *s, size_t i0, size_t i1,
+                    size_t tend)
+{
+    size_t pa = *at, ta = *te, i = i0;
+    /* e's mask before instruction i */
+    uint32_t tmask = i0 ? (uint32_t)e->seq[i0 - 1] : s->pmask;
+    if (!i0 && s->pmask != UINT32_MAX)
+        return 0; /* a stream starts from one state */
+    while (i < i1) {
+        size_t rest = tend - ta, room = len - pa;
+        size_t lim = ta + same_prefix(p + pa, e->raw + ta,
+                                      room < rest ? room : rest);
+        if (s->pmask == tmask) {
+            /* the instructions wholly in the same bytes, e's */
+            size_t k = i;
+            while (k < i1 && e->ioff[k + 1] <= lim)
+                k++;
+            if (k > i) {
+                pa += e->ioff[k] - ta;
+                ta = e->ioff[k];
+                s->pid = (uint32_t)(e->seq[k - 1] >> 32);
+                s->pmask = tmask = (uint32_t)e->seq[k - 1];
+                i = k;
+            }
+        } else {
+            while (i < i1 && e->ioff[i + 1] <= lim) {
+                uint32_t sid = (uint32_t)(e->seq[i] >> 32);
+                uint32_t em = (uint32_t)e->seq[i];
+                if (e->iexp[i]) {
+                    s->pmask = em; /* the same mask: the same state again */
+                } else if (s->pmask != em) {
+                    if (key_word(w, sid, s->pmask) != key_word(w, sid, em) ||
+                        tmpl_own_mask(w, i, s->pmask))
+                        return 0;
+                }
+                s->pid = sid;
+                tmask = em;
+                pa += e->ioff[i + 1] - ta;
+                ta = e->ioff[i + 1];
+                i++;
+                if (s->pmask == tmask)
+                    break;
+            }
+            if (s->pmask == tmask)
+                continue;
+        }
+        if (i >= i1)
+            break;
+        /* instruction i's bytes differ: read it */
+        uint32_t sid = (uint32_t)(e->seq[i] >> 32), em = (uint32_t)e->seq[i];
+        uint32_t wsid, wmask;
+        s->at = pa;
+        if (wc_cta_raw_plain(c, p, len, s, &wsid, &wmask) != 0 ||
+            wsid != sid ||
+            key_word(w, sid, wmask) != key_word(w, sid, em) ||
+            (wmask != em && tmpl_own_mask(w, i, wmask)))
+            return 0;
+        tmask = em;
+        pa = s->at;
+        ta = e->ioff[i + 1];
+        i++;
+    }
+    if (ta != tend)
+        return 0;
+    s->at = pa;
+    *at = pa;
+    *te = ta;
+    return 1;
+}
+
 /* 1 when the stream p[0 .. len) (of e->n instructions, from c's kernel)
  * is e's instructions: e's bytes outside its instructions with addresses,
  * and those decoding (into w->wcopy[0 .. e->nseg), addresses their own)
@@ -1342,21 +1456,15 @@ static size_t same_prefix(const unsigned char *a, const unsigned char *b,
 static int tmpl_match(im_walker *w, const im_wm *e, const wc_cta *c,
                       const unsigned char *p, size_t len)
 {
-    size_t at = 0, te = 0;
-    wc_rawpos s;
+    size_t at = 0, te = 0, ti = 0; /* ti: e's instruction at te */
+    wc_rawpos s; /* this stream's state (its record and mask before at) */
     wc_rawpos_init(&s);
+    w->nov = 0;
     for (size_t j = 0; j < e->nseg;) {
         const im_wm_seg *g = &e->seg[j];
-        size_t l = g->beg - te;
-        if (len - at < l || memcmp(p + at, e->raw + te, l) != 0)
+        if (!tmpl_gap(w, e, c, p, len, &at, &te, &s, ti, g->idx, g->beg))
             return 0;
-        /* the state the same bytes left: the instruction before's record
-         * and mask (the address base is this stream's own) */
-        s.at = at + l;
-        if (g->idx) {
-            s.pid = (uint32_t)(e->seq[g->idx - 1] >> 32);
-            s.pmask = (uint32_t)e->seq[g->idx - 1];
-        }
+        s.at = at;
         wc_inst *in = &w->wcopy[j];
         const wc_inst *tin = &e->dec[j];
         uint32_t sid;
@@ -1375,7 +1483,7 @@ static int tmpl_match(im_walker *w, const im_wm *e, const wc_cta *c,
         } else {
             if (wc_cta_raw_inst(c, p, len, &s, in, &sid, &fl) != 0 ||
                 ((uint64_t)sid << 32 | in->mask) != e->seq[g->idx] ||
-                fl != WC_RAW_ADDR)
+                (fl & ~WC_RAW_MASKED) != WC_RAW_ADDR)
                 return 0;
             /* both strided full warps of one stride: in is e's moved */
             int moved = in->lanes_affine && tin->lanes_affine &&
@@ -1387,6 +1495,7 @@ static int tmpl_match(im_walker *w, const im_wm *e, const wc_cta *c,
         w->wdelta[j] = dd;
         at = s.at;
         te = g->end;
+        ti = g->idx + 1;
         j++;
         if (!(w->wmoved[j - 1] & TM_MOVED))
             continue;
@@ -1406,14 +1515,17 @@ static int tmpl_match(im_walker *w, const im_wm *e, const wc_cta *c,
             k++;
         }
         if (k > j) {
-            at += e->seg[k - 1].end - te;
-            te = e->seg[k - 1].end;
+            const im_wm_seg *h = &e->seg[k - 1];
+            at += h->end - te;
+            te = h->end;
+            ti = h->idx + 1;
+            s.pid = (uint32_t)(e->seq[h->idx] >> 32); /* e's: the same */
+            s.pmask = (uint32_t)e->seq[h->idx];
             s.pbase = e->rt[k - 1].tbase + dd; /* its base, moved */
             j = k;
         }
     }
-    size_t l = e->raw_used - te;
-    return len - at >= l && memcmp(p + at, e->raw + te, l) == 0;
+    return tmpl_gap(w, e, c, p, len, &at, &te, &s, ti, e->n, e->raw_used);
 }
 
 /* w->wbuf[0 .. e->n) as collect leaves it for template e's instructions
@@ -1433,6 +1545,8 @@ static void tmpl_fill(im_walker *w, const im_wm *e, const wc_cta *c)
         else
             b->in = tab + b->sid;
     }
+    for (size_t k = 0; k < w->nov; k++) /* this warp's own masks */
+        w->wbuf[w->wov[k].idx].mask = w->wov[k].mask;
 }
 
 /* The template of this warp: a recorded warp whose stream this warp's

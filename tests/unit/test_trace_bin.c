@@ -298,7 +298,7 @@ typedef struct tpl {
     wc_inst in;
 } tpl;
 static tpl tpls[TPL_N + 1];
-static long long like_fast, like_calls, like_moved, raw_moved_n;
+static long long like_fast, like_calls, like_moved, raw_moved_n, plain_n;
 
 /* wc_cta_raw_inst_like from s0 with each template, against the ordinary
  * decode (*s1, *ref, sid, fl); then the instruction becomes a template.
@@ -325,7 +325,9 @@ static int like_check(const wc_cta *y, const unsigned char *p, size_t len,
             bad = 1;
             continue;
         }
-        bad |= sid2 != sid || (fl2 & ~WC_RAW_MOVED) != fl ||
+        bad |= sid2 != sid ||
+               (fl2 & ~(WC_RAW_MOVED | WC_RAW_MASKED)) !=
+                   (fl & ~WC_RAW_MASKED) ||
                s.at != s1->at || s.pid != s1->pid || s.pmask != s1->pmask ||
                s.pbase != s1->pbase ||
                memcmp(&got, ref, sizeof got) != 0;
@@ -406,6 +408,23 @@ static long long cmp_raw(wc_trace *a, wc_trace *b, size_t k)
                 int g = wc_cta_raw_inst(y, p, len, &s, ib, &sid, &fl);
                 if (g == 0 && (fl & WC_RAW_ADDR))
                     bad |= like_check(y, p, len, &s0, &s, ib, sid, fl);
+                /* a mask its bytes do not give is the one before's */
+                bad |= g == 0 && !(fl & WC_RAW_MASKED) && ib->mask != s0.pmask;
+                /* an instruction without addresses reads alike by
+                 * wc_cta_raw_plain, which reads no other */
+                {
+                    wc_rawpos s2 = s0;
+                    uint32_t psid, pmask;
+                    int pg = wc_cta_raw_plain(y, p, len, &s2, &psid, &pmask);
+                    if (g == 0 && !(fl & WC_RAW_ADDR)) {
+                        bad |= pg != 0 || psid != sid || pmask != ib->mask ||
+                               s2.at != s.at || s2.pid != s.pid ||
+                               s2.pmask != s.pmask;
+                        plain_n++;
+                    } else {
+                        bad |= pg == 0 || memcmp(&s2, &s0, sizeof s2) != 0;
+                    }
+                }
                 bad |= g != 0 || wc_cta_next(x, w, ia, &d) != 1 ||
                        !same(ib, ia) ||
                        !(fl & WC_RAW_ADDR) !=
@@ -688,6 +707,7 @@ int main(void)
     CHECK(like_calls > like_fast);
     CHECK(like_moved > 100);
     CHECK(raw_moved_n > like_moved); /* strided records moved too */
+    CHECK(plain_n > 100000);
     nftw(tmpdir, rm_cb, 16, FTW_DEPTH | FTW_PHYS);
     CHECK_DONE();
 }
