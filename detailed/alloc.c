@@ -166,7 +166,7 @@ unsigned dm_rfc_access_ops(const dm_params *p, dm_sub *s, unsigned warp,
             }
         }
         if (commit && e) {
-            if ((reuse >> slot) & 1u) {
+            if (((unsigned)reuse >> slot) & 1u) {
                 e->warp = warp;
                 e->reg = (uint16_t)reg;
             } else {
@@ -224,7 +224,7 @@ static void rfc_commit_ops(const dm_params *p, dm_sub *s, unsigned warp,
         if (slot >= DM_RFC_SLOTS)
             continue;
         dm_rfce *e = &s->rfc[o->e[i].bank][slot];
-        if ((reuse >> slot) & 1u) {
+        if (((unsigned)reuse >> slot) & 1u) {
             e->warp = warp;
             e->reg = o->e[i].reg;
         } else {

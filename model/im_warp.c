@@ -21,6 +21,9 @@
  */
 #include <math.h>
 #include <stdlib.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 #include <string.h>
 
 #include "im_int.h"
@@ -1334,6 +1337,16 @@ static size_t same_prefix(const unsigned char *a, const unsigned char *b,
                           size_t n)
 {
     size_t i = 0;
+#if defined(__SSE2__)
+    for (; i + 16 <= n; i += 16) { /* 16 bytes a step */
+        __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(a + i));
+        __m128i y = _mm_loadu_si128((const __m128i *)(const void *)(b + i));
+        unsigned ne = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x, y)) ^
+                      0xffffu;
+        if (ne)
+            return i + (size_t)__builtin_ctz(ne);
+    }
+#endif
     for (; i + 8 <= n; i += 8) {
         uint64_t x, y;
         memcpy(&x, a + i, 8);
@@ -1392,10 +1405,21 @@ static int tmpl_gap(im_walker *w, const im_wm *e, const wc_cta *c,
         size_t lim = ta + same_prefix(p + pa, e->raw + ta,
                                       room < rest ? room : rest);
         if (s->pmask == tmask) {
-            /* the instructions wholly in the same bytes, e's */
-            size_t k = i;
-            while (k < i1 && e->ioff[k + 1] <= lim)
-                k++;
+            /* the instructions wholly in the same bytes, e's: up to the
+             * gap's end, else up to the one holding the difference (the
+             * first whose end is past lim, by bisection) */
+            size_t k = i1;
+            if (lim < tend) {
+                size_t lo = i, hi = i1; /* ioff[lo] <= lim < ioff[hi + 1] */
+                while (lo < hi) {
+                    size_t mid = lo + (hi - lo) / 2;
+                    if (e->ioff[mid + 1] <= lim)
+                        lo = mid + 1;
+                    else
+                        hi = mid;
+                }
+                k = lo;
+            }
             if (k > i) {
                 pa += e->ioff[k] - ta;
                 ta = e->ioff[k];
