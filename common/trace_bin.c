@@ -1525,6 +1525,8 @@ int wc_cta_raw_inst_like(const wc_cta *c, const unsigned char *p,
     wc_rawtmpl t;
     uint64_t d;
     int all;
+    unsigned masked =
+        s->at < len && (p[s->at] & T_MASK) ? WC_RAW_MASKED : 0u;
     /* a strided record decodes from two varints (lanes_strided): the
      * comparisons and the copy cost more than that (memory trace,
      * callgrind: 405 M host instructions decoding against 615 M through
@@ -1534,7 +1536,7 @@ int wc_cta_raw_inst_like(const wc_cta *c, const unsigned char *p,
         return wc_cta_raw_inst(c, p, len, s, in, sid, flags);
     wc_inst_moved(in, tin, d, all);
     *sid = tsid;
-    *flags = c->k->bin->tfl[tsid] | WC_RAW_MOVED;
+    *flags = c->k->bin->tfl[tsid] | WC_RAW_MOVED | masked;
     return 0;
 }
 

@@ -289,6 +289,16 @@ typedef struct im_wm_ev {
 typedef struct im_wm_seg {
     uint32_t idx, beg, end;
 } im_wm_seg;
+/* The wavefronts of a template's shared-memory access (im_wm.wf): n, or
+ * UINT32_MAX where it is not one; its active lanes' addresses lie in
+ * [lo, lo + span] with their bytes below 2^62 (ok 1: a count that moving
+ * every lane by whole rows of banks keeps while they stay there; near
+ * 2^64 the count clips a lane's bytes, uarch/ua_mem_shared.c). */
+typedef struct im_wm_wf {
+    uint64_t lo, span;
+    uint32_t n;
+    int ok;
+} im_wm_wf;
 typedef struct im_wm {
     int full, sub;
     uint64_t gen;       /* this recording's number in the run (1, 2 ..)  */
@@ -319,10 +329,7 @@ typedef struct im_wm {
     uint32_t *ioff;     /* [n + 1]: where each instruction starts in raw  */
     uint8_t *iexp;      /* [n]: 1 where its bytes give its mask           */
     size_t cap_ioff, cap_iexp;
-    uint32_t *wf;       /* [nseg]: dec[j]'s wavefronts where it is a
-                           shared-memory access, else UINT32_MAX: a later
-                           warp's instruction that is dec[j] moved by whole
-                           rows of banks has as many (tmpl_wavefronts)    */
+    im_wm_wf *wf;       /* [nseg]: dec[j]'s wavefronts                    */
 } im_wm;
 
 

@@ -1261,6 +1261,32 @@ static int collect(im_walker *w, int sub, im_next_fn next, void *ctx,
  * lane's address) */
 enum { TM_MOVED = 1, TM_LAZY = 2, TM_ALL = 4 };
 
+/* Below WF_LIM every byte of a shared-memory access counts as itself
+ * (tmpl_wavefronts; im_wm_wf). */
+#define WF_LIM ((uint64_t)1 << 62)
+
+/* A lane's bytes in a shared-memory access (ua_shmem_wavefronts' width). */
+static uint64_t wf_width(const wc_inst *in)
+{
+    return in->width ? in->width : 4;
+}
+
+/* *f for the shared-memory access in: its wavefronts and its active
+ * lanes' span. */
+static void wf_make(const im_par *p, const wc_inst *in, im_wm_wf *f)
+{
+    uint64_t lo = UINT64_MAX, hi = 0;
+    for (uint32_t m = in->mask; m; m &= m - 1) {
+        uint64_t a = in->addr[__builtin_ctz(m)];
+        lo = a < lo ? a : lo;
+        hi = a > hi ? a : hi;
+    }
+    f->n = im_mem_wavefronts(p, in);
+    f->lo = in->mask ? lo : 0;
+    f->span = in->mask ? hi - lo : 0;
+    f->ok = in->mask && hi < WF_LIM && wf_width(in) <= WF_LIM - hi;
+}
+
 /* Work out where e's instructions with addresses sit in e->raw by
  * decoding it with c's kernel (the kernel e was read from): e->tmpl 1, or
  * -1 where e cannot serve (its stream does not decode to its
@@ -1299,9 +1325,10 @@ static void tmpl_make(im_walker *w, im_wm *e, const wc_cta *c)
              * whole rows has as many, and is then not decoded
              * (tmpl_match) */
             const im_static *ms = memo_get(w, w->tscratch, sid);
-            e->wf[e->nseg] = ms && ms->mk == 2
-                                 ? im_mem_wavefronts(w->p, w->tscratch)
-                                 : UINT32_MAX;
+            if (ms && ms->mk == 2)
+                wf_make(w->p, w->tscratch, &e->wf[e->nseg]);
+            else
+                e->wf[e->nseg] = (im_wm_wf){0, 0, UINT32_MAX, 0};
             e->dec[e->nseg] = *w->tscratch;
             /* its bytes ready for tmpl_match; a strided full warp's
              * record decodes from two varints, at less than the cost of
@@ -1500,7 +1527,7 @@ static int tmpl_match(im_walker *w, const im_wm *e, const wc_cta *c,
          * them); a strided full warp's record decodes from two varints, at
          * less than the cost of its comparison and copy, but for a
          * shared-memory access, which may need neither */
-        if ((e->wf[j] != UINT32_MAX || !e->rt[j].strided) &&
+        if ((e->wf[j].n != UINT32_MAX || !e->rt[j].strided) &&
             wc_cta_raw_moved(p, len, &s, e->raw + g->beg, &e->rt[j], &dd,
                              &all)) {
             w->wmoved[j] = TM_MOVED | TM_LAZY | (all ? TM_ALL : 0);
@@ -1612,12 +1639,14 @@ static unsigned tmpl_wavefronts(im_walker *w, im_wm *t, size_t j)
 {
     const im_par *p = w->p;
     uint64_t row = (uint64_t)p->shmem_banks * p->shmem_bank_bytes;
+    im_wm_wf *f = &t->wf[j];
+    if (f->n == UINT32_MAX) /* not counted when made (out of memory) */
+        wf_make(p, &t->dec[j], f);
+    uint64_t d = w->wdelta[j], lo = f->lo + d; /* the moved lanes' least */
+    uint64_t wd = wf_width(&t->dec[j]), room = lo < WF_LIM ? WF_LIM - lo : 0;
     if ((w->wmoved[j] & TM_MOVED) && row && !(row & (row - 1)) &&
-        !(w->wdelta[j] & (row - 1))) {
-        if (t->wf[j] == UINT32_MAX)
-            t->wf[j] = im_mem_wavefronts(p, &t->dec[j]);
-        return t->wf[j];
-    }
+        !(d & (row - 1)) && f->ok && wd <= room && f->span <= room - wd)
+        return f->n; /* the moved lanes' bytes below WF_LIM too */
     return im_mem_wavefronts(p, tmpl_inst(w, t, j));
 }
 

@@ -325,9 +325,7 @@ static int like_check(const wc_cta *y, const unsigned char *p, size_t len,
             bad = 1;
             continue;
         }
-        bad |= sid2 != sid ||
-               (fl2 & ~(WC_RAW_MOVED | WC_RAW_MASKED)) !=
-                   (fl & ~WC_RAW_MASKED) ||
+        bad |= sid2 != sid || (fl2 & ~WC_RAW_MOVED) != fl ||
                s.at != s1->at || s.pid != s1->pid || s.pmask != s1->pmask ||
                s.pbase != s1->pbase ||
                memcmp(&got, ref, sizeof got) != 0;

@@ -164,9 +164,82 @@ static void test_cache_contract(void)
     im_icode_free(&k);
 }
 
+/* A warp recalled by its bytes takes its template's shared-memory
+ * wavefronts where every lane moved by whole rows of banks (im_warp.c,
+ * tmpl_wavefronts), but not near 2^64, where the count clips a lane's
+ * bytes: CTA `odd` of 64 has its two LDS.128 lanes at 2^64 - 8 and
+ * 2^64 - 128 (one wavefront, its second lane's bytes clipped), the others
+ * at 0x78 and 0 (two): the same bytes but for the first base.  The memo on
+ * and off must agree (found by the stop-39 review: 1536 wavefronts with
+ * the template's count against 3048). */
+static void test_wavefronts_wrap(int odd)
+{
+    char dir[] = "/tmp/wc-wmwrap-XXXXXX", path[160], bin[160];
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(path, sizeof path, "%s/kernelslist.g", dir);
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL);
+    if (!f)
+        return;
+    fprintf(f, "kernel-1.traceg\n");
+    fclose(f);
+    snprintf(path, sizeof path, "%s/kernel-1.traceg", dir);
+    f = fopen(path, "w");
+    CHECK(f != NULL);
+    if (!f)
+        return;
+    fprintf(f, "-kernel name = _Z4wrapPf\n-kernel id = 1\n"
+               "-grid dim = (64,1,1)\n-block dim = (32,1,1)\n"
+               "-shmem = 1024\n-nregs = 24\n-binary version = 90\n"
+               "-cuda stream id = 0\n"
+               "-shmem base_addr = 0x00007f5e00000000\n"
+               "-local mem base_addr = 0x00007f5ddd000000\n"
+               "-nvbit version = 1.7.4\n-accelsim tracer version = 5\n"
+               "-enable lineinfo = 0\n\n");
+    for (int c = 0; c < 64; c++) {
+        int hi = c == odd;
+        fprintf(f, "\n#BEGIN_TB\n\nthread block = %d,0,0\n\nwarp = 0\n"
+                   "insts = 27\n0000 ffffffff 1 R1 MOV 0 0 0\n"
+                   "0010 ffffffff 1 R6 S2R 0 0 0\n", c);
+        for (int k = 0; k < 24; k++)
+            fprintf(f, "%04x 00000003 1 R%d LDS.128 1 R6 16 0 %s 0\n",
+                    0x20 + 16 * k, 8 + (k % 4) * 4,
+                    hi ? "fffffffffffffff8 ffffffffffffff80" : "78 0");
+        fprintf(f, "01a0 ffffffff 0 EXIT 0 0 0\n\n#END_TB\n");
+    }
+    fclose(f);
+    wc_diag d;
+    wc_gpu g;
+    wc_trace *t = NULL, *tb = NULL;
+    snprintf(bin, sizeof bin, "%s/k.wctb", dir);
+    CHECK_EQ_INT(wc_gpu_load("h100-pcie", &g, &d), 0);
+    if (wc_trace_open(dir, &t, &d) != 0)
+        fixture_show(&d);
+    else
+        tb = binary_of(t, bin, &d);
+    CHECK(tb != NULL);
+    if (tb) {
+        uint64_t rb = 0;
+        compare(tb, &g, 4, "LDS lanes near 2^64", &rb);
+        CHECK(rb > 0);
+        printf("warp memo: lanes near 2^64 in CTA %d: %llu warps recalled, "
+               "results identical\n", odd, (unsigned long long)rb);
+        wc_trace_close(tb);
+    }
+    if (t)
+        wc_trace_close(t);
+    unlink(bin);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/kernelslist.g", dir);
+    unlink(path);
+    rmdir(dir);
+}
+
 int main(void)
 {
     test_cache_contract();
+    test_wavefronts_wrap(0);  /* the template's lanes near 2^64 */
+    test_wavefronts_wrap(5);  /* a later warp's */
     static const char *kinds[] = {"compute", "latency",    "memory",
                                   "divergent", "imbalanced", "balanced",
                                   "shared",  "chase",      "fp64",
