@@ -466,6 +466,46 @@ static inline void lanes_strided(wc_inst *in, uint64_t base, uint64_t stride)
     in->lanes_affine = 1;
 }
 
+/* An instruction's head at p[*a .. n): its tag, record id (from its bytes,
+ * else the one after pid) and mask (from its bytes, else pmask); *a moves
+ * past it.  The tag, or -1 with *why (*a where the bytes went wrong). */
+static inline int dec_head(const unsigned char *p, size_t n, size_t *a,
+                           uint32_t pid, uint32_t pmask, uint32_t ntab,
+                           uint32_t *id, uint32_t *mask, const char **why)
+{
+    if (*a >= n) {
+        *why = "chunk ends inside an instruction";
+        return -1;
+    }
+    unsigned tag = p[(*a)++];
+    uint64_t v;
+    *id = pid + 1;
+    if (tag & ~(unsigned)(T_ID | T_MASK | T_AMODE)) {
+        *why = "bad instruction tag";
+        return -1;
+    }
+    if (tag & T_ID) {
+        if (get_var(p, n, a, &v) != 0 || v >= ntab) {
+            *why = "bad static record id";
+            return -1;
+        }
+        *id = (uint32_t)v;
+    } else if (*id >= ntab) {
+        *why = "static record id past the table";
+        return -1;
+    }
+    *mask = pmask;
+    if (tag & T_MASK) {
+        if (n - *a < 4) {
+            *why = "chunk ends inside a mask";
+            return -1;
+        }
+        *mask = get32(p + *a);
+        *a += 4;
+    }
+    return (int)tag;
+}
+
 /* Decode one instruction from p[*at..n).  0, or -1 with *why. */
 static int dec_inst(const unsigned char *p, size_t n, size_t *at, dstate *s,
                     const wc_inst *tab, uint32_t ntab, wc_inst *in,
@@ -474,41 +514,14 @@ static int dec_inst(const unsigned char *p, size_t n, size_t *at, dstate *s,
     /* the position in a local (a store to in->addr[] could alias *at),
      * stored back on every return */
     size_t a = *at;
-    if (a >= n) {
-        *why = "chunk ends inside an instruction";
-        *at = a;
-        return -1;
-    }
-    unsigned tag = p[a++];
-    uint32_t id = s->pid + 1;
+    uint32_t id, mask;
     uint64_t v;
-    if (tag & ~(unsigned)(T_ID | T_MASK | T_AMODE)) {
-        *why = "bad instruction tag";
+    int tg = dec_head(p, n, &a, s->pid, s->pmask, ntab, &id, &mask, why);
+    if (tg < 0) {
         *at = a;
         return -1;
     }
-    if (tag & T_ID) {
-        if (get_var(p, n, &a, &v) != 0 || v >= ntab) {
-            *why = "bad static record id";
-            *at = a;
-            return -1;
-        }
-        id = (uint32_t)v;
-    } else if (id >= ntab) {
-        *why = "static record id past the table";
-        *at = a;
-        return -1;
-    }
-    uint32_t mask = s->pmask;
-    if (tag & T_MASK) {
-        if (n - a < 4) {
-            *why = "chunk ends inside a mask";
-            *at = a;
-            return -1;
-        }
-        mask = get32(p + a);
-        a += 4;
-    }
+    unsigned tag = (unsigned)tg;
     s->pid = id;
     s->pmask = mask;
     const wc_inst *r = &tab[id];
@@ -1547,27 +1560,11 @@ int wc_cta_raw_plain(const wc_cta *c, const unsigned char *p, size_t len,
         return -1;
     const struct wctb_kern *b = c->k->bin;
     size_t a = s->at;
-    uint64_t v;
-    if (a >= len)
-        return -1;
-    unsigned tag = p[a++];
-    if (tag & ~(unsigned)(T_ID | T_MASK))
-        return -1; /* not a plain record's tag (no address mode) */
-    uint32_t id = s->pid + 1, m = s->pmask;
-    if (tag & T_ID) {
-        if (get_var(p, len, &a, &v) != 0 || v >= b->tab_n)
-            return -1;
-        id = (uint32_t)v;
-    } else if (id >= b->tab_n) {
-        return -1;
-    }
-    if (tag & T_MASK) {
-        if (len - a < 4)
-            return -1;
-        m = get32(p + a);
-        a += 4;
-    }
-    if (b->tab[id].iflags & WC_IF_HAS_ADDR)
+    uint32_t id, m;
+    const char *why;
+    int tag = dec_head(p, len, &a, s->pid, s->pmask, b->tab_n, &id, &m, &why);
+    /* a plain record's tag has no address mode */
+    if (tag < 0 || (tag & T_AMODE) || (b->tab[id].iflags & WC_IF_HAS_ADDR))
         return -1;
     s->at = a;
     s->pid = id;

@@ -180,40 +180,9 @@ unsigned dm_rfc_access_ops(const dm_params *p, dm_sub *s, unsigned warp,
     return o->nop;
 }
 
-/* The RFC update of dm_rfc_access(..., commit = 1) alone: allocation by
- * reuse bits, invalidation of the slots read (Allocate looked the operands
- * up already). */
-static void rfc_commit(const dm_params *p, dm_sub *s, unsigned warp,
-                       const wc_inst *in)
-{
-    unsigned op = 0;
-    if (!p->rfc)
-        return;
-    for (unsigned i = 0; i < in->nsrc && op < DM_RFC_SLOTS; i++) {
-        wc_reg r = in->src[i];
-        if (!WC_REG_IS_R(r))
-            continue;
-        unsigned slot = op++;
-        if (r == WC_RZ)
-            continue;
-        int keep = (in->ctrl.reuse >> slot) & 1u;
-        unsigned n = in->src_nregs[i] ? in->src_nregs[i] : 1;
-        for (unsigned k = 0; k < n; k++) {
-            unsigned reg = (unsigned)r + k;
-            if (reg >= WC_RZ)
-                break;
-            dm_rfce *e = &s->rfc[dm_bank(p, reg)][slot];
-            if (keep) {
-                e->warp = warp;
-                e->reg = (uint16_t)reg;
-            } else {
-                e->warp = DM_NO_WARP;
-            }
-        }
-    }
-}
-
-/* rfc_commit by the instruction's reads o (dm_rfcops_make). */
+/* The RFC update of dm_rfc_access_ops(..., commit = 1) alone, by the
+ * instruction's reads o (Allocate looked the operands up already):
+ * allocation by reuse bits, invalidation of the slots read. */
 static void rfc_commit_ops(const dm_params *p, dm_sub *s, unsigned warp,
                            const dm_rfcops *o, uint8_t reuse)
 {
@@ -309,10 +278,12 @@ void dm_alloc_tick(dm_sm *sm, dm_sub *s, uint64_t c)
                    : dm_rfc_access(p, s, wi, in, hit, need, 0);
     if (!reserve(p, s, need, c))
         return; /* hold: Control and Issue stall behind us */
-    if (o)
+    if (o) {
         rfc_commit_ops(p, s, wi, o, in->ctrl.reuse);
-    else
-        rfc_commit(p, s, wi, in);
+    } else { /* the lookup again, with the update (the same one) */
+        uint8_t scratch[DM_MAX_BANKS];
+        dm_rfc_access(p, s, wi, in, NULL, scratch, 1);
+    }
     if (sm->gpu->o.timeline)
         dm_event_rfc(sm->gpu, w->x->ev[s->alloc.slot % DM_RING], n, hit);
     /* result queue: the write happens lat cycles after issue (shifted by
