@@ -55,6 +55,20 @@ static void copy_file(FILE *to, const char *path)
     free(t);
 }
 
+/* The scratch directory of a multi-trace run and its one file, removed at
+ * exit too: a bad trace ends the process inside cmd_predict (exit status
+ * 2), which would leave them behind in $TMPDIR. */
+static char multi_dir[PATH_MAX], multi_part[PATH_MAX + 8];
+
+static void multi_cleanup(void)
+{
+    if (multi_part[0])
+        unlink(multi_part);
+    if (multi_dir[0])
+        rmdir(multi_dir);
+    multi_part[0] = multi_dir[0] = 0;
+}
+
 int cli_predict_multi(int argc, char **argv, int *rc)
 {
     int ntr = 0, format = CLI_FMT_TEXT;
@@ -81,14 +95,14 @@ int cli_predict_multi(int argc, char **argv, int *rc)
     for (int i = 1; i < argc; i++)
         if (!strncmp(argv[i], "--timeline", 10))
             cli_usage_error("predict", "--timeline takes one TRACE");
-    char tdir[PATH_MAX];
-    if (!cli_mkdtemp(tdir, sizeof tdir, "predict")) {
+    char *tdir = multi_dir, *part = multi_part;
+    if (!cli_mkdtemp(tdir, sizeof multi_dir, "predict")) {
         fprintf(stderr, "warpcast predict: cannot create a temporary directory\n");
         *rc = WC_EINTERNAL;
         return 1;
     }
-    char part[PATH_MAX + 8];
-    snprintf(part, sizeof part, "%s/part", tdir);
+    snprintf(part, sizeof multi_part, "%s/part", tdir);
+    atexit(multi_cleanup);
     char **av = calloc((size_t)argc + 3, sizeof *av);
     if (!av) {
         *rc = WC_EINTERNAL;
@@ -181,8 +195,7 @@ int cli_predict_multi(int argc, char **argv, int *rc)
         fputs("]}\n", f);
     if ((f == stdout ? fflush(f) : fclose(f)) != 0 && !*rc)
         *rc = WC_EINTERNAL;
-    unlink(part);
-    rmdir(tdir);
+    multi_cleanup();
     free(av);
     return 1;
 }

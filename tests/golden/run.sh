@@ -29,8 +29,12 @@ for dir in tests/golden/*/; do
         echo "notice: golden/$case skipped: ../shared absent"; skip=$((skip+1)); continue
     fi
     args=$(cat "$dir/cmd")
-    eval "\"$WARPCAST\" $args" >"$tmp/out" 2>"$tmp/err"
+    # each case gets an empty TMPDIR and must leave it empty (a scratch
+    # file or folder left behind, on success or on error, fails the case)
+    rm -rf "$tmp/td"; mkdir "$tmp/td"
+    eval "TMPDIR=\"$tmp/td\" \"$WARPCAST\" $args" >"$tmp/out" 2>"$tmp/err"
     echo $? >"$tmp/exit"
+    left=$(ls -A "$tmp/td")
     if [ -f "$dir/filter" ]; then
         sed -f "$dir/filter" "$tmp/out" >"$tmp/out2"; mv "$tmp/out2" "$tmp/out"
         sed -f "$dir/filter" "$tmp/err" >"$tmp/err2"; mv "$tmp/err2" "$tmp/err"
@@ -40,6 +44,9 @@ for dir in tests/golden/*/; do
         cp "$tmp/exit" "$dir/expected_exit"; echo "blessed $case"; continue
     fi
     ok=1
+    if [ -n "$left" ]; then
+        ok=0; echo "FAIL golden/$case: left in TMPDIR: $left"
+    fi
     for f in stdout stderr exit; do
         src=$tmp/out; [ $f = stderr ] && src=$tmp/err; [ $f = exit ] && src=$tmp/exit
         if ! cmp -s "$src" "$dir/expected_$f"; then
