@@ -160,8 +160,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         memset(&r, 0, sizeof r);
         rc = im_run_kernel(t, 0, g, &io, &r, &d);
         check(rc, rc ? 1 : r.cycles, &d, "interval");
-        if (rc == 0)
+        if (rc == 0) {
+            /* the warp memo is speed only: the walk of every warp gives
+             * the same result under any config */
+            im_result r2;
+            memset(&r2, 0, sizeof r2);
+            io.no_warp_memo = 1;
+            int rc2 = im_run_kernel(t, 0, g, &io, &r2, &d);
+            if (rc2 != 0 || r2.cycles != r.cycles ||
+                r2.warp_insts != r.warp_insts ||
+                memcmp(&r2.counts, &r.counts, sizeof r.counts) != 0) {
+                fprintf(stderr,
+                        "fuzz_models: interval: warp memo on %llu cycles, "
+                        "off %llu (rc %d)\n",
+                        (unsigned long long)r.cycles,
+                        (unsigned long long)r2.cycles, rc2);
+                abort();
+            }
+            im_result_free(&r2);
             im_result_free(&r);
+        }
     } else if (mode == 1) {
         dm_options o;
         dm_options_default(&o);
@@ -170,22 +188,66 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         memset(&r, 0, sizeof r);
         rc = dm_run_kernel(t, 0, g, &o, &r, &d);
         check(rc, rc ? 1 : r.cycles, &d, "detailed");
-        if (rc == 0)
-            dm_result_free(&r);
-    } else {
-        smp_options so;
-        smp_options_default(&so);
-        smp_ctx *c = NULL;
-        rc = smp_ctx_create(&so, &c, &d);
         if (rc == 0) {
-            smp_kernel_result r;
-            memset(&r, 0, sizeof r);
-            rc = smp_ctx_run(c, t, 0, g, &r, &d);
-            check(rc, rc ? 1 : r.cycles, &d, "hybrid");
-        } else {
-            check(rc, 1, &d, "hybrid create");
+            /* the shortcuts (skipped stages, sleeping SMs, jumps) are speed
+             * only: the other setting gives the same cycles, instructions
+             * and stall counts under any config */
+            dm_result r2;
+            memset(&r2, 0, sizeof r2);
+            g->dm_shortcuts = !g->dm_shortcuts;
+            int rc2 = dm_run_kernel(t, 0, g, &o, &r2, &d);
+            int same = rc2 == 0 && r2.cycles == r.cycles &&
+                       r2.warp_insts == r.warp_insts &&
+                       r2.issue_cycles == r.issue_cycles;
+            for (int s = 0; same && s < DM_STALL_COUNT; s++)
+                same = r2.stall[s] == r.stall[s];
+            if (!same) {
+                fprintf(stderr,
+                        "fuzz_models: detailed: dm_shortcuts %d gives %llu "
+                        "cycles, %d gives %llu (rc %d)\n",
+                        !g->dm_shortcuts, (unsigned long long)r.cycles,
+                        (int)g->dm_shortcuts, (unsigned long long)r2.cycles, rc2);
+                abort();
+            }
+            if (rc2 == 0)
+                dm_result_free(&r2);
+            dm_result_free(&r);
         }
-        smp_ctx_free(c);
+    } else {
+        /* the fuzz kernels are small: an odd-sized input samples them
+         * anyway (no small-kernel fallback), on one thread and then on two,
+         * which must agree to the cycle */
+        smp_kernel_result rr[2];
+        for (int j = 0; j < 2; j++) {
+            smp_options so;
+            smp_options_default(&so);
+            if (size & 1)
+                so.small_kernel_insts = 1;
+            so.jobs = j + 1;
+            smp_ctx *c = NULL;
+            memset(&rr[j], 0, sizeof rr[j]);
+            rc = smp_ctx_create(&so, &c, &d);
+            if (rc == 0) {
+                rc = smp_ctx_run(c, t, 0, g, &rr[j], &d);
+                check(rc, rc ? 1 : rr[j].cycles, &d, "hybrid");
+            } else {
+                check(rc, 1, &d, "hybrid create");
+            }
+            smp_ctx_free(c);
+            if (rc != 0)
+                break;
+        }
+        if (rc == 0 && (rr[0].cycles != rr[1].cycles ||
+                        rr[0].has_ci != rr[1].has_ci ||
+                        rr[0].ci95[0] != rr[1].ci95[0] ||
+                        rr[0].ci95[1] != rr[1].ci95[1])) {
+            fprintf(stderr,
+                    "fuzz_models: hybrid: jobs 1 gives %llu cycles, jobs 2 "
+                    "%llu\n",
+                    (unsigned long long)rr[0].cycles,
+                    (unsigned long long)rr[1].cycles);
+            abort();
+        }
     }
     wc_trace_close(t);
     free(g);
