@@ -1365,14 +1365,30 @@ static size_t same_prefix(const unsigned char *a, const unsigned char *b,
 {
     size_t i = 0;
 #if defined(__SSE2__)
+#define SP_EQ(k)                                                               \
+    _mm_cmpeq_epi8(                                                            \
+        _mm_loadu_si128((const __m128i *)(const void *)(a + i + (k))),          \
+        _mm_loadu_si128((const __m128i *)(const void *)(b + i + (k))))
+    if (n >= 16) {
+        unsigned ne = (unsigned)_mm_movemask_epi8(SP_EQ(0)) ^ 0xffffu;
+        if (ne)
+            return (size_t)__builtin_ctz(ne);
+        /* the first 16 bytes agree: a long run is likely (a warp that
+         * repeats its template to its end), so 64 bytes a step until a
+         * difference, then 16 a step to find it */
+        for (i = 16; i + 64 <= n; i += 64) {
+            __m128i e = _mm_and_si128(_mm_and_si128(SP_EQ(0), SP_EQ(16)),
+                                      _mm_and_si128(SP_EQ(32), SP_EQ(48)));
+            if (_mm_movemask_epi8(e) != 0xffff)
+                break;
+        }
+    }
     for (; i + 16 <= n; i += 16) { /* 16 bytes a step */
-        __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(a + i));
-        __m128i y = _mm_loadu_si128((const __m128i *)(const void *)(b + i));
-        unsigned ne = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x, y)) ^
-                      0xffffu;
+        unsigned ne = (unsigned)_mm_movemask_epi8(SP_EQ(0)) ^ 0xffffu;
         if (ne)
             return i + (size_t)__builtin_ctz(ne);
     }
+#undef SP_EQ
 #endif
     for (; i + 8 <= n; i += 8) {
         uint64_t x, y;
