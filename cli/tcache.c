@@ -142,7 +142,7 @@ int cli_open_trace(const cli_common *c, const char *path, int flags,
     if (!c->quiet)
         fprintf(stderr,
                 "warpcast: %s converted once to the binary form (%.1f s, "
-                "%.1f bytes per warp instruction) in %s; later runs read "
+                "%.2f bytes per warp instruction) in %s; later runs read "
                 "it (WARPCAST_TRACE_CACHE=off or --no-trace-cache: never)\n",
                 path, wc_now() - t0,
                 st.insts ? (double)st.out_bytes / (double)st.insts : 0.0,

@@ -65,6 +65,22 @@ static void check_kind(const char *kind, const char *base)
         CHECK_EQ_INT(ki->binary_version, p.binary_version);
         CHECK_EQ_INT(ki->block[0], p.threads);
         CHECK(ki->has_ctrl);
+        /* the name as nvcc mangles it: _Z, the length of the function's
+         * name, that name (every synthetic kernel's ends in "Kernel"),
+         * then its parameters (a wrong length demangles to another name:
+         * "_Z17imbalancedFmaKernelPfi" read as imbalancedFmaKern(long
+         * double, long, float*, int)) */
+        {
+            const char *nm = ki->name;
+            char *end = NULL;
+            long len = strncmp(nm, "_Z", 2) == 0 ? strtol(nm + 2, &end, 10) : 0;
+            int ok = len > 6 && end && (size_t)len < strlen(end) &&
+                     strncmp(end + len - 6, "Kernel", 6) == 0;
+            if (!ok)
+                fprintf(stderr, "%s: kernel name %s is mangled wrong\n",
+                        kind, nm);
+            CHECK(ok);
+        }
         wc_kreader *kr = NULL;
         CHECK(wc_kreader_open(t, k, &kr, &d) == 0);
         uint64_t ctas = 0;
