@@ -598,6 +598,13 @@ static uint64_t next_cycle(const dm_gpu *gpu, uint64_t c, uint64_t next,
         next = gpu->o.max_cycles;
     if (next < c + gpu->quantum) /* the SMs ran through the quantum */
         next = c + gpu->quantum;
+    else if (gpu->quantum > 1)
+        /* a jump (dm_shortcuts) over whole quanta only: the quanta stay
+         * those of cycle-by-cycle stepping, multiples of the quantum from
+         * 0, which set what the dispatcher and the shared servers see
+         * together (a jump to any cycle shifted them, and fuzz_models
+         * found cycles that dm_shortcuts 0 did not give) */
+        next = c + (next - c) / gpu->quantum * gpu->quantum;
     return next > c ? next : c + 1;
 }
 
