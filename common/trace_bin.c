@@ -1410,6 +1410,103 @@ int wc_cta_raw_inst(const wc_cta *c, const unsigned char *p, size_t len,
     return 0;
 }
 
+#if defined(__SSE2__)
+/* Bit i set where p[i] (i < 64) is below 0x80: the last byte of a varint. */
+static inline uint64_t ends64(const unsigned char *p)
+{
+    uint64_t x = 0;
+    for (unsigned q = 0; q < 4; q++) {
+        __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(p + 16 * q));
+        x |= (uint64_t)(uint16_t)~_mm_movemask_epi8(b) << (16 * q);
+    }
+    return x;
+}
+#endif
+
+int wc_cta_raw_lanes(const wc_cta *c, const unsigned char *p, size_t len,
+                     wc_rawpos *s, wc_rawlanes *r)
+{
+    if (!c || c->k->kind != KIND_BIN || !c->k->bin->tab)
+        return -1;
+    const struct wctb_kern *b = c->k->bin;
+    size_t a = s->at;
+    uint32_t id, mask;
+    const char *why;
+    uint64_t v;
+    unsigned masked = a < len && (p[a] & T_MASK) ? WC_RAW_MASKED : 0u;
+    int tg = dec_head(p, len, &a, s->pid, s->pmask, b->tab_n, &id, &mask,
+                      &why);
+    if (tg < 0 || !(b->tab[id].iflags & WC_IF_HAS_ADDR))
+        return -1;
+    unsigned mode = (unsigned)tg & T_AMODE;
+    /* lane offsets one varint each (dec_inst: A_ALL every lane but the
+     * first, A_ACTIVE every active lane but the first) */
+    if ((mode != A_ALL && mode != A_ACTIVE) || (mode == A_ACTIVE && !mask) ||
+        get_var(p, len, &a, &v) != 0)
+        return -1;
+    uint64_t base = s->pbase + unzz(v);
+    unsigned k = mode == A_ALL ? WC_WARP_SIZE - 1
+                               : (unsigned)__builtin_popcount(mask) - 1;
+    size_t lb = a;
+    /* k varints of at most three bytes (dec_inst decodes them alike; a
+     * longer one is left to it): their ends are the bytes below 0x80 */
+#if defined(__SSE2__)
+    if (k && len - a >= 128) {
+        /* 64 bytes a mask, bit i set where byte i ends a varint; the
+         * k-th end found by clearing the ends before it */
+        uint64_t m0 = ends64(p + a), m1 = 0, t = m0;
+        unsigned i = 1, end;
+        while (t && i < k) {
+            t &= t - 1;
+            i++;
+        }
+        if (t) {
+            end = (unsigned)__builtin_ctzll(t) + 1;
+        } else { /* m0's ends were k - (i - 1) too few, or all but one */
+            unsigned need = m0 ? k - (i - 1) : k;
+            t = m1 = ends64(p + a + 64);
+            for (unsigned j = 1; t && j < need; j++)
+                t &= t - 1;
+            if (!t)
+                return -1; /* more than 128 bytes: not three a lane */
+            end = 64 + (unsigned)__builtin_ctzll(t) + 1;
+        }
+        /* no four-byte varint: no three continuation bytes in a row */
+        uint64_t c0 = ~m0, c1 = end > 64 ? ~m1 : 0;
+        if (end < 64)
+            c0 &= ((uint64_t)1 << end) - 1;
+        else if (end > 64 && end < 128)
+            c1 &= ((uint64_t)1 << (end - 64)) - 1;
+        if ((c0 & c0 >> 1 & c0 >> 2) || (c1 & c1 >> 1 & c1 >> 2) ||
+            ((c0 >> 62) == 3 && (c1 & 1)) || ((c0 >> 63) && (c1 & 3) == 3))
+            return -1;
+        a += end;
+    } else
+#endif
+        for (unsigned i = 0, run = 0; i < k; a++) {
+            if (a >= len || a - lb > 3u * WC_WARP_SIZE)
+                return -1;
+            if (p[a] < 0x80) {
+                i++;
+                run = 0;
+            } else if (++run == 3) {
+                return -1;
+            }
+        }
+    r->sid = id;
+    r->mask = mask;
+    r->tag = (uint8_t)tg;
+    r->base = base;
+    r->lanes = p + lb;
+    r->nlanes = (uint32_t)(a - lb);
+    r->flags = b->tfl[id] | masked;
+    s->at = a;
+    s->pid = id;
+    s->pmask = mask;
+    s->pbase = base;
+    return 0;
+}
+
 int wc_rawtmpl_prep(const wc_cta *c, const unsigned char *tp, size_t tlen,
                     const wc_inst *tin, uint32_t tsid, int strided,
                     wc_rawtmpl *t)

@@ -259,6 +259,24 @@ int wc_cta_raw_inst_like(const wc_cta *c, const unsigned char *p,
                          size_t len, wc_rawpos *s, const unsigned char *tp,
                          size_t tlen, const wc_inst *tin, uint32_t tsid,
                          wc_inst *in, uint32_t *sid, unsigned *flags);
+/* Speed only: the instruction at s of p[0 .. len) when its lanes are
+ * coded one offset from its base each (not strided), read without
+ * decoding them: its record, mask, tag byte, base, the bytes of its lane
+ * offsets (lanes[0 .. nlanes), inside p) and flags as wc_cta_raw_inst
+ * gives them.  Two such instructions of one kernel with the same record,
+ * mask, tag, base and lane bytes decode to the same instruction.  0 with
+ * s moved past it (wc_cta_raw_inst's state), or -1 with s unchanged (an
+ * instruction without addresses or with strided ones, a lane offset of
+ * more than three bytes, bytes that do not decode). */
+typedef struct wc_rawlanes {
+    uint64_t base;
+    const unsigned char *lanes;
+    uint32_t nlanes, sid, mask;
+    unsigned flags;
+    uint8_t tag;
+} wc_rawlanes;
+int wc_cta_raw_lanes(const wc_cta *c, const unsigned char *p, size_t len,
+                     wc_rawpos *s, wc_rawlanes *r);
 /* Speed only: a template instruction (tp[0 .. tlen), its encoded bytes,
  * decoded into *tin, of record tsid) made ready for wc_cta_raw_moved:
  * where its bytes start, its base and its lanes' bytes.  1, or 0 when

@@ -389,6 +389,16 @@ typedef struct im_walker {
                            template's dec[j] moved by wdelta[j], or will
                            be (TM_* in im_warp.c)                         */
     uint64_t *wdelta;   /* [IM_WM_MAXU]                                   */
+    /* [IM_WM_MAXU] (tmpl_match): a shared-memory access read by its bytes
+     * but not decoded (TM_RAW in im_warp.c): where it starts, and its
+     * wavefronts or the wfc slot they are to fill */
+    struct im_wseg *wseg;
+    /* speed only: shared-memory accesses' wavefronts by their bytes
+     * (record, mask, tag, base, lane offsets: the same instruction),
+     * direct-mapped; a kernel whose warps index a shared array alike in
+     * every CTA but not moved from one warp to the next (im_warp.c, wfc_*) */
+    struct im_wfc *wfc;
+    uint64_t wfc_gen;
     struct im_wov {     /* tmpl_match: instruction idx of the warp has   */
         uint32_t idx, mask; /* mask, not its template's (tmpl_fill)       */
     } *wov;

@@ -496,6 +496,10 @@ void im_walker_free(im_walker *w)
     free(w->wcopy);
     free(w->wmoved);
     free(w->wdelta);
+    free(w->wseg);
+    free(w->wfc);
+    w->wseg = NULL;
+    w->wfc = NULL;
     free(w->wov);
     w->wmoved = NULL;
     w->wdelta = NULL;
@@ -1260,6 +1264,30 @@ static int collect(im_walker *w, int sub, im_next_fn next, void *ctx,
  * decoded yet (TM_LAZY), every lane moved (TM_ALL: a record of every
  * lane's address) */
 enum { TM_MOVED = 1, TM_LAZY = 2, TM_ALL = 4 };
+/* or a shared-memory access read by its bytes (wfc_take), not decoded yet
+ * (TM_RAW: from w->wseg[j].pos), its wavefronts known (TM_WFK:
+ * w->wseg[j].wf) or to be put in the wfc slot w->wseg[j].slot once
+ * counted (TM_FILL) */
+enum { TM_RAW = 8, TM_WFK = 16, TM_FILL = 32 };
+
+struct im_wseg {
+    wc_rawpos pos;
+    uint64_t gen;
+    uint32_t wf, slot;
+};
+
+#define IM_WFC_N 4096u /* wfc entries (a power of two) */
+#define IM_WFC_B (3u * (WC_WARP_SIZE - 1)) /* lane bytes (wc_cta_raw_lanes) */
+
+/* A shared-memory access by its bytes (w->wfc): the same record, mask,
+ * tag, base and lane offsets are the same instruction, so the same
+ * wavefronts; wf UINT32_MAX until counted. */
+struct im_wfc {
+    uint64_t base, gen;
+    uint32_t sid, mask, wf;
+    uint8_t tag, n;
+    unsigned char b[IM_WFC_B];
+};
 
 /* Below WF_LIM every byte of a shared-memory access counts as itself
  * (tmpl_wavefronts; im_wm_wf). */
@@ -1351,6 +1379,16 @@ static void tmpl_make(im_walker *w, im_wm *e, const wc_cta *c)
  * was not (TM_LAZY). */
 static const wc_inst *tmpl_inst(im_walker *w, const im_wm *e, size_t j)
 {
+    if (w->wmoved[j] & TM_RAW) {
+        /* its bytes read it once (wc_cta_raw_lanes): they decode */
+        wc_rawpos q = w->wseg[j].pos;
+        uint32_t sid;
+        unsigned fl;
+        if (wc_cta_raw_inst(w->raw_cta, w->raw_p, w->raw_len, &q,
+                            &w->wcopy[j], &sid, &fl) != 0)
+            memset(&w->wcopy[j], 0, sizeof w->wcopy[j]); /* cannot happen */
+        w->wmoved[j] &= (uint8_t)~TM_RAW;
+    }
     if (w->wmoved[j] & TM_LAZY) {
         wc_inst_moved(&w->wcopy[j], &e->dec[j], w->wdelta[j],
                       (w->wmoved[j] & TM_ALL) != 0);
@@ -1516,6 +1554,72 @@ static int tmpl_gap(im_walker *w, const im_wm *e, const wc_cta *c,
     return 1;
 }
 
+/* Speed only: template e's instruction j in this warp, a shared-memory
+ * access at s whose bytes are not e's moved, taken by its bytes
+ * (wc_cta_raw_lanes) without decoding its lanes: 1 with s moved past it,
+ * w->wmoved[j] TM_RAW and its wavefronts from w->wfc when an instruction
+ * with the same bytes and base was counted (TM_WFK), else its slot there
+ * to fill (TM_FILL); 0 (s unchanged) where the ordinary decode is to
+ * decide (strided lanes, long offsets, another record or mask: then no
+ * match). */
+static int wfc_take(im_walker *w, const im_wm *e, const wc_cta *c,
+                    const unsigned char *p, size_t len, wc_rawpos *s,
+                    size_t j)
+{
+    if (!w->wfc) {
+        if (!(w->wfc = calloc(IM_WFC_N, sizeof *w->wfc)))
+            return 0;
+        for (unsigned i = 0; i < IM_WFC_N; i++)
+            w->wfc[i].wf = UINT32_MAX; /* none counted */
+    }
+    if (!w->wseg && !(w->wseg = malloc(IM_WM_MAXU * sizeof *w->wseg)))
+        return 0;
+    wc_rawpos q = *s;
+    wc_rawlanes r;
+    if (wc_cta_raw_lanes(c, p, len, &q, &r) != 0 || r.nlanes > IM_WFC_B ||
+        ((uint64_t)r.sid << 32 | r.mask) != e->seq[e->seg[j].idx] ||
+        (r.flags & ~WC_RAW_MASKED) != WC_RAW_ADDR)
+        return 0;
+    uint64_t h = wm_mix(wm_mix(wm_mix(0x9E3779B97F4A7C15ull, r.base),
+                               (uint64_t)r.sid << 32 | r.mask),
+                        (uint64_t)r.tag << 8 | r.nlanes);
+    /* the first 16 and the last 8 lane bytes (the comparison below is
+     * of them all) */
+    if (r.nlanes >= 16) {
+        uint64_t x[3];
+        memcpy(x, r.lanes, 16);
+        memcpy(&x[2], r.lanes + r.nlanes - 8, 8);
+        h = wm_mix(wm_mix(wm_mix(h, x[0]), x[1]), x[2]);
+    } else {
+        for (uint32_t i = 0; i < r.nlanes; i++)
+            h = wm_mix(h, r.lanes[i]);
+    }
+    uint32_t slot = (uint32_t)(h >> 40) & (IM_WFC_N - 1);
+    struct im_wfc *f = &w->wfc[slot];
+    struct im_wseg *g = &w->wseg[j];
+    g->pos = *s;
+    if (f->wf != UINT32_MAX && f->n == r.nlanes && f->base == r.base &&
+        f->sid == r.sid && f->mask == r.mask && f->tag == r.tag &&
+        memcmp(f->b, r.lanes, r.nlanes) == 0) {
+        g->wf = f->wf;
+        w->wmoved[j] = TM_RAW | TM_WFK;
+    } else {
+        f->base = r.base;
+        f->sid = r.sid;
+        f->mask = r.mask;
+        f->tag = r.tag;
+        f->n = (uint8_t)r.nlanes;
+        memcpy(f->b, r.lanes, r.nlanes);
+        f->wf = UINT32_MAX;
+        f->gen = ++w->wfc_gen;
+        g->slot = slot;
+        g->gen = f->gen;
+        w->wmoved[j] = TM_RAW | TM_FILL;
+    }
+    *s = q;
+    return 1;
+}
+
 /* 1 when the stream p[0 .. len) (of e->n instructions, from c's kernel)
  * is e's instructions: e's bytes outside its instructions with addresses,
  * and those decoding (into w->wcopy[0 .. e->nseg), addresses their own)
@@ -1547,6 +1651,9 @@ static int tmpl_match(im_walker *w, const im_wm *e, const wc_cta *c,
             wc_cta_raw_moved(p, len, &s, e->raw + g->beg, &e->rt[j], &dd,
                              &all)) {
             w->wmoved[j] = TM_MOVED | TM_LAZY | (all ? TM_ALL : 0);
+        } else if (e->wf[j].n != UINT32_MAX &&
+                   wfc_take(w, e, c, p, len, &s, j)) {
+            dd = 0; /* not moved: its own bytes */
         } else {
             if (wc_cta_raw_inst(c, p, len, &s, in, &sid, &fl) != 0 ||
                 ((uint64_t)sid << 32 | in->mask) != e->seq[g->idx] ||
@@ -1651,6 +1758,25 @@ static im_wm *tmpl_find(im_walker *w, int sub, const unsigned char *p,
  * word), the count is t's, worked out once per template (a kernel whose
  * CTAs index the same shared array: the same addresses in every CTA).
  * The instruction is then not decoded at all. */
+/* tmpl_wavefronts where the template's count does not serve: the count
+ * of the instruction's bytes if met before (wfc_take), else counted (and
+ * kept for the next with its bytes). */
+static __attribute__((noinline)) unsigned tmpl_wavefronts_own(im_walker *w,
+                                                             im_wm *t,
+                                                             size_t j)
+{
+    if (w->wmoved[j] & TM_WFK)
+        return w->wseg[j].wf;
+    unsigned n = im_mem_wavefronts(w->p, tmpl_inst(w, t, j));
+    if (w->wmoved[j] & TM_FILL) {
+        struct im_wfc *c = &w->wfc[w->wseg[j].slot];
+        if (c->gen == w->wseg[j].gen) /* not taken by another since */
+            c->wf = n;
+        w->wmoved[j] &= (uint8_t)~TM_FILL;
+    }
+    return n;
+}
+
 static unsigned tmpl_wavefronts(im_walker *w, im_wm *t, size_t j)
 {
     const im_par *p = w->p;
@@ -1663,7 +1789,7 @@ static unsigned tmpl_wavefronts(im_walker *w, im_wm *t, size_t j)
     if ((w->wmoved[j] & TM_MOVED) && row && !(row & (row - 1)) &&
         !(d & (row - 1)) && f->ok && wd <= room && f->span <= room - wd)
         return f->n; /* the moved lanes' bytes below WF_LIM too */
-    return im_mem_wavefronts(p, tmpl_inst(w, t, j));
+    return tmpl_wavefronts_own(w, t, j);
 }
 
 /* collect for a warp with a template: the same results (*ended), its

@@ -222,6 +222,23 @@ static int read_all(const char *p, uint64_t *n, uint64_t *h, int check)
                                 if (ok && !(fl & WC_RAW_MASKED))
                                     assert(one.mask == s0.pmask);
                             }
+                            /* wc_cta_raw_lanes: where it reads, the
+                             * record, mask, flags and state of the full
+                             * decode, which must then succeed (the interval
+                             * model decodes it later); else nothing read */
+                            {
+                                wc_rawpos s3 = s0;
+                                wc_rawlanes lr;
+                                if (wc_cta_raw_lanes(c, rp, rl, &s3, &lr) == 0)
+                                    assert(ok &&
+                                           memcmp(&s3, &s, sizeof s) == 0 &&
+                                           lr.sid == sid &&
+                                           lr.mask == one.mask &&
+                                           lr.flags == fl &&
+                                           lr.lanes + lr.nlanes == rp + s.at);
+                                else
+                                    assert(memcmp(&s3, &s0, sizeof s3) == 0);
+                            }
                             int gn = wc_cta_next(c, w, &two, &d2);
                             if (rc == 0)
                                 assert(gn == 1 && ok);

@@ -298,7 +298,44 @@ typedef struct tpl {
     wc_inst in;
 } tpl;
 static tpl tpls[TPL_N + 1];
-static long long like_fast, like_calls, like_moved, raw_moved_n, plain_n;
+static long long like_fast, like_calls, like_moved, raw_moved_n, plain_n,
+    lanes_n, lanes_same;
+
+/* Instructions read by wc_cta_raw_lanes, by their key (record, mask, tag,
+ * base, lane bytes), with their decode: the same key must decode alike
+ * (what the interval model's wavefront cache by bytes relies on). */
+static struct lane_key {
+    int used;
+    uint32_t sid, mask, n;
+    uint8_t tag;
+    uint64_t base;
+    unsigned char b[128];
+    wc_inst in;
+} lkeys[64];
+
+static int lanes_check(const wc_rawlanes *r, const wc_inst *in)
+{
+    if (r->nlanes > sizeof lkeys[0].b)
+        return 1;
+    unsigned h = (unsigned)(r->base ^ r->sid ^ r->nlanes ^
+                            (r->nlanes ? r->lanes[0] : 0)) % 64u;
+    struct lane_key *k = &lkeys[h];
+    if (k->used && k->sid == r->sid && k->mask == r->mask &&
+        k->tag == r->tag && k->base == r->base && k->n == r->nlanes &&
+        memcmp(k->b, r->lanes, r->nlanes) == 0) {
+        lanes_same++;
+        return !same(&k->in, in);
+    }
+    k->used = 1;
+    k->sid = r->sid;
+    k->mask = r->mask;
+    k->tag = r->tag;
+    k->base = r->base;
+    k->n = r->nlanes;
+    memcpy(k->b, r->lanes, r->nlanes);
+    k->in = *in;
+    return 0;
+}
 
 /* wc_cta_raw_inst_like from s0 with each template, against the ordinary
  * decode (*s1, *ref, sid, fl); then the instruction becomes a template.
@@ -372,6 +409,7 @@ static int like_check(const wc_cta *y, const unsigned char *p, size_t len,
 static long long cmp_raw(wc_trace *a, wc_trace *b, size_t k)
 {
     memset(tpls, 0, sizeof tpls); /* templates of this kernel only */
+    memset(lkeys, 0, sizeof lkeys); /* keys of this kernel only */
     wc_diag d;
     wc_kreader *ra = NULL, *rb = NULL;
     CHECK_EQ_INT(wc_kreader_open(a, k, &ra, &d), 0);
@@ -421,6 +459,31 @@ static long long cmp_raw(wc_trace *a, wc_trace *b, size_t k)
                         plain_n++;
                     } else {
                         bad |= pg == 0 || memcmp(&s2, &s0, sizeof s2) != 0;
+                    }
+                }
+                /* wc_cta_raw_lanes: where it reads an instruction, the
+                 * record, mask, flags and state wc_cta_raw_inst gives,
+                 * a base that is the address of lane 0 or of the first
+                 * active lane, lane bytes that end with the instruction,
+                 * and (lanes_check) a decode of its own; else nothing
+                 * moved */
+                {
+                    wc_rawpos s3 = s0;
+                    wc_rawlanes rl;
+                    int lg = wc_cta_raw_lanes(y, p, len, &s3, &rl);
+                    if (lg == 0) {
+                        lanes_n++;
+                        bad |= g != 0 || memcmp(&s3, &s, sizeof s) != 0 ||
+                               rl.sid != sid || rl.mask != ib->mask ||
+                               rl.flags != fl || !(fl & WC_RAW_ADDR) ||
+                               (rl.base != ib->addr[0] &&
+                                (!ib->mask ||
+                                 rl.base !=
+                                     ib->addr[__builtin_ctz(ib->mask)])) ||
+                               rl.lanes + rl.nlanes != p + s.at ||
+                               lanes_check(&rl, ib);
+                    } else {
+                        bad |= memcmp(&s3, &s0, sizeof s3) != 0;
                     }
                 }
                 bad |= g != 0 || wc_cta_next(x, w, ia, &d) != 1 ||
@@ -706,6 +769,11 @@ int main(void)
     CHECK(like_moved > 100);
     CHECK(raw_moved_n > like_moved); /* strided records moved too */
     CHECK(plain_n > 100000);
+    /* the shared kernel's wrapped lanes (stride 32 words) are read so, and
+     * many repeat a key */
+    fprintf(stderr, "wc_cta_raw_lanes: %lld instructions, %lld repeated keys\n",
+            lanes_n, lanes_same);
+    CHECK(lanes_n > 1000 && lanes_same > 50);
     nftw(tmpdir, rm_cb, 16, FTW_DEPTH | FTW_PHYS);
     CHECK_DONE();
 }
