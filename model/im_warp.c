@@ -1707,8 +1707,22 @@ static int tmpl_match(im_walker *w, const im_wm *e, const wc_cta *c,
 static void tmpl_fill(im_walker *w, const im_wm *e, const wc_cta *c)
 {
     const wc_inst *tab = wc_cta_static(c, 0); /* sids checked: in table */
-    for (size_t k = 0; k < e->nseg; k++)
+    for (size_t k = 0; k < e->nseg; k++) {
+        if (w->wmoved[k] & TM_RAW) {
+            /* a shared-memory access read by its bytes (wfc_take): the
+             * walk of buffered instructions reads its record's fields and
+             * mask, and takes its wavefronts from the collection, not
+             * from its lanes, which stay undecoded (tmpl_inst decodes
+             * them if asked) */
+            wc_inst *in = &w->wcopy[k];
+            uint64_t q = e->seq[e->seg[k].idx];
+            memcpy(in, tab + (q >> 32), offsetof(wc_inst, addr));
+            in->mask = (uint32_t)q;
+            in->line = 0;
+            continue;
+        }
         tmpl_inst(w, e, k);
+    }
     size_t j = 0;
     for (size_t i = 0; i < e->n; i++) {
         wc_iref *b = &w->wbuf[i];
