@@ -7,6 +7,7 @@
  * The output depends only on the inputs (no dates), so it can be checked in.
  */
 #include <errno.h>
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -729,8 +730,24 @@ int cmd_report(int argc, char **argv)
                 fprintf(stderr, "%s: error: a table without 'trace' and 'cycles' columns "
                                 "(not a sweep table)\n", in[i]);
                 rc = WC_EINPUT;
-            } else
-                kind[i] = 3;
+            } else {
+                /* every cycles cell a finite number (or empty): inf or
+                 * nan drew NaN coordinates, text counted as 0 */
+                int cc = st_col(&tabs[i], "cycles");
+                for (size_t r = 0; r < tabs[i].nrow && !rc; r++) {
+                    const char *v = tabs[i].row[r][cc];
+                    char *e;
+                    double x = strtod(v, &e);
+                    if (v[0] && (*e || !isfinite(x) || !isdigit((unsigned char)
+                                     v[v[0] == '-']))) {
+                        fprintf(stderr, "%s:%zu: error: cycles '%s' is not a "
+                                        "finite number\n", in[i], r + 2, v);
+                        rc = WC_EINPUT;
+                    }
+                }
+                if (!rc)
+                    kind[i] = 3;
+            }
         }
         free(text);
     }

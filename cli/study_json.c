@@ -3,6 +3,7 @@
  * commands (report reads predict / calibrate JSON; sweep and merge read
  * JSON lines).  Numbers keep their text so that values round-trip.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -208,6 +209,8 @@ static int value(jp *j, jv *v)
         v->num = strtod(v->str, &end);
         if (*end)
             rc = fail(j, "bad number");
+        else if (!isfinite(v->num)) /* 9e999: out of a double's range */
+            rc = fail(j, "number out of range");
     } else {
         rc = fail(j, "unexpected character");
     }

@@ -224,6 +224,15 @@ check "report is deterministic" cmp -s "$tmp/r.html" "$tmp/r2.html"
 printf 'a,b\n1,2\n' > "$tmp/notsweep.csv"
 $W report --out "$tmp/x.html" "$tmp/notsweep.csv" 2>/dev/null
 check "report: bad input exits 2" [ $? = 2 ]
+# a number out of a double's range (9e999) in a calibrate JSON made report
+# loop and grow without bound; inf or nan cycles in a sweep table drew NaN
+# coordinates: both are bad input now
+printf '{"measurements": [{"label": "a", "measured": 100, "before": 100, "after": 9e999}]}\n' > "$tmp/inf.json"
+(ulimit -v 3000000; timeout 20 $W report --out "$tmp/x.html" "$tmp/inf.json" 2>/dev/null)
+check "report: an infinite number is bad input (exit 2, no hang)" [ $? = 2 ]
+printf 'trace,kernel_id,kernel,num_sms,mode,seed,cycles\nt,1,k,8,interval,0,5267\nt,1,k,16,interval,0,inf\n' > "$tmp/sinf.csv"
+$W report --out "$tmp/x.html" "$tmp/sinf.csv" 2>"$tmp/sinf.err"
+check "report: inf cycles in a sweep table are bad input" sh -c "[ $? = 2 ] && grep -q ':3: error: cycles' '$tmp/sinf.err'"
 # calibrate JSON (tests/study/calib-gt200.json: `calibrate --format json` of
 # the gt200 example of docs/calibration.md): a scatter, 2 x 35 points
 $W report --quiet --out "$tmp/cal.html" tests/study/calib-gt200.json
