@@ -59,6 +59,10 @@ int cmd_convert(int argc, char **argv)
     wc_trace *t = NULL;
     if (wc_trace_open(path, &t, &d) != 0)
         cli_fail(&d);
+    if (wc_trace_nkernels(t) == 0) { /* a binary form predict would reject */
+        wc_diag_set(&d, WC_EINPUT, path, 0, 0, "the trace holds no kernel");
+        cli_fail(&d);
+    }
     cli_warn_trace(&c, t);
     wc_convert_stats st;
     cli_ticker_start(&c, "converting", NULL, NULL);

@@ -204,6 +204,10 @@ int cmd_info(int argc, char **argv)
     if (cli_open_trace(&c, path, tcache ? CLI_TCACHE : 0, &t, &d) != 0)
         cli_fail(&d);
     size_t nk = wc_trace_nkernels(t);
+    if (nk == 0) { /* as predict: nothing to describe is bad input */
+        wc_diag_set(&d, WC_EINPUT, path, 0, 0, "the trace holds no kernel");
+        cli_fail(&d);
+    }
     /* Every kernel is scanned before anything is printed (an error leaves
      * stdout empty).  Up to KEEP_MAX kernels the statistics are kept;
      * past it they are scanned a second time while printing, so memory
