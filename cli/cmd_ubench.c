@@ -132,6 +132,20 @@ int cmd_ubench(int argc, char **argv)
         wc_diag_set(&d, WC_EINTERNAL, "", 0, 0, "out of memory");
         cli_fail(&d);
     }
+    if (!c.gpu && u->gpu[0]) {
+        /* the file's own .gpu: a name or file that does not load is an
+         * error of the file, at its line */
+        wc_diag gd;
+        memset(&gd, 0, sizeof gd);
+        if (wc_gpu_load(u->gpu, g, &gd) != 0) {
+            const char *sg = st_suggest_gpu(u->gpu);
+            wc_diag_set(&d, WC_EINPUT, path, u->gpu_line, u->gpu_col,
+                        ".gpu %s: %s%s%s%s", u->gpu, gd.msg,
+                        sg ? "; did you mean '" : "", sg ? sg : "",
+                        sg ? "'?" : "");
+            cli_fail(&d);
+        }
+    }
     cli_load_gpu(&c, -1, u->gpu[0] ? u->gpu : "rtx-a6000", g);
     dm_options o;
     dm_options_default(&o);

@@ -1311,6 +1311,7 @@ typedef struct ustate {
     long threads_line;
     size_t threads_col;
     char gpu[WC_CFG_STR_LEN];
+    long gpu_line, gpu_col;
     int have_gpu;
 } ustate;
 
@@ -1376,6 +1377,8 @@ static int ub_directive(const pctx *c, size_t p, ustate *u)
             return perr(c, b, "duplicate '.gpu'");
         memcpy(u->gpu, c->s + nb, ne - nb);
         u->gpu[ne - nb] = '\0';
+        u->gpu_line = (long)c->line;
+        u->gpu_col = (long)nb + 1;
         u->have_gpu = 1;
         return dir_end(c, ne, ".gpu");
     }
@@ -1493,6 +1496,8 @@ static int ub_build(ustate *u, const char *name, long last_line,
     r->nwarps = nwarps;
     r->cta_threads = threads;
     memcpy(r->gpu, u->gpu, sizeof r->gpu);
+    r->gpu_line = u->gpu_line;
+    r->gpu_col = u->gpu_col;
     r->subcore = calloc(nwarps, sizeof *r->subcore);
     r->warp_id = calloc(nwarps, sizeof *r->warp_id);
     r->code = calloc(nwarps, sizeof *r->code);

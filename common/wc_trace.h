@@ -322,6 +322,7 @@ void wc_cta_raw_skip(wc_cta *c, unsigned w);
 
 typedef struct wc_ubench {
     char gpu[WC_CFG_STR_LEN]; /* from .gpu, "" when absent                 */
+    long gpu_line, gpu_col;   /* where the .gpu name stands                */
     unsigned nwarps;
     int *subcore;             /* per warp: sub-core from ".warp N subcore S",
                                  -1 = let the assignment policy decide       */
