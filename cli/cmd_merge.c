@@ -57,7 +57,7 @@ static int merge_file(const char *path, st_table *all, keyset *seen,
     st_init(&t);
     char err[512];
     if (st_read(path, &t, err, sizeof err) != 0) {
-        fprintf(stderr, "warpcast merge: %s\n", err);
+        fprintf(stderr, "%s\n", err); /* FILE[:LINE]: error: ... */
         st_free(&t);
         return WC_EINPUT;
     }

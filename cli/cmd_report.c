@@ -723,8 +723,8 @@ int cmd_report(int argc, char **argv)
         } else {
             st_init(&tabs[i]);
             if (st_read(in[i], &tabs[i], err, sizeof err) != 0) {
-                fprintf(stderr, "%s: error: not a predict/calibrate JSON or sweep table: %s\n",
-                        in[i], err);
+                fprintf(stderr, "%s (not a predict/calibrate JSON or sweep table)\n",
+                        err);
                 rc = WC_EINPUT;
             } else if (st_col(&tabs[i], "cycles") < 0 || st_col(&tabs[i], "trace") < 0) {
                 fprintf(stderr, "%s: error: a table without 'trace' and 'cycles' columns "

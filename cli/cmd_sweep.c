@@ -142,6 +142,22 @@ static void check_key(const char *cmd, const char *key)
     cli_usage_error(cmd, "unknown config key '%s' (see 'warpcast gpus --keys')", key);
 }
 
+/* Whether value v of config key is one --set takes (its type and
+ * bounds): 0, or -1 with the reason in err. */
+static int check_value(const char *key, const char *v, char *err, size_t n)
+{
+    wc_gpu g;
+    wc_diag d;
+    char a[1200];
+    memset(&d, 0, sizeof d);
+    wc_gpu_defaults(&g);
+    snprintf(a, sizeof a, "%s=%s", key, v);
+    if (wc_gpu_set(&g, a, &d) == 0)
+        return 0;
+    snprintf(err, n, "%.500s", strncmp(d.msg, "--set: ", 7) ? d.msg : d.msg + 7);
+    return -1;
+}
+
 static int key_index(sweep *s, const char *key)
 {
     for (int k = 0; k < s->nkeys; k++)
@@ -223,6 +239,11 @@ static void parse_vary(sweep *s, const char *arg)
         if (!nv)
             cli_usage_error("sweep", "--vary %s: no values", key);
     }
+    for (size_t i = 0; i < nv; i++) { /* a bad value fails here, not a point */
+        char err[512];
+        if (check_value(key, vals[i], err, sizeof err) != 0)
+            cli_usage_error("sweep", "--vary %s: %s", key, err);
+    }
     product(s, k, vals, nv);
     free(vals);
 }
@@ -233,7 +254,8 @@ static void parse_points(sweep *s, const char *path)
     st_init(&t);
     char err[512];
     if (st_read(path, &t, err, sizeof err) != 0) {
-        fprintf(stderr, "%s: error: %s\n", path, err);
+        fprintf(stderr, "%s\n", err); /* FILE[:LINE]: error: ... */
+        st_free(&t);
         exit(WC_EINPUT);
     }
     if (!t.ncol || !t.nrow) {
@@ -257,6 +279,11 @@ static void parse_points(sweep *s, const char *path)
                 if (!t.row[r][c][0]) {
                     fprintf(stderr, "%s:%zu: error: empty value of '%s'\n", path,
                             r + 2, t.col[c]);
+                    exit(WC_EINPUT);
+                }
+                char verr[512];
+                if (check_value(t.col[c], t.row[r][c], verr, sizeof verr)) {
+                    fprintf(stderr, "%s:%zu: error: %s\n", path, r + 2, verr);
                     exit(WC_EINPUT);
                 }
                 n[o][kk[c]] = keep(xstrdup(t.row[r][c]));
@@ -523,7 +550,7 @@ static int collect(const sweep *s, st_table *all, job jb, const char *path,
     st_init(&r);
     char err[512];
     if (st_read(path, &r, err, sizeof err) != 0) {
-        fprintf(stderr, "warpcast sweep: %s\n", err);
+        fprintf(stderr, "%s\n", err);
         st_free(&r);
         return -1;
     }
@@ -833,13 +860,17 @@ int cmd_sweep(int argc, char **argv)
         st_init(&old);
         char err[512];
         if (st_read(s.out, &old, err, sizeof err) != 0) {
-            fprintf(stderr, "warpcast sweep: %s\n", err);
+            fprintf(stderr, "%s (the table of --out)\n", err);
+            st_free(&old);
+            st_free(&all);
             return WC_EINPUT;
         }
         if (old.ncol && !same_cols(&old, &all)) {
             fprintf(stderr,
                     "warpcast sweep: '%s' holds another study (other columns); "
                     "choose another --out\n", s.out);
+            st_free(&old);
+            st_free(&all);
             return WC_EUSAGE;
         }
         for (size_t r = 0; r < old.nrow; r++)

@@ -127,6 +127,7 @@ int csv_record(const char *text, size_t len, size_t *pos, char ***fields)
                 if (p >= len) {
                     free(buf);
                     csv_free_fields(fs, n);
+                    *pos = len; /* the text ends inside it: a cut record */
                     return -1; /* unterminated quote */
                 }
                 if (text[p] == '"') {
@@ -258,7 +259,7 @@ int st_read(const char *path, st_table *t, char *err, size_t nerr)
     size_t len = 0;
     char *text = st_slurp(path, &len);
     if (!text) {
-        snprintf(err, nerr, "%s: cannot read", path);
+        snprintf(err, nerr, "%s: error: cannot read", path);
         return -1;
     }
     size_t p = 0;
@@ -268,7 +269,7 @@ int st_read(const char *path, st_table *t, char *err, size_t nerr)
         char e2[256] = "";
         int rc = read_jsonl(text, len, t, e2, sizeof e2);
         if (rc)
-            snprintf(err, nerr, "%s: %s", path, e2);
+            snprintf(err, nerr, "%s: error: %s", path, e2);
         free(text);
         return rc;
     }
@@ -279,7 +280,7 @@ int st_read(const char *path, st_table *t, char *err, size_t nerr)
         free(text);
         if (n == 0 && !t->ncol)
             return 0; /* empty file */
-        snprintf(err, nerr, "%s: no CSV header", path);
+        snprintf(err, nerr, "%s:1: error: no CSV header", path);
         return -1;
     }
     if (st_set_cols(t, n, fs) != 0) {
@@ -294,7 +295,7 @@ int st_read(const char *path, st_table *t, char *err, size_t nerr)
         if (m == 0 || (m < 0 && p >= len))
             break;
         if (m != t->ncol) {
-            snprintf(err, nerr, "%s:%zu: %d fields, the header has %d", path,
+            snprintf(err, nerr, "%s:%zu: error: %d fields, the header has %d", path,
                      line, m, t->ncol);
             csv_free_fields(fs, m);
             free(text);

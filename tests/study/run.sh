@@ -131,6 +131,10 @@ check "trace cache: sweep table = text" cmp -s "$tmp/m1.csv" "$tmp/m5.csv"
 head -20 "$tmp/s1.csv" > "$tmp/r.csv"; printf '%s/app,1,_Z11mix' "$tmp" >> "$tmp/r.csv"
 $W sweep "$tmp/app" "$tmp/mem" $V --jobs 2 --quiet --out "$tmp/r.csv"
 check "resume completes to the same table" cmp -s "$tmp/s1.csv" "$tmp/r.csv"
+# cut inside a quoted kernel name: the same (it was "-1 fields", exit 2)
+{ head -21 "$tmp/s1.csv"; sed -n '22p' "$tmp/s1.csv" | sed 's/\("[^"]\{5\}\).*/\1/' | tr -d '\n'; } > "$tmp/rq.csv"
+$W sweep "$tmp/app" "$tmp/mem" $V --jobs 2 --quiet --out "$tmp/rq.csv"
+check "resume of a table cut inside a quoted field" cmp -s "$tmp/s1.csv" "$tmp/rq.csv"
 # points already there are not run again: a doctored value survives
 sed 's/^\(.*,66,1200,interval,0,\)[0-9]*,/\1777,/' "$tmp/s1.csv" > "$tmp/d.csv"
 $W sweep "$tmp/app" "$tmp/mem" $V --jobs 2 --quiet --out "$tmp/d.csv"
@@ -138,6 +142,14 @@ check "resume skips points already done" [ "$(grep -c ',66,1200,interval,0,777,'
 # another study in the same file is refused
 $W sweep "$tmp/app" --vary num_sms=1,2 --quiet --out "$tmp/s1.csv" 2>"$tmp/err"
 check "resume refuses another study" [ $? = 1 ]
+# a damaged table (a line of other fields) is bad input, at its line
+cp "$tmp/s1.csv" "$tmp/dm.csv"; echo x >> "$tmp/dm.csv"
+$W sweep "$tmp/app" "$tmp/mem" $V --quiet --out "$tmp/dm.csv" 2>"$tmp/err"
+check "resume of a damaged table: exit 2, FILE:LINE: error" sh -c "[ $? = 2 ] && grep -q 'dm.csv:[0-9]*: error: 1 fields' '$tmp/err'"
+# a --points value that no key takes is an error of the file, before any run
+printf 'num_sms\n8\nabc\n' > "$tmp/bp.csv"
+$W sweep "$tmp/app" --points "$tmp/bp.csv" --mode interval --quiet > /dev/null 2>"$tmp/err"
+check "--points bad value: exit 2 at its line" sh -c "[ $? = 2 ] && grep -q 'bp.csv:3: error: expected an integer' '$tmp/err'"
 
 # ---- --points CSV = the same product by --vary --------------------------------
 printf 'num_sms,clock_mhz\n' > "$tmp/pts.csv"
