@@ -308,6 +308,23 @@ static int parse_simple(cal_mset *set, src *s, const row *h, const char *dir,
     int cctas = find_col(h, "ctas"), cthr = find_col(h, "threads");
     int cpath = ctrace >= 0 ? ctrace : cub;
     int cv = ccyc >= 0 ? ccyc : cval;
+    /* every column one of these: a misspelt one (wieght) was ignored and
+     * the fit silently another */
+    static const char *const known[] = {"trace",  "ubench", "ctas",
+                                        "threads", "cycles", "value",
+                                        "metric", "kernel", "id",
+                                        "weight", "holdout", "label"};
+    for (size_t i = 0; i < h->n; i++) {
+        size_t k = 0;
+        while (k < sizeof known / sizeof *known && !ieq(h->f[i], known[k]))
+            k++;
+        if (k == sizeof known / sizeof *known)
+            return wc_diag_set(d, WC_EINPUT, s->name, s->line, h->col[i],
+                               "unknown column '%s' (a measurement CSV has "
+                               "trace, ubench or ctas,threads; cycles or "
+                               "value; and may have metric, kernel, id, "
+                               "weight, holdout, label)", h->f[i]);
+    }
     if (cv < 0)
         return wc_diag_set(d, WC_EINPUT, s->name, s->line, 1,
                            "header names no 'cycles' or 'value' column");
@@ -322,6 +339,12 @@ static int parse_simple(cal_mset *set, src *s, const row *h, const char *dir,
     while ((got = csv_record(s, r, d)) == 1) {
         if (row_blank(r) || r->f[0][0] == '#')
             continue;
+        if (r->n > h->n) { /* a field no column names: another layout */
+            rc = wc_diag_set(d, WC_EINPUT, s->name, s->line, r->col[h->n],
+                             "row has %zu fields, the header %zu", r->n,
+                             h->n);
+            break;
+        }
         cal_meas m;
         cal_meas_init(&m);
         set_src(&m, s);
