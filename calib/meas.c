@@ -1084,12 +1084,22 @@ int cal_mset_match(cal_mset *set, wc_diag *d)
                 }
             }
         } else if (m->kernel_id >= 0) {
+            size_t nid = 0;
             for (size_t k = 0; k < nk; k++)
                 if (wc_trace_kernel(t, k)->id == m->kernel_id) {
-                    found = (long)k;
-                    snprintf(how, sizeof how, "kernel id %ld '%s'",
-                             m->kernel_id, wc_trace_kernel(t, k)->name);
+                    if (nid++ == 0) {
+                        found = (long)k;
+                        snprintf(how, sizeof how, "kernel id %ld '%s'",
+                                 m->kernel_id, wc_trace_kernel(t, k)->name);
+                    }
                 }
+            if (nid > 1) { /* two launches of one id: which is meant? */
+                wc_trace_close(t);
+                return wc_diag_set(d, WC_EINPUT, m->src, 0, 0,
+                                   "%s: %zu kernels of %s have id %ld "
+                                   "(ambiguous: name a kernel column)",
+                                   m->label, nid, m->path, m->kernel_id);
+            }
         } else if (nk == 1) {
             found = 0;
             snprintf(how, sizeof how, "the only kernel, id %d '%s'",

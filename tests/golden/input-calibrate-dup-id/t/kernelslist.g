@@ -1,0 +1,2 @@
+kernel-1.traceg
+kernel-1.traceg
