@@ -310,10 +310,11 @@ static int parse_simple(cal_mset *set, src *s, const row *h, const char *dir,
     int cv = ccyc >= 0 ? ccyc : cval;
     /* every column one of these: a misspelt one (wieght) was ignored and
      * the fit silently another */
-    static const char *const known[] = {"trace",  "ubench", "ctas",
-                                        "threads", "cycles", "value",
-                                        "metric", "kernel", "id",
-                                        "weight", "holdout", "label"};
+    static const char *const known[] = {
+        "trace",  "ubench",  "ctas",   "threads", "cycles", "value",
+        "metric", "kernel",  "id",     "weight",  "holdout", "label",
+        /* notes for the reader, not read */
+        "source", "note",    "notes",  "comment", "comments"};
     for (size_t i = 0; i < h->n; i++) {
         size_t k = 0;
         while (k < sizeof known / sizeof *known && !ieq(h->f[i], known[k]))
@@ -323,7 +324,8 @@ static int parse_simple(cal_mset *set, src *s, const row *h, const char *dir,
                                "unknown column '%s' (a measurement CSV has "
                                "trace, ubench or ctas,threads; cycles or "
                                "value; and may have metric, kernel, id, "
-                               "weight, holdout, label)", h->f[i]);
+                               "weight, holdout, label, and notes in "
+                               "source, note or comment)", h->f[i]);
     }
     if (cv < 0)
         return wc_diag_set(d, WC_EINPUT, s->name, s->line, 1,

@@ -276,6 +276,45 @@ static int read_small(const char *path, char **out, size_t *n)
     return 0;
 }
 
+/* A hash of the file at path (8 bytes a step) and its size: 0, or -1 when
+ * it cannot be read.  An entry's is kept beside it (NAME.wctb.sum) and
+ * checked when it is found: a damaged entry (a byte flipped in a block the
+ * reader would meet only later, mid-run) is made again, not reported as
+ * the trace's error on every run. */
+static int file_sum(const char *path, uint64_t *h, uint64_t *size)
+{
+    int fd = open(path, O_RDONLY);
+    if (fd < 0)
+        return -1;
+    enum { CH = 1 << 20 };
+    unsigned char *buf = malloc(CH);
+    uint64_t x = 0x243F6A8885A308D3ull, n = 0;
+    int rc = buf ? 0 : -1;
+    for (ssize_t got; rc == 0 && (got = read(fd, buf, CH)) != 0;) {
+        if (got < 0) {
+            if (errno == EINTR)
+                continue;
+            rc = -1;
+            break;
+        }
+        size_t i = 0, g = (size_t)got;
+        for (; i + 8 <= g; i += 8) {
+            uint64_t w;
+            memcpy(&w, buf + i, 8);
+            x = (x ^ w) * 0x9E3779B97F4A7C15ull;
+            x ^= x >> 29;
+        }
+        for (; i < g; i++)
+            x = (x ^ buf[i]) * 0x100000001B3ull;
+        n += g;
+    }
+    free(buf);
+    close(fd);
+    *h = x ^ n;
+    *size = n;
+    return rc;
+}
+
 int wc_tcache_lookup(const char *trace, const char *cdir, wc_tcache_entry *e)
 {
     memset(e, 0, sizeof *e);
@@ -308,8 +347,25 @@ int wc_tcache_lookup(const char *trace, const char *cdir, wc_tcache_entry *e)
         size_t wn;
         if (read_small(wp, &e->warn, &wn) != 0) /* an older entry */
             e->warn = NULL;
-        e->hit = 1;
-        utimensat(AT_FDCWD, e->path, NULL, 0); /* recently used */
+        /* its bytes as written (NAME.wctb.sum); an entry without the sum
+         * (an older warpcast's) or with another is made again */
+        char sp[WC_TCACHE_PATH_MAX + 8], *sv = NULL;
+        size_t sn;
+        unsigned long long sh = 0, ss = 0;
+        uint64_t fh, fs;
+        snprintf(sp, sizeof sp, "%s.sum", e->path);
+        int good = read_small(sp, &sv, &sn) == 0 &&
+                   sscanf(sv, "%16llx %llu", &sh, &ss) == 2 &&
+                   file_sum(e->path, &fh, &fs) == 0 && fh == sh && fs == ss;
+        free(sv);
+        if (good) {
+            e->hit = 1;
+            utimensat(AT_FDCWD, e->path, NULL, 0); /* recently used */
+        } else {
+            free(e->warn);
+            e->warn = NULL;
+            (void)unlink(e->keypath); /* no longer found; remade */
+        }
     }
     free(k);
     return 0;
@@ -331,6 +387,8 @@ static int unlink_entry(const char *path)
     snprintf(p, sizeof p, "%s.key", path);
     unlink(p);
     snprintf(p, sizeof p, "%s.warn", path);
+    unlink(p);
+    snprintf(p, sizeof p, "%s.sum", path);
     unlink(p);
     return unlink(path);
 }
@@ -417,21 +475,34 @@ int wc_tcache_store(wc_trace *t, const char *cdir, const wc_tcache_entry *e,
     int rc = wc_trace_convert(t, e->path, st, d);
     if (rc)
         return rc;
-    /* the warnings, then the key: an entry counts only once its key is
-     * there */
+    /* an entry counts only once its key is there (written last) */
     const char *const *msgs = NULL;
     size_t nw = wc_trace_warnings(t, &msgs);
     char wpath[WC_TCACHE_PATH_MAX + 8];
     snprintf(wpath, sizeof wpath, "%s.warn", e->path);
-    int ok = 1;
-    for (int pass = 0; pass < 2 && ok; pass++) {
-        const char *dst = pass ? e->keypath : wpath;
+    char spath[WC_TCACHE_PATH_MAX + 8];
+    snprintf(spath, sizeof spath, "%s.sum", e->path);
+    uint64_t fh = 0, fs = 0;
+    int ok = file_sum(e->path, &fh, &fs) == 0;
+    if (!ok) {
+        int er = errno;
+        (void)unlink_entry(e->path);
+        return wc_diag_set(d, WC_EINPUT, e->path, 0, 0,
+                           "cannot read the trace cache entry back: %s",
+                           strerror(er));
+    }
+    /* the warnings, the entry's sum, then the key */
+    for (int pass = 0; pass < 3 && ok; pass++) {
+        const char *dst = pass == 2 ? e->keypath : pass ? spath : wpath;
         char tmp[WC_TCACHE_PATH_MAX + 40];
         snprintf(tmp, sizeof tmp, "%s.%ld.tmp", dst, (long)getpid());
         FILE *f = fopen(tmp, "wb");
         ok = f != NULL;
-        if (ok && pass)
+        if (ok && pass == 2)
             ok = fwrite(e->key, 1, e->keylen, f) == e->keylen;
+        if (ok && pass == 1)
+            ok = fprintf(f, "%016llx %llu\n", (unsigned long long)fh,
+                         (unsigned long long)fs) > 0;
         for (size_t i = 0; ok && !pass && i < nw; i++)
             ok = fprintf(f, "%s\n", msgs[i]) >= 0;
         if (f && fclose(f) != 0)

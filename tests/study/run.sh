@@ -61,7 +61,7 @@ $W predict $P --no-trace-cache "$tmp/mem" > "$tmp/p0.csv" 2>/dev/null
 WARPCAST_TRACE_CACHE="$tc" $W predict $P "$tmp/mem" > "$tmp/p1.csv" 2>"$tmp/p1.err"; r1=$?
 WARPCAST_TRACE_CACHE="$tc" $W predict $P "$tmp/mem" > "$tmp/p2.csv" 2>"$tmp/p2.err"; r2=$?
 check "trace cache: exit status" [ $r1 = 0 ] && [ $r2 = 0 ]
-check "trace cache: first run converts (one entry, its key and warnings)" [ "$(ls "$tc" | wc -l)" = 3 ]
+check "trace cache: first run converts (one entry, its key, sum and warnings)" [ "$(ls "$tc" | wc -l)" = 4 ]
 check "trace cache: the first run says so" grep -q "converted once to the binary form" "$tmp/p1.err"
 check "trace cache: the second run reads it silently" [ ! -s "$tmp/p2.err" ]
 check "trace cache: converting run = text" cmp -s "$tmp/p0.csv" "$tmp/p1.csv"
