@@ -120,6 +120,11 @@ int cal_key_bounds(const char *key, double *lo, double *hi, int *is_int,
                            "fitted", key);
     *lo = k->lo;
     *hi = k->hi;
+    /* the detailed model's own limit (a latency past its result ring): a
+     * trial step past it stopped the fit with that model's error */
+    double ml = dm_key_limit(key);
+    if (ml < *hi)
+        *hi = ml > *lo ? ml : *lo;
     *is_int = k->type == WC_KT_INT;
     return 0;
 }

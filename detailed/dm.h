@@ -140,4 +140,10 @@ int dm_chrome_end(dm_chrome *w, wc_diag *d);
 /* The whole document of n events of one run (pid 1). */
 int dm_write_chrome_trace(const dm_event *ev, size_t n, FILE *f, wc_diag *d);
 
+/* The largest value of config key the detailed model takes (its rings
+ * hold a fixed-latency result up to DM_CAL cycles ahead, its instruction
+ * buffer up to DM_RING slots), HUGE_VAL where it has no limit of its own;
+ * calibration keeps a fitted key within it (calib/eval.c). */
+double dm_key_limit(const char *key);
+
 #endif /* DM_H */

@@ -6,6 +6,7 @@
  * timing number is written here: every value comes from data/gpus/ through
  * common/keys*.def.
  */
+#include <math.h>
 #include <string.h>
 
 #include "dm_int.h"
@@ -147,4 +148,24 @@ long dm_inst_ii(const dm_params *p, const wc_inst *in, unsigned lc)
 {
     (void)in;
     return p->ii[lc];
+}
+
+double dm_key_limit(const char *key)
+{
+    static const char *const fixed[] = {
+        "lat_mufu_ex2",   "lat_mufu_sin",   "lat_mufu_rcp",    "lat_mufu_rsq",
+        "lat_mufu_lg2",   "lat_mufu_sqrt",  "lat_mufu_tanh",   "lat_tensor_k16",
+        "lat_tensor_int", "lat_tensor_fp64"};
+    if (!key)
+        return HUGE_VAL;
+    if (!strcmp(key, "ibuffer_entries"))
+        return DM_RING - DM_RING_FRONT;
+    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
+        if (!strcmp(key, fixed[i]))
+            return DM_CAL - 9;
+    if (!strncmp(key, "lat_", 4))
+        for (int k = 0; k < WC_LAT_COUNT; k++)
+            if (k != WC_LAT_mem && !strcmp(key + 4, wc_latclass_name(k)))
+                return DM_CAL - 9;
+    return HUGE_VAL;
 }

@@ -15,6 +15,8 @@
 #include <string.h>
 
 #include "cal.h"
+#include "cal_int.h"
+#include "dm_int.h"
 #include "check.h"
 
 /* Event-driven reference: S slots, in-order dispatch every d cycles. */
@@ -370,8 +372,35 @@ static void test_bounds(void)
     cal_report_free(&rep);
 }
 
+/* A fitted key stays within what the detailed model takes: a latency
+ * step past its result ring (DM_CAL) stopped the fit with the model's
+ * error, blamed on the base config (calib/eval.c, cal_key_bounds). */
+static void test_model_limits(void)
+{
+    double lo, hi;
+    int isint;
+    wc_diag d;
+    memset(&d, 0, sizeof d);
+    CHECK(cal_key_bounds("lat_int", &lo, &hi, &isint, &d) == 0);
+    CHECK(hi == dm_key_limit("lat_int") && hi < wc_key_find("lat_int")->hi);
+    CHECK(cal_key_bounds("lat_mufu_ex2", &lo, &hi, &isint, &d) == 0);
+    CHECK(hi == dm_key_limit("lat_mufu_ex2"));
+    CHECK(cal_key_bounds("launch_overhead", &lo, &hi, &isint, &d) == 0);
+    CHECK(hi == wc_key_find("launch_overhead")->hi);
+    CHECK(isinf(dm_key_limit("lat_mem")) && isinf(dm_key_limit("l2_size")));
+    /* the limit is the model's: the largest value loads, one more not */
+    wc_gpu g;
+    dm_params pm;
+    CHECK(wc_gpu_load("h100-pcie", &g, &d) == 0);
+    CHECK(wc_gpu_set_num(&g, "lat_int", dm_key_limit("lat_int"), &d) == 0);
+    CHECK(dm_params_load(&g, &pm, &d) == 0);
+    CHECK(wc_gpu_set_num(&g, "lat_int", dm_key_limit("lat_int") + 1, &d) == 0);
+    CHECK(dm_params_load(&g, &pm, &d) != 0);
+}
+
 int main(void)
 {
+    test_model_limits();
     test_launch_model();
     recovery(4, 1, 80, CAL_LOSS_LINEAR, 46);
     /* coverage over repeated noise draws: about 68% within 1 se */
