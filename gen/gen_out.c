@@ -140,8 +140,12 @@ int gen_out_open(gen_out *o, const char *path, int zstd)
         o->zbuf = malloc(o->zcap);
         if (!o->cctx || !o->zbuf)
             o->err = -1;
-        else
+        else {
             ZSTD_CCtx_setParameter(o->cctx, ZSTD_c_compressionLevel, 3);
+            /* a checksum, as the zstd tool writes: a flipped byte is an
+             * error of the file, not other results */
+            ZSTD_CCtx_setParameter(o->cctx, ZSTD_c_checksumFlag, 1);
+        }
     }
 #else
     (void)zstd;
