@@ -240,7 +240,7 @@ check "report: bad input exits 2" [ $? = 2 ]
 # loop and grow without bound; inf or nan cycles in a sweep table drew NaN
 # coordinates: both are bad input now
 printf '{"measurements": [{"label": "a", "measured": 100, "before": 100, "after": 9e999}]}\n' > "$tmp/inf.json"
-(ulimit -v 3000000; timeout 20 $W report --out "$tmp/x.html" "$tmp/inf.json" 2>/dev/null)
+timeout 20 $W report --out "$tmp/x.html" "$tmp/inf.json" 2>/dev/null
 check "report: an infinite number is bad input (exit 2, no hang)" [ $? = 2 ]
 printf 'trace,kernel_id,kernel,num_sms,mode,seed,cycles\nt,1,k,8,interval,0,5267\nt,1,k,16,interval,0,inf\n' > "$tmp/sinf.csv"
 $W report --out "$tmp/x.html" "$tmp/sinf.csv" 2>"$tmp/sinf.err"
