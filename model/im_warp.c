@@ -1719,6 +1719,11 @@ static void tmpl_fill(im_walker *w, const im_wm *e, const wc_cta *c)
             memcpy(in, tab + (q >> 32), offsetof(wc_inst, addr));
             in->mask = (uint32_t)q;
             in->line = 0;
+#ifdef WC_CHECKS
+            /* lanes nothing may read: a reader would move the results,
+             * which the memo-off comparisons then catch */
+            memset(in->addr, 0xa5, sizeof in->addr);
+#endif
             continue;
         }
         tmpl_inst(w, e, k);
