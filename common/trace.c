@@ -704,6 +704,12 @@ static int load_kernel_file(wc_trace *t, kent *k, const char *path,
         size_t pl = strlen(p);
         memcpy(z, p, pl);
         memcpy(z + pl, ".zst", 5);
+        struct stat sp;
+        if ((!exists(z) || pl + 4 >= sizeof p) && stat(p, &sp) == 0)
+            return wc_diag_set(d, WC_EINPUT, kl ? kl : path, line,
+                               kl ? 1 : 0,
+                               "kernel trace '%s' is not a regular file%s",
+                               p, S_ISDIR(sp.st_mode) ? " (a directory)" : "");
         if (!exists(z) || pl + 4 >= sizeof p)
             return wc_diag_set(d, WC_EINPUT, kl ? kl : path, line,
                                kl ? 1 : 0,

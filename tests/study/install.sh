@@ -8,6 +8,8 @@ set -u
 BUILD=${BUILD:-build}
 src=$(pwd)
 tmp=$(mktemp -d)
+# hermetic: the installed program converts into no cache of the user
+WARPCAST_TRACE_CACHE=off; export WARPCAST_TRACE_CACHE
 trap 'rm -rf "$tmp"' EXIT
 pass=0; fail=0
 check() { name=$1; shift; if "$@"; then pass=$((pass+1)); else echo "FAIL install: $name"; fail=$((fail+1)); fi; }
