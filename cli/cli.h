@@ -35,6 +35,8 @@ int cli_common_opt(cli_common *c, int argc, char **argv, int *i,
 void cli_common_init(cli_common *c);
 /* Load the GPU config: --gpu, else the trace's binary version, else
  * fallback; then apply --set.  Exits on error. */
+/* wc_gpu_load, with "did you mean" on an unknown name (issue 14). */
+int cli_gpu_load(const char *name, wc_gpu *g, wc_diag *d);
 void cli_load_gpu(const cli_common *c, int binary_version,
                   const char *fallback, wc_gpu *g);
 /* Open --out (or stdout).  Exits on error. */

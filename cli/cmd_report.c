@@ -7,7 +7,6 @@
  * The output depends only on the inputs (no dates), so it can be checked in.
  */
 #include <errno.h>
-#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -736,10 +735,8 @@ int cmd_report(int argc, char **argv)
                 int cc = st_col(&tabs[i], "cycles");
                 for (size_t r = 0; r < tabs[i].nrow && !rc; r++) {
                     const char *v = tabs[i].row[r][cc];
-                    char *e;
-                    double x = strtod(v, &e);
-                    if (v[0] && (*e || !isfinite(x) || !isdigit((unsigned char)
-                                     v[v[0] == '-']))) {
+                    if (v[0] &&
+                        (!st_is_number(v) || !isfinite(strtod(v, NULL)))) {
                         fprintf(stderr, "%s:%zu: error: cycles '%s' is not a "
                                         "finite number\n", in[i], r + 2, v);
                         rc = WC_EINPUT;

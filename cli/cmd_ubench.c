@@ -137,12 +137,9 @@ int cmd_ubench(int argc, char **argv)
          * error of the file, at its line */
         wc_diag gd;
         memset(&gd, 0, sizeof gd);
-        if (wc_gpu_load(u->gpu, g, &gd) != 0) {
-            const char *sg = st_suggest_gpu(u->gpu);
+        if (cli_gpu_load(u->gpu, g, &gd) != 0) {
             wc_diag_set(&d, WC_EINPUT, path, u->gpu_line, u->gpu_col,
-                        ".gpu %s: %s%s%s%s", u->gpu, gd.msg,
-                        sg ? "; did you mean '" : "", sg ? sg : "",
-                        sg ? "'?" : "");
+                        ".gpu %s: %s", u->gpu, gd.msg);
             cli_fail(&d);
         }
     }

@@ -223,6 +223,19 @@ int cli_common_opt(cli_common *c, int argc, char **argv, int *i,
     return 1;
 }
 
+int cli_gpu_load(const char *name, wc_gpu *g, wc_diag *d)
+{
+    int rc = wc_gpu_load(name, g, d);
+    const char *sg = rc && strstr(d->msg, "unknown GPU '") ? st_suggest_gpu(name)
+                                                         : NULL;
+    if (sg) { /* "did you mean" (issue 14) */
+        char m[sizeof d->msg];
+        snprintf(m, sizeof m, "%.900s; did you mean '%.60s'?", d->msg, sg);
+        memcpy(d->msg, m, sizeof m);
+    }
+    return rc;
+}
+
 void cli_load_gpu(const cli_common *c, int binary_version,
                   const char *fallback, wc_gpu *g)
 {
@@ -243,15 +256,8 @@ void cli_load_gpu(const cli_common *c, int binary_version,
                        "the input does not say which GPU it is for; pass "
                        "--gpu NAME|FILE (see 'warpcast gpus')");
     }
-    if (wc_gpu_load(name, g, &d) != 0) {
-        const char *sg = strstr(d.msg, "unknown GPU '") ? st_suggest_gpu(name) : NULL;
-        if (sg) { /* "did you mean" (issue 14) */
-            char m[sizeof d.msg];
-            snprintf(m, sizeof m, "%.900s; did you mean '%.60s'?", d.msg, sg);
-            memcpy(d.msg, m, sizeof m);
-        }
+    if (cli_gpu_load(name, g, &d) != 0)
         cli_fail(&d);
-    }
     for (int i = 0; i < c->nsets; i++)
         if (wc_gpu_set(g, c->sets[i], &d) != 0)
             cli_fail(&d);

@@ -45,6 +45,8 @@ void csv_field(FILE *f, const char *s);
 /* Parse one CSV record from text at *pos; fields malloc'd.  Returns the
  * number of fields, 0 at end of text, -1 on an unterminated record. */
 int csv_record(const char *text, size_t len, size_t *pos, char ***fields);
+/* 1 when s is a JSON number (no leading '+' or '.', hex, inf or nan). */
+int st_is_number(const char *s);
 void csv_free_fields(char **fields, int n);
 
 /* ---- a small JSON reader -------------------------------------------------- */

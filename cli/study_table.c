@@ -323,7 +323,7 @@ void st_write_header_csv(FILE *f, const st_table *t)
     fputc('\n', f);
 }
 
-static int is_number(const char *s)
+int st_is_number(const char *s)
 {
     if (!*s)
         return 0;
@@ -357,7 +357,7 @@ void st_write_row(FILE *f, const st_table *t, char *const *vals, int json)
                       !strcmp(t->col[c], "mode") || !strcmp(t->col[c], "mangled");
             if (!vals[c][0])
                 fputs("null", f);
-            else if (!str && is_number(vals[c]))
+            else if (!str && st_is_number(vals[c]))
                 fputs(vals[c], f);
             else
                 json_write_string(f, vals[c]);

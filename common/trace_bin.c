@@ -1433,7 +1433,6 @@ int wc_cta_raw_lanes(const wc_cta *c, const unsigned char *p, size_t len,
     uint32_t id, mask;
     const char *why;
     uint64_t v;
-    unsigned masked = a < len && (p[a] & T_MASK) ? WC_RAW_MASKED : 0u;
     int tg = dec_head(p, len, &a, s->pid, s->pmask, b->tab_n, &id, &mask,
                       &why);
     if (tg < 0 || !(b->tab[id].iflags & WC_IF_HAS_ADDR))
@@ -1499,7 +1498,7 @@ int wc_cta_raw_lanes(const wc_cta *c, const unsigned char *p, size_t len,
     r->base = base;
     r->lanes = p + lb;
     r->nlanes = (uint32_t)(a - lb);
-    r->flags = b->tfl[id] | masked;
+    r->flags = b->tfl[id] | ((unsigned)tg & T_MASK ? WC_RAW_MASKED : 0u);
     s->at = a;
     s->pid = id;
     s->pmask = mask;

@@ -342,11 +342,6 @@ int wc_tcache_lookup(const char *trace, const char *cdir, wc_tcache_entry *e)
     if (stat(e->path, &st) == 0 && S_ISREG(st.st_mode) &&
         read_small(e->keypath, &k, &kn) == 0 && kn == b.n &&
         memcmp(k, b.p, kn) == 0) {
-        char wp[WC_TCACHE_PATH_MAX + 8];
-        snprintf(wp, sizeof wp, "%s.warn", e->path);
-        size_t wn;
-        if (read_small(wp, &e->warn, &wn) != 0) /* an older entry */
-            e->warn = NULL;
         /* its bytes as written (NAME.wctb.sum); an entry without the sum
          * (an older warpcast's) or with another is made again */
         char sp[WC_TCACHE_PATH_MAX + 8], *sv = NULL;
@@ -359,11 +354,14 @@ int wc_tcache_lookup(const char *trace, const char *cdir, wc_tcache_entry *e)
                    file_sum(e->path, &fh, &fs) == 0 && fh == sh && fs == ss;
         free(sv);
         if (good) {
+            char wp[WC_TCACHE_PATH_MAX + 8];
+            snprintf(wp, sizeof wp, "%s.warn", e->path);
+            size_t wn;
+            if (read_small(wp, &e->warn, &wn) != 0) /* an older entry */
+                e->warn = NULL;
             e->hit = 1;
             utimensat(AT_FDCWD, e->path, NULL, 0); /* recently used */
         } else {
-            free(e->warn);
-            e->warn = NULL;
             (void)unlink(e->keypath); /* no longer found; remade */
         }
     }

@@ -56,6 +56,16 @@ static uint64_t longest_stall(const wc_gpu *g)
     return s < 1e15 ? (uint64_t)s + 1 : (uint64_t)1e15;
 }
 
+/* A fixed-latency write-back is booked in the DM_CAL-cycle ring: every
+ * latency class's key (lat_*, but lat_mem) and these of the MUFU functions
+ * and the tensor variants stay at most DM_FIXED_LAT_MAX (dm_params_load
+ * rejects more; dm_key_limit tells calibration). */
+#define DM_FIXED_LAT_MAX (DM_CAL - 9)
+static const char *const fixed_keys[] = {
+    "lat_mufu_ex2",  "lat_mufu_sin",   "lat_mufu_rcp",   "lat_mufu_rsq",
+    "lat_mufu_lg2",  "lat_mufu_sqrt",  "lat_mufu_tanh",  "lat_tensor_k16",
+    "lat_tensor_int", "lat_tensor_fp64"};
+
 int dm_params_load(const wc_gpu *g, dm_params *p, wc_diag *d)
 {
     ua_core c;
@@ -66,34 +76,32 @@ int dm_params_load(const wc_gpu *g, dm_params *p, wc_diag *d)
         return rc;
     memset(p, 0, sizeof *p);
     /* the ring holds the instruction buffer and the pipeline front */
-    if (c.ibuf + DM_RING_FRONT > DM_RING)
+    if (c.ibuf > dm_key_limit("ibuffer_entries"))
         return wc_diag_set(d, WC_EINPUT, g->source, 0, 0,
                            "ibuffer_entries = %u: the detailed model holds "
                            "at most %d",
                            c.ibuf, DM_RING - DM_RING_FRONT);
     for (int k = 0; k < WC_LAT_COUNT; k++)
-        if (c.lat[k] >= DM_CAL - 8 && k != WC_LAT_mem)
+        if (c.lat[k] > DM_FIXED_LAT_MAX && k != WC_LAT_mem)
             return wc_diag_set(d, WC_EINPUT, g->source, 0, 0,
                                "lat_%s = %ld: the detailed model needs < %d",
-                               wc_latclass_name(k), c.lat[k], DM_CAL - 8);
+                               wc_latclass_name(k), c.lat[k],
+                               DM_FIXED_LAT_MAX + 1);
     /* the keys of the MUFU functions' latencies (c.mufu[1..7], ua_core.c's
      * order; 0 there takes lat_sfu, checked above) and of the tensor
-     * variants' (0: lat_tensor): a fixed-latency write-back is booked in
-     * the same DM_CAL-cycle ring */
-    const struct {
-        const char *key;
-        long v;
-    } fixed[] = {{"lat_mufu_ex2", c.mufu[1]},    {"lat_mufu_sin", c.mufu[2]},
-                 {"lat_mufu_rcp", c.mufu[3]},    {"lat_mufu_rsq", c.mufu[4]},
-                 {"lat_mufu_lg2", c.mufu[5]},    {"lat_mufu_sqrt", c.mufu[6]},
-                 {"lat_mufu_tanh", c.mufu[7]},   {"lat_tensor_k16", c.tensor_k16},
-                 {"lat_tensor_int", c.tensor_int},
-                 {"lat_tensor_fp64", c.tensor_fp64}};
+     * variants' (0: lat_tensor), in fixed_keys' order */
+    const long fixed[] = {c.mufu[1], c.mufu[2],      c.mufu[3],
+                          c.mufu[4], c.mufu[5],      c.mufu[6],
+                          c.mufu[7], c.tensor_k16,   c.tensor_int,
+                          c.tensor_fp64};
+    _Static_assert(sizeof fixed / sizeof fixed[0] ==
+                       sizeof fixed_keys / sizeof fixed_keys[0],
+                   "a value for each of fixed_keys");
     for (size_t k = 0; k < sizeof fixed / sizeof fixed[0]; k++)
-        if (fixed[k].v >= DM_CAL - 8)
+        if (fixed[k] > DM_FIXED_LAT_MAX)
             return wc_diag_set(d, WC_EINPUT, g->source, 0, 0,
                                "%s = %ld: the detailed model needs < %d",
-                               fixed[k].key, fixed[k].v, DM_CAL - 8);
+                               fixed_keys[k], fixed[k], DM_FIXED_LAT_MAX + 1);
     p->core = c;
     p->policy = (int)c.policy;
     p->assign = (int)c.assign;
@@ -152,20 +160,16 @@ long dm_inst_ii(const dm_params *p, const wc_inst *in, unsigned lc)
 
 double dm_key_limit(const char *key)
 {
-    static const char *const fixed[] = {
-        "lat_mufu_ex2",   "lat_mufu_sin",   "lat_mufu_rcp",    "lat_mufu_rsq",
-        "lat_mufu_lg2",   "lat_mufu_sqrt",  "lat_mufu_tanh",   "lat_tensor_k16",
-        "lat_tensor_int", "lat_tensor_fp64"};
     if (!key)
         return HUGE_VAL;
     if (!strcmp(key, "ibuffer_entries"))
         return DM_RING - DM_RING_FRONT;
-    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
-        if (!strcmp(key, fixed[i]))
-            return DM_CAL - 9;
+    for (size_t i = 0; i < sizeof fixed_keys / sizeof fixed_keys[0]; i++)
+        if (!strcmp(key, fixed_keys[i]))
+            return DM_FIXED_LAT_MAX;
     if (!strncmp(key, "lat_", 4))
         for (int k = 0; k < WC_LAT_COUNT; k++)
             if (k != WC_LAT_mem && !strcmp(key + 4, wc_latclass_name(k)))
-                return DM_CAL - 9;
+                return DM_FIXED_LAT_MAX;
     return HUGE_VAL;
 }

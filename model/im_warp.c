@@ -1769,14 +1769,6 @@ static im_wm *tmpl_find(im_walker *w, int sub, const unsigned char *p,
     return NULL;
 }
 
-/* im_mem_wavefronts of template t's instruction j in this warp (a
- * shared-memory access; fast_collect matched the warp to t: the same
- * record and mask).  Speed only: where its lanes are t's moved by one
- * difference (tmpl_match) of whole rows of banks (a row a power of two:
- * every lane keeps its bank, and lanes keep sharing or not sharing a
- * word), the count is t's, worked out once per template (a kernel whose
- * CTAs index the same shared array: the same addresses in every CTA).
- * The instruction is then not decoded at all. */
 /* tmpl_wavefronts where the template's count does not serve: the count
  * of the instruction's bytes if met before (wfc_take), else counted (and
  * kept for the next with its bytes). */
@@ -1796,6 +1788,14 @@ static __attribute__((noinline)) unsigned tmpl_wavefronts_own(im_walker *w,
     return n;
 }
 
+/* im_mem_wavefronts of template t's instruction j in this warp (a
+ * shared-memory access; fast_collect matched the warp to t: the same
+ * record and mask).  Speed only: where its lanes are t's moved by one
+ * difference (tmpl_match) of whole rows of banks (a row a power of two:
+ * every lane keeps its bank, and lanes keep sharing or not sharing a
+ * word), the count is t's, worked out once per template (a kernel whose
+ * CTAs index the same shared array: the same addresses in every CTA).
+ * The instruction is then not decoded at all. */
 static unsigned tmpl_wavefronts(im_walker *w, im_wm *t, size_t j)
 {
     const im_par *p = w->p;
