@@ -2129,6 +2129,53 @@ static int busy_slice(kbind *b, uint64_t total, wc_diag *d)
     return check_slice(b, 1, 0, total, d);
 }
 
+/*
+ * Stand-ins without the whole pass (smp_standin_two_phase_insts).  A
+ * stand-in is the whole run in miniature, so the interval model on a
+ * sample of the stand-ins carries the kernel as the whole pass does:
+ * composed, the stand-ins of bench_hybrid's sampled kernels are within
+ * 1.9% of their whole runs (interval model), and every first-choice
+ * stand-in of docs/sampler.md's tables within 2.9% of it except where
+ * CTAs share data across the kernel (+162% to +187%, and `chase`'s table
+ * +14.5%), which the fold finds (standin_fold: shared chunks of two
+ * distant stand-ins).  On a kernel of a few waves the whole pass is most
+ * of hybrid mode's host time (`mixed` 8192 x 128 kernel 1, h100-pcie:
+ * 0.30 of 0.47 s; docs/validation.md section 6), and what it adds to the
+ * estimate is the stand-ins' composition gap, which the CI's bias
+ * allowance already covers.  So a first-choice stand-in layout of a
+ * kernel of at least smp_standin_two_phase_insts warp instructions, whose
+ * stand-ins fold no shared data (the fold, the test for it, and the
+ * widening of uneven loads done now, as judge_standin would after the
+ * pass; with smp_fold 0 nothing tests for shared data, so the whole pass
+ * judges them) and number at
+ * least SMP_STANDIN_TWO_PHASE_MIN, takes two-phase sampling over the
+ * stand-ins (engine aux *two = 2).  1 when it does, 0 when not, -code on
+ * an error.
+ */
+static int standin_two_phase(kbind *b, uint64_t total, wc_diag *d)
+{
+    const wc_gpu *g = b->g;
+    if (!b->standin || !b->standin_first || b->collapsed || !g->smp_fold ||
+        g->smp_standin_two_phase_insts <= 0 ||
+        total < (uint64_t)g->smp_standin_two_phase_insts ||
+        b->nregions < SMP_STANDIN_TWO_PHASE_MIN)
+        return 0;
+    if (!b->fold_done) { /* as judge_standin: once, before any run of them */
+        b->fold_done = 1;
+        int rc = standin_fold(b, d);
+        if (rc)
+            return -rc;
+    }
+    if (b->fold.n)
+        return 0; /* shared data: judged against the whole run */
+    kbind w = *b; /* a scratch copy: the widening writes the layout only */
+    widen_uneven(&w);
+    if (w.nregions < SMP_STANDIN_TWO_PHASE_MIN || !standin_worth(&w, 0))
+        return 0;
+    *b = w;
+    return 1;
+}
+
 static int eng_aux(void *ctx, size_t *nregions, const uint64_t **ins,
                    double *fixed, double *compose, int *two, wc_diag *d)
 {
@@ -2213,6 +2260,11 @@ static int eng_aux(void *ctx, size_t *nregions, const uint64_t **ins,
         choose_standins(b, SMP_PASS_COST);
         if (!sample_ok(b, SMP_PASS_COST))
             collapse(b);
+        int st = standin_two_phase(b, total, d);
+        if (st < 0)
+            return -st;
+        if (st)
+            *two = 2;
     }
     free(b->ins);
     b->ins = calloc(b->nregions, sizeof *b->ins);

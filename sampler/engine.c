@@ -559,11 +559,22 @@ static size_t phase2_take(const unsigned char *sel, const double *x,
  * kernel, so the unsampled bulk of the trace is never decoded.
  */
 static int two_phase(loop *L, size_t N, const uint64_t *ains, double A,
-                     double fixed, double compose, wc_diag *d)
+                     double fixed, double compose, int standin, wc_diag *d)
 {
     const smp_plan *p = L->p;
     smp_kernel_result *r = L->r;
     size_t m = p->phase1 > 0 ? N / p->phase1 : 1;
+    /* stand-ins (aux's *two = 2): phase 2 takes what one-phase sampling
+     * would, a systematic sample of period smp_period (at least
+     * SMP_STANDIN_PHASE2), and phase 1 SMP_STANDIN_PHASE1 times that */
+    size_t n2s = 0;
+    if (standin) {
+        size_t per = p->period > 0 ? (size_t)p->period : 1;
+        n2s = (N + per - 1) / per;
+        if (n2s < SMP_STANDIN_PHASE2)
+            n2s = SMP_STANDIN_PHASE2;
+        m = N / (SMP_STANDIN_PHASE1 * n2s);
+    }
     if (m < 1)
         m = 1;
     wc_rng rng;
@@ -613,7 +624,8 @@ static int two_phase(loop *L, size_t N, const uint64_t *ains, double A,
     }
     r->interval_cycles = sa > 0 ? fixed + compose * A * sx / sa : 0;
     r->interval_composed = r->interval_cycles;
-    long k = p->phase2 > 0 ? (long)(n1 / p->phase2) : 1;
+    long k = standin ? (long)(n1 / n2s)
+                     : p->phase2 > 0 ? (long)(n1 / p->phase2) : 1;
     if (k < 1)
         k = 1;
     /* Strata of at least four phase-2 regions: a stratum's variance from two
@@ -743,13 +755,14 @@ int smp_estimate(const smp_engine *e, const smp_plan *p, smp_kernel_result *r,
         r->regions = N;
         for (size_t i = 0; i < na; i++)
             A += (double)ains[i];
-        if ((two || (p->two_phase_insts > 0 &&
-                     A >= (double)p->two_phase_insts)) &&
-            na >= 8 && p->phase1 >= 4 && na >= 2 * p->phase1) {
+        if ((two == 2 && na >= SMP_STANDIN_TWO_PHASE_MIN) ||
+            ((two == 1 || (p->two_phase_insts > 0 &&
+                           A >= (double)p->two_phase_insts)) &&
+             na >= 8 && p->phase1 >= 4 && na >= 2 * p->phase1)) {
             N = L.N = na;
             r->regions = N;
             r->warp_insts = (uint64_t)A;
-            if ((rc = two_phase(&L, N, ains, A, fx, comp, d)))
+            if ((rc = two_phase(&L, N, ains, A, fx, comp, two == 2, d)))
                 goto out;
             goto finish;
         }

@@ -259,6 +259,16 @@ double smp_ctx_cost_per_inst(const smp_ctx *c, int m, double *cycles,
 
 #define SMP_SIG_DIM 16
 
+/* Two-phase sampling on stand-in regions (smp_standin_two_phase_insts,
+ * engine aux's *two = 2): phase 2 takes a systematic sample of smp_period
+ * of the stand-ins, at least SMP_STANDIN_PHASE2, phase 1 SMP_STANDIN_PHASE1
+ * times as many; only with SMP_STANDIN_TWO_PHASE_MIN stand-ins or more,
+ * so that phase 1 is a small share of them (docs/sampler.md, "Stand-ins
+ * without the whole pass"). */
+#define SMP_STANDIN_PHASE1 2
+#define SMP_STANDIN_PHASE2 6
+#define SMP_STANDIN_TWO_PHASE_MIN 48
+
 /* What one model says about one region (or the whole kernel). */
 typedef struct smp_eval {
     double cycles;           /* region: cycles; proxy: weight z_r > 0       */
@@ -308,7 +318,11 @@ typedef struct smp_engine {
      * would cost about what the detailed model costs on the whole kernel):
      * the engine runs the kernel in detail without the interval pass.
      * *two (0 on entry): set to 1 to ask for two-phase sampling whatever
-     * the kernel's size (smp_plan.two_phase_insts). */
+     * the kernel's size (smp_plan.two_phase_insts); 2 when the regions
+     * are stand-ins for the whole run (each lasts as long as the kernel):
+     * two-phase with the sample sizes of one-phase sampling
+     * (SMP_STANDIN_PHASE1, SMP_STANDIN_PHASE2), where there are at least
+     * SMP_STANDIN_TWO_PHASE_MIN of them. */
     int (*aux)(void *ctx, size_t *nregions, const uint64_t **ins,
                double *fixed, double *compose, int *two, wc_diag *d);
     /* CTA granularity of the kernel's end (NULL: none).  Called after the

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""tests/bench/unseen.py BIN [--gpus g1,g2] [--traces DIR] [--jobs N] [--seed N]
+"""tests/bench/unseen.py BIN [--large] [--gpus g1,g2] [--traces DIR] [--jobs N]
+                            [--seed N]
 
 Hybrid against full detailed on kernels of shapes the sampler was not built
 on (docs/sampler.md, "Stand-in regions"): 15 synthetic traces (23 kernels),
@@ -12,6 +13,10 @@ sampled, within 3%, intervals missing, max / mean error, CPU time of each
 mode).  Traces are made once under --traces (default /tmp/wc-unseen-traces,
 binary form).  A helper for sampler work, not part of `make test`; about
 10-20 minutes on two cores.  Compare two binaries by running it for each.
+
+--large: 11 other shapes of 4M-9M warp instructions a kernel (15 kernels),
+the size where issue 13 asks hybrid mode for 15x the detailed model's speed;
+each trace's line of CPU times gives that ratio.  About 25 minutes.
 """
 import json
 import os
@@ -28,6 +33,15 @@ SHAPES = [  # kind, ctas, threads, iters
     ("compute", 3000, 256, 8), ("latency", 4096, 128, 16),
     ("shared", 4096, 128, 8), ("tensor", 4096, 256, 8),
     ("divergent", 4096, 256, 8),
+]
+
+LARGE = [  # 4M-9M warp instructions a kernel, shapes bench_hybrid has not
+    ("compute", 4096, 256, 8), ("latency", 1536, 128, 64),
+    ("shared", 3072, 256, 16), ("tensor", 4096, 256, 16),
+    ("mixed", 6000, 192, 16), ("imbalanced", 512, 1024, 64),
+    ("balanced", 768, 1024, 48), ("fp64", 5000, 256, 16),
+    ("memory", 6000, 256, 8), ("divergent", 3000, 256, 16),
+    ("chase", 4096, 128, 64),
 ]
 
 
@@ -55,9 +69,12 @@ def main():
     tdir = "/tmp/wc-unseen-traces"
     jobs = "1"
     seed = []
+    shapes = SHAPES
     while a:
         o = a.pop(0)
-        if o == "--gpus" and a:
+        if o == "--large":
+            shapes = LARGE
+        elif o == "--gpus" and a:
             gpus = a.pop(0).split(",")
         elif o == "--traces" and a:
             tdir = a.pop(0)
@@ -69,7 +86,7 @@ def main():
             sys.exit(__doc__)
     os.makedirs(tdir, exist_ok=True)
     traces = []
-    for kind, ctas, thr, it in SHAPES:
+    for kind, ctas, thr, it in shapes:
         name = "%s-%dx%d-i%d" % (kind, ctas, thr, it)
         wcb = os.path.join(tdir, name + ".wcb")
         if not os.path.exists(wcb):
@@ -112,6 +129,8 @@ def main():
                 print("%-10s %-26s k%-2d detailed %9d hybrid %9d %+7.2f%%"
                       "  covers %-3s %s" % (g, name, k["id"], ref,
                                             k["cycles"], err, cov, how))
+            print("%-10s %-26s CPU hybrid %.2f s, detailed %.2f s (%.1fx)"
+                  % (g, name, th, td, td / th if th else 0))
             sys.stdout.flush()
         print("%s: %d kernels, %d sampled, %d within 3%%, %d intervals "
               "missing, max %.2f%% mean %.2f%%; CPU hybrid %.1f s, "
