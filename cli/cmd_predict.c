@@ -62,6 +62,7 @@ typedef struct kout {
     int standin;             /* hybrid: stand-in regions (smp.h)           */
     uint64_t fold_bytes;     /* hybrid: their shared data's folded span    */
     size_t regions, sampled;
+    size_t phase1;           /* hybrid, two-phase: interval-model regions  */
     uint64_t warm;
     double host_s;
     /* breakdown: names and values */
@@ -179,6 +180,8 @@ static void out_json(outw *w, const kout *k)
                 json_str(j, "detail_reason", k->why);
             json_uint(j, "regions", k->regions);
             json_uint(j, "sampled_regions", k->sampled);
+            if (k->phase1)
+                json_uint(j, "phase1_regions", k->phase1);
             if (k->warm)
                 json_uint(j, "warmup_ctas", k->warm);
             if (k->standin)
@@ -508,6 +511,7 @@ static void from_smp(kout *o, const smp_kernel_result *r)
     o->fold_bytes = r->fold_bytes;
     o->regions = r->regions;
     o->sampled = r->sampled;
+    o->phase1 = r->phase1;
     o->warm = r->warm_ctas;
     o->host_s = r->host_seconds;
     for (int m = 0; m < 2; m++) {
