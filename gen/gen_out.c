@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statvfs.h>
 
 /* libzstd is required (common/trace_bin.c needs it too): no silent
  * fallback, which left an object built before `make deps` without zstd
@@ -151,6 +152,29 @@ int gen_out_open(gen_out *o, const char *path, int zstd)
     (void)zstd;
 #endif
     return o->err;
+}
+
+int gen_out_room(gen_out *o, unsigned long long done, unsigned long long total,
+                 double *need, double *avail)
+{
+    *need = *avail = 0;
+    if (!o->f || o->err || done == 0 || done >= total)
+        return 0;
+    off_t pos = ftello(o->f);
+    struct statvfs sv;
+    if (pos < 0 || fstatvfs(fileno(o->f), &sv) != 0)
+        return 0;
+    double have = (double)pos + (double)o->n;
+    *need = have * (double)total / (double)done;
+    *avail = have + (double)sv.f_bavail * (double)sv.f_frsize;
+    return *need > *avail;
+}
+
+int gen_out_room_due(const gen_out *o, unsigned long long done)
+{
+    if (done < (o->zstd ? 256u : 16u))
+        return 0;
+    return done % 1024 == 0 || (done < 1024 && !(done & (done - 1)));
 }
 
 int gen_out_close(gen_out *o)

@@ -47,6 +47,22 @@ void gen_out_printf(gen_out *o, const char *fmt, ...);
 /* File sink: hands what is buffered to the file (zstd: ZSTD_e_continue). */
 int gen_out_flush(gen_out *o);
 
+/* File sink, a trace of `total` units (thread blocks) of which `done` are
+ * written: 1 when the file, at the size those units give it
+ * (bytes so far x total / done), would not fit in what the file system
+ * holding it still offers, with *need (the projected size) and *avail (the
+ * bytes written so far plus the free space) in bytes; 0 when it fits, when
+ * done is 0, or when the free space cannot be told.  A projection: the
+ * writers ask it after a few units and then now and then, so that a grid
+ * too large for the disk stops before filling it. */
+int gen_out_room(gen_out *o, unsigned long long done, unsigned long long total,
+                 double *need, double *avail);
+
+/* Whether a writer asks gen_out_room after `done` units: after 16, 32,
+ * ..., 512 of them and every 1024 after (a zstd stream from 256 on: its
+ * first units compress less well than the rest). */
+int gen_out_room_due(const gen_out *o, unsigned long long done);
+
 /* Ends the zstd frame, closes the file, frees everything and zeroes *O;
  * 0, or -1 when anything failed since gen_out_open(). */
 int gen_out_close(gen_out *o);

@@ -1608,6 +1608,7 @@ int wc_tracegen_write(const wc_tracegen_params *p, const char *outdir,
     unsigned nwarps = (unsigned)((threads + 31) / 32);
     int top = k.max_reg + 4 < 255 ? k.max_reg + 4 : 255;
     gen_out cta = {0};
+    unsigned long long written = 0; /* thread blocks (gen_out_room) */
     for (unsigned z = 0; z < grid[2] && !rc; z++)
         for (unsigned y = 0; y < grid[1] && !rc; y++)
             for (unsigned x = 0; x < grid[0] && !rc; x++) {
@@ -1661,6 +1662,18 @@ int wc_tracegen_write(const wc_tracegen_params *p, const char *outdir,
                      * ZSTD_e_end call, which writes the content size */
                     gen_out_write(&out, cta.buf, cta.n);
                     gen_out_flush(&out);
+                    double need, avail;
+                    if (gen_out_room_due(&out, ++written) &&
+                        gen_out_room(&out, written, ctas, &need, &avail))
+                        rc = wc_diag_set(
+                            d, WC_EUSAGE, path, 0, 0,
+                            "the trace would take about %.3g GB (%llu "
+                            "thread blocks, %.3g KB each so far) where the "
+                            "file system has %.3g GB; stopped after %llu "
+                            "of them (a smaller --grid, or --zstd)",
+                            need / 1e9, (unsigned long long)ctas,
+                            need / (double)ctas / 1e3, avail / 1e9,
+                            written);
                 }
             }
     free(cta.buf);

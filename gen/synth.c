@@ -1190,6 +1190,19 @@ static int sy_write_kernel(const sy_kernel *k, int id,
             rc = sy_write_warp(&out, &tmp, k, &wp);
         }
         gen_out_printf(&out, "#END_TB\n%s", c + 1 < k->ctas ? "\n" : "");
+        double need, avail;
+        if (rc == 0 && gen_out_room_due(&out, c + 1ull) &&
+            gen_out_room(&out, c + 1ull, k->ctas, &need, &avail)) {
+            free(tmp.buf);
+            gen_out_close(&out);
+            remove(path);
+            return wc_diag_set(d, WC_EUSAGE, path, 0, 0,
+                               "the trace would take about %.3g GB (%u "
+                               "thread blocks) where the file system has "
+                               "%.3g GB; stopped after %u of them (fewer "
+                               "--ctas or --iters, or --zstd)",
+                               need / 1e9, k->ctas, avail / 1e9, c + 1);
+        }
     }
     free(tmp.buf);
     if (gen_out_close(&out) != 0 || rc != 0)

@@ -184,6 +184,23 @@ int main(void)
     free(tb);
     free(tc);
 
+    /* a kernel whose trace no disk holds (2^32 - 1 CTAs of 1024 threads,
+     * petabytes): stopped after 16 CTAs with a usage error that says so,
+     * the kernel's file removed */
+    {
+        wc_synth_defaults(&p, "memory");
+        p.ctas = 4294967295u;
+        p.threads = 1024;
+        p.iters = 4;
+        char h[1100], ph[1200];
+        snprintf(h, sizeof h, "%s/huge", base);
+        CHECK_EQ_INT(wc_synth_write(&p, h, &d), WC_EUSAGE);
+        CHECK(strstr(d.msg, "would take about") &&
+              strstr(d.msg, "stopped after 16 of them"));
+        snprintf(ph, sizeof ph, "%s/kernel-1.traceg", h);
+        CHECK(access(ph, F_OK) != 0);
+    }
+
     /* zstd output is read back the same */
     wc_synth_defaults(&p, "latency");
     p.zstd = 1;

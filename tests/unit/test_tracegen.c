@@ -258,6 +258,28 @@ static void test_example(const char *tmp)
     CHECK(strstr(d.msg, "example, bad_address, diverge, arith") != NULL);
     p.kernel = "nope";
     CHECK_EQ_INT(wc_tracegen_write(&p, dir, &res, &d), WC_EUSAGE);
+    /* a grid whose trace no disk holds (2^31 - 1 x 65535 thread blocks,
+     * about 1e17 bytes): stopped after 16 thread blocks with a usage
+     * error that says so, and nothing left that looks like a trace */
+    {
+        wc_tracegen_params q;
+        wc_tracegen_defaults(&q);
+        q.listing = "tests/tracegen/example.sass";
+        q.kernel = "example";
+        q.grid[0] = 2147483647u;
+        q.grid[1] = 65535;
+        q.block[0] = 48;
+        CHECK(wc_tracegen_add_param(&q, "0x218=70:4", &d) == 0);
+        snprintf(dir, sizeof dir, "%s/huge", tmp);
+        rc = wc_tracegen_write(&q, dir, &res, &d);
+        CHECK_EQ_INT(rc, WC_EUSAGE);
+        CHECK(strstr(d.msg, "would take about") &&
+              strstr(d.msg, "stopped after 16 of them"));
+        snprintf(path, sizeof path, "%s/kernel-1.traceg", dir);
+        CHECK(access(path, F_OK) != 0);
+        snprintf(path, sizeof path, "%s/kernelslist.g", dir);
+        CHECK(access(path, F_OK) != 0);
+    }
     /* parameter syntax */
     CHECK(wc_tracegen_add_param(&p, "0x214=1", &d) == 0 &&
           p.params[p.nparams - 1].size == 4);
