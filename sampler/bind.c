@@ -931,15 +931,21 @@ static int widen_unlike(kbind *b, double whole, double fixed,
     return judge_standin(b, whole, fixed, util, bad, d);
 }
 
+/* The stand-ins' fold (smp_fold), once: serial, before any stand-in
+ * region runs (judge_standin after the pass, standin_two_phase before
+ * it). */
+static int standin_fold_once(kbind *b, wc_diag *d)
+{
+    if (b->fold_done)
+        return 0;
+    b->fold_done = 1;
+    return b->g->smp_fold ? standin_fold(b, d) : 0;
+}
+
 static int judge_standin(kbind *b, double whole, double fixed,
                          const double util[2], int *bad, wc_diag *d)
 {
-    int rc = 0;
-    if (!b->fold_done) { /* once: serial, before any stand-in region runs */
-        b->fold_done = 1;
-        if (b->g->smp_fold)
-            rc = standin_fold(b, d);
-    }
+    int rc = standin_fold_once(b, d);
     if (rc == 0)
         widen_uneven(b);
     if (rc == 0)
@@ -2181,17 +2187,18 @@ static int standin_two_phase(kbind *b, uint64_t total, wc_diag *d)
         total < (uint64_t)g->smp_standin_two_phase_insts ||
         b->nregions < SMP_STANDIN_TWO_PHASE_MIN)
         return 0;
-    if (!b->fold_done) { /* as judge_standin: once, before any run of them */
-        b->fold_done = 1;
-        int rc = standin_fold(b, d);
-        if (rc)
-            return -rc;
-    }
+    int rc = standin_fold_once(b, d);
+    if (rc)
+        return -rc;
     if (b->fold.n)
         return 0; /* shared data: judged against the whole run */
-    kbind w = *b; /* a scratch copy: the widening writes the layout only */
+    /* on a scratch copy (the widening writes the layout only), so that a
+     * kernel left to the pass keeps the layout it had; a widened layout is
+     * worth sampling (standin_widen), an unwidened one was (choose_standins,
+     * with the pass to pay) */
+    kbind w = *b;
     widen_uneven(&w);
-    if (w.nregions < SMP_STANDIN_TWO_PHASE_MIN || !standin_worth(&w, 0))
+    if (w.nregions < SMP_STANDIN_TWO_PHASE_MIN)
         return 0;
     *b = w;
     return 1;
