@@ -895,6 +895,23 @@ static int standin_widen(kbind *b)
     return 1;
 }
 
+
+/* The busier of the DRAM and the L2 of the middle stand-in's slice in the
+ * interval model (run_mid), b->m and the last run's figures left as they
+ * were. */
+static int standin_util(kbind *b, double *u, wc_diag *d)
+{
+    mid_meas m = b->m;
+    double ld = b->last_dram, lu0 = b->last_util[0], lu1 = b->last_util[1];
+    int rc = run_mid(b, d);
+    *u = fmax(b->m.util[0], b->m.util[1]);
+    b->m = m;
+    b->last_dram = ld;
+    b->last_util[0] = lu0;
+    b->last_util[1] = lu1;
+    return rc;
+}
+
 /*
  * Stand-ins too narrow to hold the whole run's load.  A 1-SM stand-in
  * runs the busiest SM's ceil(ctas / num_sms) CTAs, and asks that over
@@ -910,11 +927,27 @@ static int standin_widen(kbind *b)
  * mirror the whole run's load"): `memory` 700 x 512 i4 on a100 (7 CTAs
  * on the busiest SM, 6.48 on average) +6.96%, interval missing -> -1.09%;
  * `chase` 700 x 512 i4 on h100-pcie -4.51% -> -2.98%.
+ * The excess is bandwidth, so it is widened only where the servers are
+ * busy: the middle 1-SM stand-in's slice over SMP_UTIL_BUSY on its DRAM
+ * or L2 in the interval model (those two: 0.97 / 0.78 on a100, 0.97 /
+ * 0.78 on h100-pcie).  Below it the queueing wait is under half a service
+ * time (M/D/1), and a kernel that barely uses them (`balanced` and
+ * `imbalanced`, FMA only: 0; `compute` and `shared` 4096 x 256 / 3072 x 256
+ * on h100-sxm: 0.06 / 0.006) keeps its 1-SM stand-ins: within 0.53% of the
+ * detailed model on the 4-SM ones as on the 1-SM ones, at 1.2-2.5x less
+ * host time (docs/sampler.md, "Widened only where the servers are busy").
  */
-static void widen_uneven(kbind *b)
+static int widen_uneven(kbind *b, wc_diag *d)
 {
-    if (load_excess(b) > SMP_UNEVEN)
-        (void)standin_widen(b);
+    if (load_excess(b) <= SMP_UNEVEN || b->fold.n ||
+        b->sms >= SMP_ONE_WAVE_SMS || b->ctas == 0 || width_asked(b))
+        return 0; /* standin_widen would not widen */
+    double u = 0;
+    int rc = standin_util(b, &u, d);
+    if (rc || u <= SMP_UTIL_BUSY)
+        return rc;
+    (void)standin_widen(b);
+    return 0;
 }
 
 static int judge_standin(kbind *b, double whole, double fixed,
@@ -947,7 +980,7 @@ static int judge_standin(kbind *b, double whole, double fixed,
 {
     int rc = standin_fold_once(b, d);
     if (rc == 0)
-        widen_uneven(b);
+        rc = widen_uneven(b, d);
     if (rc == 0)
         rc = run_mid(b, d);
     if (rc)
@@ -2197,7 +2230,8 @@ static int standin_two_phase(kbind *b, uint64_t total, wc_diag *d)
      * worth sampling (standin_widen), an unwidened one was (choose_standins,
      * with the pass to pay) */
     kbind w = *b;
-    widen_uneven(&w);
+    if ((rc = widen_uneven(&w, d)) != 0)
+        return -rc;
     if (w.nregions < SMP_STANDIN_TWO_PHASE_MIN)
         return 0;
     *b = w;

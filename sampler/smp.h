@@ -28,7 +28,8 @@
  * CTAs reuse each other's data run on regions spanning all SMs.  One-phase
  * regions on a slice are stand-ins for the whole run by default (each the
  * busiest SM's load on the slice, or the whole run's load on it where the
- * busiest is over 3% above the mean; smp_kernel_result.standin).
+ * busiest is over 3% above the mean, a 1-SM slice widened to hold it only
+ * where its DRAM or L2 is over half busy; smp_kernel_result.standin).
  *
  * Layering: the statistics and selection (smp_stats_*, smp_select) and the
  * sampling loop (smp_estimate) work on an abstract engine (smp_engine: "run

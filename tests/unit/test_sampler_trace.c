@@ -398,6 +398,36 @@ int main(void)
         }
     }
 
+    /* The widening is for bandwidth (widen_uneven): an uneven load whose
+     * slice barely uses the L2 and DRAM keeps its 1-SM stand-ins.
+     * balanced 768 x 1024 i4 on h100-sxm (6 CTAs on the busiest SM, 5.82
+     * on average; FMA only, utilisation 0): widened, 33 stand-ins of 4
+     * SMs, +0.21%; now 128 of 1 SM, +0.60%, covered.  memory 700 x 512 i4
+     * on a100 above (DRAM 0.97 busy) keeps its 4. */
+    {
+        CHECK_EQ_INT(write_trace_s("balanced", 768, 1024, 4, 1), 0);
+        CHECK_EQ_INT(wc_trace_open(dir, &t, &d), 0);
+        if (!t)
+            CHECK_DONE();
+        wc_gpu gs;
+        CHECK_EQ_INT(wc_gpu_load("h100-sxm", &gs, &d), 0);
+        smp_options_default(&o);
+        o.small_kernel_insts = 1;
+        double dv = full_detailed(t, 0, &gs);
+        CHECK_EQ_INT(smp_run_kernel(t, 0, &gs, &o, &r1, &d), 0);
+        fprintf(stderr, "balanced 768 x 1024 i4 on h100-sxm: %s on %ld SMs, "
+                "%zu stand-ins, %.0f [%.0f, %.0f] vs detailed %.0f "
+                "(%+.2f%%)\n", smp_how_name(r1.how), r1.region_sms,
+                r1.regions, r1.estimate, r1.ci95[0], r1.ci95[1], dv,
+                100 * (r1.estimate / dv - 1));
+        CHECK_EQ_INT(r1.how, SMP_HOW_SAMPLED);
+        CHECK(r1.standin);
+        CHECK_EQ_INT(r1.region_sms, 1);
+        CHECK(fabs(r1.estimate / dv - 1) < 0.02);
+        CHECK(r1.has_ci && r1.ci95[0] <= dv && dv <= r1.ci95[1]);
+        wc_trace_close(t);
+    }
+
     /* Decided before the whole pass on kernels of few waves (whose all-SM
      * window would cost as much as the pass): divergent over 1.12 waves
      * (cross-CTA reuse: its DRAM reads estimated from its footprint,
