@@ -875,6 +875,14 @@ static void slice_unlike(kbind *b, double pass, int try_standin)
  */
 static int standin_fold(kbind *b, wc_diag *d);
 
+/* Stand-ins standin_widen may widen: narrow, folding no shared data, of
+ * a width not asked for. */
+static int widenable(const kbind *b)
+{
+    return !b->fold.n && b->sms < SMP_ONE_WAVE_SMS && b->ctas > 0 &&
+           !width_asked(b);
+}
+
 /* Narrow stand-ins that fold no shared data laid out again on
  * SMP_ONE_WAVE_SMS SMs (go_standin: they mirror the load), where those
  * are fewer than the GPU's and still worth sampling; slice_sms (the layout
@@ -882,8 +890,7 @@ static int standin_fold(kbind *b, wc_diag *d);
 static int standin_widen(kbind *b)
 {
     const wc_gpu *g = b->g;
-    if (b->fold.n || b->sms >= SMP_ONE_WAVE_SMS || b->ctas == 0 ||
-        width_asked(b))
+    if (!widenable(b))
         return 0;
     kbind w = *b; /* a scratch copy: go_standin writes the layout only */
     go_standin(&w, SMP_ONE_WAVE_SMS);
@@ -894,7 +901,6 @@ static int standin_widen(kbind *b)
     b->slice_sms = s0;
     return 1;
 }
-
 
 /* The busier of the DRAM and the L2 of the middle stand-in's slice in the
  * interval model (run_mid), b->m and the last run's figures left as they
@@ -939,9 +945,8 @@ static int standin_util(kbind *b, double *u, wc_diag *d)
  */
 static int widen_uneven(kbind *b, wc_diag *d)
 {
-    if (load_excess(b) <= SMP_UNEVEN || b->fold.n ||
-        b->sms >= SMP_ONE_WAVE_SMS || b->ctas == 0 || width_asked(b))
-        return 0; /* standin_widen would not widen */
+    if (load_excess(b) <= SMP_UNEVEN || !widenable(b))
+        return 0;
     double u = 0;
     int rc = standin_util(b, &u, d);
     if (rc || u <= SMP_UTIL_BUSY)
