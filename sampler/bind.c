@@ -935,13 +935,13 @@ static int standin_util(kbind *b, double *u, wc_diag *d)
  * `chase` 700 x 512 i4 on h100-pcie -4.51% -> -2.98%.
  * The excess is bandwidth, so it is widened only where the servers are
  * busy: the middle 1-SM stand-in's slice over SMP_UTIL_BUSY on its DRAM
- * or L2 in the interval model (those two: 0.97 / 0.78 on a100, 0.97 /
+ * or L2 in the interval model (those two: 0.97 / 0.80 on a100, 0.97 /
  * 0.78 on h100-pcie).  Below it the queueing wait is under half a service
  * time (M/D/1), and a kernel that barely uses them (`balanced` and
  * `imbalanced`, FMA only: 0; `compute` and `shared` 4096 x 256 / 3072 x 256
  * on h100-sxm: 0.06 / 0.006) keeps its 1-SM stand-ins: within 0.53% of the
- * detailed model on the 4-SM ones as on the 1-SM ones, at 1.2-2.5x less
- * host time (docs/sampler.md, "Widened only where the servers are busy").
+ * detailed model on the 4-SM ones as on the 1-SM ones, at 2-4x less host
+ * time (docs/sampler.md, "Widened only where the servers are busy").
  */
 static int widen_uneven(kbind *b, wc_diag *d)
 {
