@@ -902,22 +902,6 @@ static int standin_widen(kbind *b)
     return 1;
 }
 
-/* The busier of the DRAM and the L2 of the middle stand-in's slice in the
- * interval model (run_mid), b->m and the last run's figures left as they
- * were. */
-static int standin_util(kbind *b, double *u, wc_diag *d)
-{
-    mid_meas m = b->m;
-    double ld = b->last_dram, lu0 = b->last_util[0], lu1 = b->last_util[1];
-    int rc = run_mid(b, d);
-    *u = fmax(b->m.util[0], b->m.util[1]);
-    b->m = m;
-    b->last_dram = ld;
-    b->last_util[0] = lu0;
-    b->last_util[1] = lu1;
-    return rc;
-}
-
 /*
  * Stand-ins too narrow to hold the whole run's load.  A 1-SM stand-in
  * runs the busiest SM's ceil(ctas / num_sms) CTAs, and asks that over
@@ -936,22 +920,25 @@ static int standin_util(kbind *b, double *u, wc_diag *d)
  * The excess is bandwidth, so it is widened only where the servers are
  * busy: the middle 1-SM stand-in's slice over SMP_UTIL_BUSY on its DRAM
  * or L2 in the interval model (those two: 0.97 / 0.80 on a100, 0.97 /
- * 0.78 on h100-pcie).  Below it the queueing wait is under half a service
+ * 0.78 on h100-pcie; run_mid, *mid_done when that run is of the layout
+ * left, which judge_standin then need not run again).  Below it the queueing wait is under half a service
  * time (M/D/1), and a kernel that barely uses them (`balanced` and
  * `imbalanced`, FMA only: 0; `compute` and `shared` 4096 x 256 / 3072 x 256
  * on h100-sxm: 0.06 / 0.006) keeps its 1-SM stand-ins: within 0.53% of the
  * detailed model on the 4-SM ones as on the 1-SM ones, at 2-4x less host
  * time (docs/sampler.md, "Widened only where the servers are busy").
  */
-static int widen_uneven(kbind *b, wc_diag *d)
+static int widen_uneven(kbind *b, int *mid_done, wc_diag *d)
 {
+    *mid_done = 0;
     if (load_excess(b) <= SMP_UNEVEN || !widenable(b))
         return 0;
-    double u = 0;
-    int rc = standin_util(b, &u, d);
-    if (rc || u <= SMP_UTIL_BUSY)
+    int rc = run_mid(b, d);
+    if (rc)
         return rc;
-    (void)standin_widen(b);
+    if (fmax(b->m.util[0], b->m.util[1]) > SMP_UTIL_BUSY && standin_widen(b))
+        return 0; /* a new layout: its middle stand-in still to run */
+    *mid_done = 1;
     return 0;
 }
 
@@ -983,10 +970,11 @@ static int standin_fold_once(kbind *b, wc_diag *d)
 static int judge_standin(kbind *b, double whole, double fixed,
                          const double util[2], int *bad, wc_diag *d)
 {
+    int mid_done = 0;
     int rc = standin_fold_once(b, d);
     if (rc == 0)
-        rc = widen_uneven(b, d);
-    if (rc == 0)
+        rc = widen_uneven(b, &mid_done, d);
+    if (rc == 0 && !mid_done)
         rc = run_mid(b, d);
     if (rc)
         return rc;
@@ -2235,7 +2223,8 @@ static int standin_two_phase(kbind *b, uint64_t total, wc_diag *d)
      * worth sampling (standin_widen), an unwidened one was (choose_standins,
      * with the pass to pay) */
     kbind w = *b;
-    if ((rc = widen_uneven(&w, d)) != 0)
+    int mid_done;
+    if ((rc = widen_uneven(&w, &mid_done, d)) != 0)
         return -rc;
     if (w.nregions < SMP_STANDIN_TWO_PHASE_MIN)
         return 0;
